@@ -1,0 +1,44 @@
+/* The context's insides, for the engine's own files only. */
+#ifndef __GPUFFT_CONTEXT_PRIVATE_H__
+#define __GPUFFT_CONTEXT_PRIVATE_H__
+
+#include <vulkan/vulkan.h>
+#include "gpufft.h"
+
+G_BEGIN_DECLS
+
+struct _GpufftContext
+{
+  gint ref_count;               /* atomic */
+  gint device_index;            /* resolved index */
+  gchar *device_name;
+
+  VkInstance instance;
+  VkPhysicalDevice physical;
+  VkDevice device;
+  VkQueue queue;
+  guint32 queue_family;
+  GMutex queue_lock;            /* vkQueueSubmit / vkQueueWaitIdle */
+
+  VkPhysicalDeviceProperties props;     /* .limits: shared memory, ranges */
+  VkPhysicalDeviceMemoryProperties mem_props;
+  guint32 subgroup_size;
+  gboolean has_timestamps;      /* queue family timestampValidBits > 0 */
+  guint32 timestamp_valid_bits;
+  gdouble timestamp_period;     /* ns per tick */
+};
+
+/* Submits one command buffer on the context's queue (locked) and signals
+ * fence (may be VK_NULL_HANDLE). */
+gboolean gpufft_context_submit (GpufftContext * ctx, VkCommandBuffer cmd,
+    VkFence fence, GError ** error);
+
+/* Index of a memory type allowed by type_bits that has all `required`
+ * flags, preferring one that also has all `preferred` flags; -1 if none. */
+gint gpufft_context_find_memory_type (GpufftContext * ctx,
+    guint32 type_bits, VkMemoryPropertyFlags required,
+    VkMemoryPropertyFlags preferred);
+
+G_END_DECLS
+
+#endif

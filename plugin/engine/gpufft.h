@@ -1,0 +1,273 @@
+/* gst-gpufft engine: batched windowed real FFT -> power spectrum -> group
+ * average -> peaks, on any Vulkan device, from precompiled SPIR-V.
+ *
+ * This header is the whole public contract of the engine. It uses GLib but
+ * no GStreamer type.
+ *
+ * Objects
+ *   GpufftContext  one Vulkan instance + device + compute queue. There is one
+ *                  context per device per process: gpufft_context_get() with
+ *                  the same resolved device returns the same, reference-
+ *                  counted context. Thread-safe: plans on one context may be
+ *                  used from different threads at the same time.
+ *   GpufftPlan     everything for one analysis geometry (fft size, hop,
+ *                  window, format, channels, scaling, batch size, peaks). It
+ *                  allocates all its GPU memory in gpufft_plan_new(); batches
+ *                  then run with no allocation. A plan is NOT thread-safe:
+ *                  use it from one thread at a time.
+ *
+ * Data flow of one batch
+ *   The caller hands a span of raw samples (one or more segments that are
+ *   concatenated; each sample reaches the GPU once, overlap does not
+ *   multiply what is uploaded). Frame i of the batch covers span samples
+ *   [i*hop, i*hop + fft_size). Frames are gathered into groups (the element
+ *   uses one group per message interval); the GPU sums the power of the
+ *   frames of a group and hands back only the group mean. A group may span
+ *   several batches: a group whose `close` is FALSE stays open and the first
+ *   group of the next batch continues it.
+ *
+ * Conversion (on the GPU)
+ *   S16, S24 (3 packed bytes, little-endian), S32: value / 2^(bits-1).
+ *   F32, F64: as is (F64 converted to float with rounding; denormals -> 0).
+ *   downmix = TRUE analyses the arithmetic mean of all channels (one output
+ *   channel); FALSE analyses each channel (channels output channels).
+ *
+ * Window: periodic (DFT-even) form, identical to scipy.signal.get_window
+ *   (name, N): see gpufft_window_fill().
+ *
+ * Power, per bin k = 0 .. N/2 (n_bins = N/2 + 1, bin k at k*rate/N Hz),
+ *   exactly scipy.signal.welch's one-sided scalings:
+ *     SPECTRUM: |X_k|^2 / (sum w)^2
+ *     DENSITY : |X_k|^2 / (rate * sum w^2)
+ *   both multiplied by 2 except at k = 0 and k = N/2. The group result is
+ *   the arithmetic mean of those values over the group's frames (Welch).
+ *
+ * Complex output (config.complex_out): X_k of the last frame of each closed
+ *   group, unscaled: X_k = sum_n w[n] x[n] exp(-2 pi i k n / N).
+ *
+ * Peaks (config.n_peaks > 0): the n_peaks largest local maxima of the group
+ *   mean power with peak_min_bin <= k <= peak_max_bin, loudest first. A
+ *   local maximum has p[k] > p[k-1] and p[k] >= p[k+1] (a missing neighbour
+ *   at the ends of the spectrum counts as -inf). Each comes with its two
+ *   neighbours' power so the caller can refine the frequency.
+ *
+ * Errors: every function that can fail takes a GError ** (domain
+ *   GPUFFT_ERROR) and returns FALSE / NULL / -1 on failure. Nothing aborts.
+ */
+#ifndef __GPUFFT_H__
+#define __GPUFFT_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define GPUFFT_MIN_SIZE 32
+#define GPUFFT_MAX_SIZE 65536
+#define GPUFFT_MAX_CHANNELS 4096
+#define GPUFFT_MAX_PEAKS 64
+
+#define GPUFFT_ERROR (gpufft_error_quark ())
+GQuark gpufft_error_quark (void);
+
+typedef enum
+{
+  GPUFFT_ERROR_NO_VULKAN,       /* no Vulkan loader / instance could be made */
+  GPUFFT_ERROR_NO_DEVICE,       /* no Vulkan physical device */
+  GPUFFT_ERROR_DEVICE_INDEX,    /* device index out of range */
+  GPUFFT_ERROR_NO_COMPUTE_QUEUE,        /* device has no compute queue */
+  GPUFFT_ERROR_INVALID_ARGUMENT,        /* bad plan config or batch */
+  GPUFFT_ERROR_UNSUPPORTED,     /* valid, but beyond this device's limits */
+  GPUFFT_ERROR_OUT_OF_MEMORY,   /* host or device memory exhausted */
+  GPUFFT_ERROR_DEVICE_LOST,     /* the device was lost: make a new context */
+  GPUFFT_ERROR_FAILED           /* any other Vulkan failure */
+} GpufftError;
+
+/* ---- Context ------------------------------------------------------------ */
+
+typedef struct _GpufftContext GpufftContext;
+
+/* device_index -1: automatic (discrete > integrated > virtual > CPU, first of
+ * the best type); >= 0: that index in vkEnumeratePhysicalDevices order. */
+GpufftContext *gpufft_context_get (gint device_index, GError ** error);
+GpufftContext *gpufft_context_ref (GpufftContext * ctx);
+void gpufft_context_unref (GpufftContext * ctx);
+const gchar *gpufft_context_get_device_name (GpufftContext * ctx);
+gint gpufft_context_get_device_index (GpufftContext * ctx);
+
+/* Names of all Vulkan devices, in index order (NULL-terminated, g_strfreev). */
+gchar **gpufft_list_devices (GError ** error);
+
+/* ---- Enums -------------------------------------------------------------- */
+
+typedef enum
+{
+  GPUFFT_FORMAT_S16,
+  GPUFFT_FORMAT_S24,            /* 3 bytes per sample, packed */
+  GPUFFT_FORMAT_S32,
+  GPUFFT_FORMAT_F32,
+  GPUFFT_FORMAT_F64
+} GpufftFormat;
+
+guint gpufft_format_bytes (GpufftFormat format);
+
+typedef enum
+{
+  GPUFFT_WINDOW_RECTANGULAR,
+  GPUFFT_WINDOW_HANN,
+  GPUFFT_WINDOW_HAMMING,
+  GPUFFT_WINDOW_BLACKMAN,
+  GPUFFT_WINDOW_BLACKMAN_HARRIS,
+  GPUFFT_WINDOW_FLAT_TOP
+} GpufftWindow;
+
+/* The scipy name: "boxcar", "hann", "hamming", "blackman", "blackmanharris",
+ * "flattop". */
+const gchar *gpufft_window_scipy_name (GpufftWindow window);
+
+/* Fills out[0..n) with the periodic window, computed in double:
+ *   w[n] = sum_k (-1)^k a_k cos (2 pi k n / N)
+ * rectangular a = {1}; hann {0.5, 0.5}; hamming {0.54, 0.46};
+ * blackman {0.42, 0.5, 0.08}; blackman-harris {0.35875, 0.48829, 0.14128,
+ * 0.01168}; flat-top {0.21557895, 0.41663158, 0.277263158, 0.083578947,
+ * 0.006947368}. */
+void gpufft_window_fill (GpufftWindow window, guint n, gdouble * out);
+
+typedef enum
+{
+  GPUFFT_SCALING_SPECTRUM,
+  GPUFFT_SCALING_DENSITY
+} GpufftScaling;
+
+/* TRUE for every power of two GPUFFT_MIN_SIZE..GPUFFT_MAX_SIZE. */
+gboolean gpufft_size_is_valid (guint n);
+
+/* ---- Plan --------------------------------------------------------------- */
+
+typedef struct
+{
+  guint fft_size;               /* N, power of two, 32..65536 */
+  guint hop;                    /* samples between frame starts, >= 1 */
+  GpufftWindow window;
+  GpufftFormat format;
+  guint channels;               /* input channels, 1..GPUFFT_MAX_CHANNELS */
+  gboolean planar;              /* segments carry one plane per channel */
+  gboolean downmix;             /* TRUE: analyse the mean of the channels */
+  GpufftScaling scaling;
+  gdouble rate;                 /* sample rate in Hz (> 0) */
+  guint max_frames;             /* most frames in one batch; 0 = automatic */
+  guint max_groups;             /* most groups in one batch; 0 = automatic */
+  guint n_peaks;                /* 0..GPUFFT_MAX_PEAKS */
+  guint peak_min_bin;           /* inclusive */
+  guint peak_max_bin;           /* inclusive; 0 or > N/2 means N/2 */
+  gboolean complex_out;
+} GpufftPlanConfig;
+
+/* Defaults: N 1024, hop 512, hann, F32, 1 channel interleaved, downmix,
+ * spectrum scaling, rate 48000, automatic batch, 1 peak over all bins, no
+ * complex output. */
+void gpufft_plan_config_init (GpufftPlanConfig * config);
+
+typedef struct _GpufftPlan GpufftPlan;
+
+GpufftPlan *gpufft_plan_new (GpufftContext * ctx,
+    const GpufftPlanConfig * config, GError ** error);
+/* Waits for the plan's work in flight, then frees everything. */
+void gpufft_plan_free (GpufftPlan * plan);
+
+const GpufftPlanConfig *gpufft_plan_get_config (GpufftPlan * plan);
+guint gpufft_plan_get_max_frames (GpufftPlan * plan);  /* resolved */
+guint gpufft_plan_get_max_groups (GpufftPlan * plan);  /* resolved */
+guint gpufft_plan_get_n_bins (GpufftPlan * plan);      /* N/2 + 1 */
+guint gpufft_plan_get_out_channels (GpufftPlan * plan);        /* 1 or channels */
+/* Most samples (per channel) one batch can take: (max_frames-1)*hop + N. */
+gsize gpufft_plan_get_max_span (GpufftPlan * plan);
+
+/* ---- Batches ------------------------------------------------------------ */
+
+typedef struct
+{
+  /* Interleaved: `data` holds n_samples * channels samples.
+   * Planar: `planes[c]` holds n_samples samples of channel c (data unused). */
+  gconstpointer data;
+  const gconstpointer *planes;
+  gsize n_samples;              /* samples per channel */
+} GpufftSegment;
+
+typedef struct
+{
+  guint n_frames;               /* frames of this group in this batch (>= 0) */
+  gboolean close;               /* the group ends here: its result comes back */
+} GpufftGroup;
+
+typedef struct
+{
+  const GpufftSegment *segments;        /* concatenated into the span */
+  guint n_segments;
+  guint n_frames;               /* sum of groups[].n_frames, <= max_frames */
+  const GpufftGroup *groups;    /* 1..max_groups; only the last may stay open */
+  guint n_groups;
+} GpufftBatch;
+
+/* Copies the span (one copy into persistently mapped upload memory), records
+ * and submits the batch, and returns without waiting for the GPU. The span
+ * must hold at least (n_frames-1)*hop + N samples when n_frames > 0 (extra
+ * samples are ignored and not uploaded). When all of the plan's in-flight
+ * slots are busy it first waits for the oldest batch (its results stay
+ * queued for gpufft_plan_collect()). */
+gboolean gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
+    GError ** error);
+
+typedef struct
+{
+  guint bin;                    /* G_MAXUINT: no (further) peak */
+  gfloat power[3];              /* mean power at bin-1, bin, bin+1 (0 outside) */
+} GpufftPeak;
+
+typedef struct
+{
+  guint64 group_index;          /* closed groups counted from 0 since plan_new */
+  guint n_frames;               /* frames averaged (0 for an empty group) */
+  guint channels;               /* output channels */
+  guint n_bins;
+  const gfloat *power;          /* [channels][n_bins] mean scaled power */
+  const gfloat *complex_data;   /* [channels][n_bins][2] or NULL */
+  const GpufftPeak *peaks;      /* [channels][n_peaks] or NULL */
+  guint n_peaks;
+} GpufftGroupResult;
+
+/* Called once per closed group, in order. The pointers are valid only for
+ * the duration of the call. */
+typedef void (*GpufftResultFunc) (const GpufftGroupResult * result,
+    gpointer user_data);
+
+/* Hands the results of finished batches, oldest first, to func. wait =
+ * TRUE: waits for every batch in flight; FALSE: only those already done.
+ * Returns the number of batches collected, or -1 with error set (device
+ * lost, ...). */
+gint gpufft_plan_collect (GpufftPlan * plan, gboolean wait,
+    GpufftResultFunc func, gpointer user_data, GError ** error);
+
+/* Batches submitted and not yet collected. */
+guint gpufft_plan_in_flight (GpufftPlan * plan);
+
+/* ---- Benchmark helpers -------------------------------------------------- */
+
+typedef struct
+{
+  gboolean valid;               /* FALSE when the device has no timestamps */
+  gdouble upload_ns;            /* GPU time of the host->device copy */
+  gdouble compute_ns;           /* GPU time of the kernels (all repeats) */
+} GpufftTimings;
+
+/* Re-runs the kernels of the last submitted batch `repeats` times in one
+ * submission on the input already on the GPU (no upload), waits, and
+ * discards the results. For benchmarks; the last batch must have left no
+ * group open. */
+gboolean gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error);
+
+/* GPU timings of the last collected batch or rerun. */
+void gpufft_plan_get_timings (GpufftPlan * plan, GpufftTimings * timings);
+
+G_END_DECLS
+
+#endif /* __GPUFFT_H__ */
