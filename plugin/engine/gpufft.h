@@ -160,11 +160,17 @@ typedef struct
   guint peak_min_bin;           /* inclusive */
   guint peak_max_bin;           /* inclusive; 0 or > N/2 means N/2 */
   gboolean complex_out;
+  /* output_db: the group results' `power` holds
+   *   max (10*log10 (mean power) + db_offset, batch.db_floor)
+   * computed on the GPU, instead of the linear mean power (peaks keep
+   * linear power). Saves the host a log10 per bin. */
+  gboolean output_db;
+  gfloat db_offset;
 } GpufftPlanConfig;
 
 /* Defaults: N 1024, hop 512, hann, F32, 1 channel interleaved, downmix,
  * spectrum scaling, rate 48000, automatic batch, 1 peak over all bins, no
- * complex output. */
+ * complex output, linear power output. */
 void gpufft_plan_config_init (GpufftPlanConfig * config);
 
 typedef struct _GpufftPlan GpufftPlan;
@@ -206,6 +212,7 @@ typedef struct
   guint n_frames;               /* sum of groups[].n_frames, <= max_frames */
   const GpufftGroup *groups;    /* 1..max_groups; only the last may stay open */
   guint n_groups;
+  gfloat db_floor;              /* output_db only: floor in dB (e.g. -90) */
 } GpufftBatch;
 
 /* Copies the span (one copy into persistently mapped upload memory), records
@@ -229,7 +236,8 @@ typedef struct
   guint n_frames;               /* frames averaged (0 for an empty group) */
   guint channels;               /* output channels */
   guint n_bins;
-  const gfloat *power;          /* [channels][n_bins] mean scaled power */
+  const gfloat *power;          /* [channels][n_bins] mean scaled power
+                                 * (dB when config.output_db) */
   const gfloat *complex_data;   /* [channels][n_bins][2] or NULL */
   const GpufftPeak *peaks;      /* [channels][n_peaks] or NULL */
   guint n_peaks;
