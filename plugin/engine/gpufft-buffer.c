@@ -1,1 +1,194 @@
-/* stub: being written */
+/* A VkBuffer with its own memory, mapped when host-visible. */
+#include <string.h>
+
+#include "gpufft-buffer.h"
+#include "gpufft-vk-error.h"
+
+/* Staging memory: host-visible + coherent, preferably not device-local
+ * (small BAR / ReBAR heaps are precious and slow for the host to fill in
+ * bulk on some drivers); any host-visible coherent type otherwise. */
+static gint
+find_upload_type (GpufftContext * ctx, guint32 type_bits)
+{
+  const VkMemoryPropertyFlags req = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
+  guint32 i;
+
+  for (i = 0; i < mp->memoryTypeCount && i < 32; i++) {
+    VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+
+    if ((type_bits & (1u << i)) && (f & req) == req
+        && !(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+      return i;
+  }
+  return gpufft_context_find_memory_type (ctx, type_bits, req, 0);
+}
+
+static const gchar *
+kind_name (GpufftMemoryKind kind)
+{
+  switch (kind) {
+    case GPUFFT_MEMORY_DEVICE:
+      return "device-local";
+    case GPUFFT_MEMORY_UPLOAD:
+      return "upload";
+    case GPUFFT_MEMORY_READBACK:
+      return "readback";
+  }
+  return "?";
+}
+
+gboolean
+gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
+    VkDeviceSize size, GpufftMemoryKind kind, GError ** error)
+{
+  VkBufferCreateInfo binfo = {
+    .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+    .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+        VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+  };
+  VkMemoryAllocateInfo ainfo = {
+    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+  };
+  VkMemoryRequirements req;
+  VkMemoryPropertyFlags flags;
+  VkResult res;
+  gint type = -1;
+
+  memset (buf, 0, sizeof (*buf));
+  if (size == 0)
+    size = 16;
+  binfo.size = size;
+
+  res = vkCreateBuffer (ctx->device, &binfo, NULL, &buf->buffer);
+  if (res != VK_SUCCESS) {
+    buf->buffer = VK_NULL_HANDLE;
+    if (res == VK_ERROR_OUT_OF_HOST_MEMORY
+        || res == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_OUT_OF_MEMORY,
+          "vkCreateBuffer of %" G_GUINT64_FORMAT " bytes failed: %s",
+          (guint64) size, gpufft_vk_result_string (res));
+    else
+      gpufft_vk_check (res, "vkCreateBuffer", error);
+    goto fail;
+  }
+  vkGetBufferMemoryRequirements (ctx->device, buf->buffer, &req);
+
+  switch (kind) {
+    case GPUFFT_MEMORY_DEVICE:
+      type = gpufft_context_find_memory_type (ctx, req.memoryTypeBits,
+          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+      break;
+    case GPUFFT_MEMORY_UPLOAD:
+      type = find_upload_type (ctx, req.memoryTypeBits);
+      break;
+    case GPUFFT_MEMORY_READBACK:
+      type = gpufft_context_find_memory_type (ctx, req.memoryTypeBits,
+          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+          VK_MEMORY_PROPERTY_HOST_CACHED_BIT |
+          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+      if (type < 0)
+        break;
+      /* cached without coherent beats coherent without cached */
+      if (!(ctx->mem_props.memoryTypes[type].propertyFlags &
+              VK_MEMORY_PROPERTY_HOST_CACHED_BIT)) {
+        gint cached = gpufft_context_find_memory_type (ctx,
+            req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+            VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0);
+        if (cached >= 0)
+          type = cached;
+      }
+      break;
+  }
+  if (type < 0) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+        "no %s memory type for a buffer of %" G_GUINT64_FORMAT " bytes on "
+        "'%s'", kind_name (kind), (guint64) size, ctx->device_name);
+    goto fail;
+  }
+  flags = ctx->mem_props.memoryTypes[type].propertyFlags;
+
+  /* req.size already covers the alignment the driver needs. */
+  ainfo.allocationSize = req.size;
+  ainfo.memoryTypeIndex = type;
+  res = vkAllocateMemory (ctx->device, &ainfo, NULL, &buf->memory);
+  if (res != VK_SUCCESS) {
+    buf->memory = VK_NULL_HANDLE;
+    if (res == VK_ERROR_OUT_OF_HOST_MEMORY
+        || res == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_OUT_OF_MEMORY,
+          "could not allocate %" G_GUINT64_FORMAT " bytes of %s memory on "
+          "'%s': %s", (guint64) req.size, kind_name (kind), ctx->device_name,
+          gpufft_vk_result_string (res));
+    else
+      gpufft_vk_check (res, "vkAllocateMemory", error);
+    goto fail;
+  }
+  res = vkBindBufferMemory (ctx->device, buf->buffer, buf->memory, 0);
+  if (!gpufft_vk_check (res, "vkBindBufferMemory", error))
+    goto fail;
+
+  if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    res = vkMapMemory (ctx->device, buf->memory, 0, VK_WHOLE_SIZE, 0,
+        &buf->mapped);
+    if (!gpufft_vk_check (res, "vkMapMemory", error)) {
+      buf->mapped = NULL;
+      goto fail;
+    }
+  }
+  buf->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+  buf->size = size;
+  return TRUE;
+
+fail:
+  gpufft_buffer_clear (buf, ctx);
+  return FALSE;
+}
+
+void
+gpufft_buffer_clear (GpufftBuffer * buf, GpufftContext * ctx)
+{
+  if (buf->mapped != NULL)
+    vkUnmapMemory (ctx->device, buf->memory);
+  if (buf->buffer != VK_NULL_HANDLE)
+    vkDestroyBuffer (ctx->device, buf->buffer, NULL);
+  if (buf->memory != VK_NULL_HANDLE)
+    vkFreeMemory (ctx->device, buf->memory, NULL);
+  memset (buf, 0, sizeof (*buf));
+}
+
+gboolean
+gpufft_buffer_invalidate (GpufftBuffer * buf, GpufftContext * ctx,
+    GError ** error)
+{
+  VkMappedMemoryRange range = {
+    .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+    .offset = 0,
+    .size = VK_WHOLE_SIZE,
+  };
+
+  if (buf->mapped == NULL || buf->coherent)
+    return TRUE;
+  range.memory = buf->memory;
+  return gpufft_vk_check (vkInvalidateMappedMemoryRanges (ctx->device, 1,
+          &range), "vkInvalidateMappedMemoryRanges", error);
+}
+
+gboolean
+gpufft_buffer_flush (GpufftBuffer * buf, GpufftContext * ctx,
+    GError ** error)
+{
+  VkMappedMemoryRange range = {
+    .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+    .offset = 0,
+    .size = VK_WHOLE_SIZE,
+  };
+
+  if (buf->mapped == NULL || buf->coherent)
+    return TRUE;
+  range.memory = buf->memory;
+  return gpufft_vk_check (vkFlushMappedMemoryRanges (ctx->device, 1,
+          &range), "vkFlushMappedMemoryRanges", error);
+}

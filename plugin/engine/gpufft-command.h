@@ -15,6 +15,7 @@ typedef struct
   VkQueryPool queries;          /* VK_NULL_HANDLE without timestamps */
   guint n_queries;
   gboolean pending;             /* submitted and not yet waited for */
+  gboolean completed;           /* a submission has completed since begin */
 } GpufftCommand;
 
 /* n_queries timestamp queries (0 = none; none either if the device has no

@@ -26,6 +26,11 @@ struct _GpufftContext
   gboolean has_timestamps;      /* queue family timestampValidBits > 0 */
   guint32 timestamp_valid_bits;
   gdouble timestamp_period;     /* ns per tick */
+
+  /* Optional features, enabled on the device when supported. */
+  VkPhysicalDeviceFeatures features;    /* only shaderFloat64, shaderInt64,
+                                         * shaderInt16 may be set */
+  gboolean storage_buffer_16bit;        /* storageBuffer16BitAccess */
 };
 
 /* Submits one command buffer on the context's queue (locked) and signals

@@ -1,1 +1,494 @@
-/* stub: being written */
+/* One Vulkan instance + device + compute queue per device per process. */
+#include <string.h>
+
+#include "gpufft-context-private.h"
+#include "gpufft-vk-error.h"
+
+#define DRIVER_ADVICE "install your GPU's Vulkan driver, or " \
+  "mesa-vulkan-drivers for the CPU implementation (lavapipe)"
+
+/* Resolved device index -> GpufftContext (not owning a reference). */
+static GMutex registry_lock;
+static GHashTable *registry;
+
+static gboolean
+create_instance (VkInstance * out, GError ** error)
+{
+  VkApplicationInfo app = {
+    .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+    .pApplicationName = "gst-gpufft",
+    .applicationVersion = 1,
+    .pEngineName = "gpufft",
+    .engineVersion = 1,
+    .apiVersion = VK_API_VERSION_1_1,
+  };
+  VkInstanceCreateInfo info = {
+    .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+    .pApplicationInfo = &app,
+  };
+  VkResult res;
+
+  *out = VK_NULL_HANDLE;
+  res = vkCreateInstance (&info, NULL, out);
+  if (res == VK_SUCCESS)
+    return TRUE;
+
+  *out = VK_NULL_HANDLE;
+  if (res == VK_ERROR_INCOMPATIBLE_DRIVER
+      || res == VK_ERROR_INITIALIZATION_FAILED)
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_VULKAN,
+        "no Vulkan driver found: " DRIVER_ADVICE " (vkCreateInstance: %s)",
+        gpufft_vk_result_string (res));
+  else
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_VULKAN,
+        "could not create a Vulkan 1.1 instance (vkCreateInstance: %s)",
+        gpufft_vk_result_string (res));
+  return FALSE;
+}
+
+/* Enumerates the physical devices of instance; *out freed with g_free. */
+static gboolean
+enumerate_devices (VkInstance instance, VkPhysicalDevice ** out,
+    guint32 * n_out, GError ** error)
+{
+  VkPhysicalDevice *devs = NULL;
+  guint32 n = 0;
+  VkResult res;
+
+  *out = NULL;
+  *n_out = 0;
+  res = vkEnumeratePhysicalDevices (instance, &n, NULL);
+  if (!gpufft_vk_check (res, "vkEnumeratePhysicalDevices", error))
+    return FALSE;
+  if (n == 0) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_DEVICE,
+        "no Vulkan device found: " DRIVER_ADVICE);
+    return FALSE;
+  }
+  devs = g_new0 (VkPhysicalDevice, n);
+  res = vkEnumeratePhysicalDevices (instance, &n, devs);
+  if (res == VK_INCOMPLETE)
+    res = VK_SUCCESS;           /* a device vanished in between: use those */
+  if (!gpufft_vk_check (res, "vkEnumeratePhysicalDevices", error)) {
+    g_free (devs);
+    return FALSE;
+  }
+  if (n == 0) {
+    g_free (devs);
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_DEVICE,
+        "no Vulkan device found: " DRIVER_ADVICE);
+    return FALSE;
+  }
+  *out = devs;
+  *n_out = n;
+  return TRUE;
+}
+
+static gint
+type_rank (VkPhysicalDeviceType type)
+{
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/* Maps the requested index (-1 = automatic) to a physical device. */
+static gboolean
+resolve_device (VkInstance instance, gint requested,
+    VkPhysicalDevice * phys_out, gint * index_out, GError ** error)
+{
+  VkPhysicalDevice *devs;
+  VkPhysicalDeviceProperties props;
+  guint32 n, i;
+  gint best = -1, best_rank = -1;
+
+  if (!enumerate_devices (instance, &devs, &n, error))
+    return FALSE;
+
+  if (requested >= 0) {
+    if ((guint32) requested >= n) {
+      GString *s = g_string_new (NULL);
+
+      g_string_append_printf (s, "device index %d out of range: %u Vulkan "
+          "device(s):", requested, n);
+      for (i = 0; i < n; i++) {
+        vkGetPhysicalDeviceProperties (devs[i], &props);
+        g_string_append_printf (s, "%s %u '%s'", i ? "," : "", i,
+            props.deviceName);
+      }
+      g_set_error_literal (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_INDEX,
+          s->str);
+      g_string_free (s, TRUE);
+      g_free (devs);
+      return FALSE;
+    }
+    best = requested;
+  } else {
+    for (i = 0; i < n; i++) {
+      gint rank;
+
+      vkGetPhysicalDeviceProperties (devs[i], &props);
+      rank = type_rank (props.deviceType);
+      if (rank > best_rank) {
+        best_rank = rank;
+        best = i;
+      }
+    }
+  }
+
+  *phys_out = devs[best];
+  *index_out = best;
+  g_free (devs);
+  return TRUE;
+}
+
+static void
+context_destroy (GpufftContext * ctx)
+{
+  if (ctx->device != VK_NULL_HANDLE) {
+    vkDeviceWaitIdle (ctx->device);
+    vkDestroyDevice (ctx->device, NULL);
+  }
+  if (ctx->instance != VK_NULL_HANDLE)
+    vkDestroyInstance (ctx->instance, NULL);
+  g_mutex_clear (&ctx->queue_lock);
+  g_free (ctx->device_name);
+  g_free (ctx);
+}
+
+/* Takes ownership of instance (destroyed on failure). */
+static GpufftContext *
+context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
+    GError ** error)
+{
+  GpufftContext *ctx;
+  VkPhysicalDeviceSubgroupProperties subgroup = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+  };
+  VkPhysicalDeviceProperties2 props2 = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+    .pNext = &subgroup,
+  };
+  VkPhysicalDevice16BitStorageFeatures f16 = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+  };
+  VkPhysicalDeviceFeatures2 feat2 = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+    .pNext = &f16,
+  };
+  VkPhysicalDevice16BitStorageFeatures en16 = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+  };
+  VkPhysicalDeviceFeatures2 enabled = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+    .pNext = &en16,
+  };
+  VkQueueFamilyProperties *families;
+  guint32 n_families = 0, i;
+  gint family = -1;
+  const gfloat priority = 1.0f;
+  VkDeviceQueueCreateInfo qinfo = {
+    .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+    .queueCount = 1,
+    .pQueuePriorities = &priority,
+  };
+  VkDeviceCreateInfo dinfo = {
+    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+    .pNext = &enabled,
+    .queueCreateInfoCount = 1,
+    .pQueueCreateInfos = &qinfo,
+  };
+  VkResult res;
+
+  ctx = g_new0 (GpufftContext, 1);
+  ctx->ref_count = 1;
+  ctx->device_index = index;
+  ctx->instance = instance;
+  ctx->physical = phys;
+  g_mutex_init (&ctx->queue_lock);
+
+  vkGetPhysicalDeviceProperties (phys, &ctx->props);
+  ctx->device_name = g_strdup (ctx->props.deviceName);
+
+  if (VK_API_VERSION_MAJOR (ctx->props.apiVersion) == 1
+      && VK_API_VERSION_MINOR (ctx->props.apiVersion) < 1) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+        "Vulkan device %d '%s' supports only Vulkan %u.%u; 1.1 is needed",
+        index, ctx->device_name, VK_API_VERSION_MAJOR (ctx->props.apiVersion),
+        VK_API_VERSION_MINOR (ctx->props.apiVersion));
+    goto fail;
+  }
+
+  vkGetPhysicalDeviceProperties2 (phys, &props2);
+  ctx->props = props2.properties;
+  ctx->subgroup_size = subgroup.subgroupSize;
+  vkGetPhysicalDeviceMemoryProperties (phys, &ctx->mem_props);
+
+  /* Compute queue: a dedicated compute family if there is one. */
+  vkGetPhysicalDeviceQueueFamilyProperties (phys, &n_families, NULL);
+  families = g_new0 (VkQueueFamilyProperties, MAX (n_families, 1));
+  vkGetPhysicalDeviceQueueFamilyProperties (phys, &n_families, families);
+  for (i = 0; i < n_families && family < 0; i++) {
+    if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+        && !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)
+        && families[i].queueCount > 0)
+      family = i;
+  }
+  for (i = 0; i < n_families && family < 0; i++) {
+    if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+        && families[i].queueCount > 0)
+      family = i;
+  }
+  if (family < 0) {
+    g_free (families);
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_COMPUTE_QUEUE,
+        "Vulkan device %d '%s' has no compute queue", index,
+        ctx->device_name);
+    goto fail;
+  }
+  ctx->queue_family = family;
+  ctx->timestamp_valid_bits = families[family].timestampValidBits;
+  ctx->has_timestamps = ctx->timestamp_valid_bits > 0;
+  ctx->timestamp_period = ctx->props.limits.timestampPeriod;
+  g_free (families);
+
+  /* Optional features the shaders may use. */
+  vkGetPhysicalDeviceFeatures2 (phys, &feat2);
+  enabled.features.shaderFloat64 = feat2.features.shaderFloat64;
+  enabled.features.shaderInt64 = feat2.features.shaderInt64;
+  enabled.features.shaderInt16 = feat2.features.shaderInt16;
+  en16.storageBuffer16BitAccess = f16.storageBuffer16BitAccess;
+  ctx->features = enabled.features;
+  ctx->storage_buffer_16bit = en16.storageBuffer16BitAccess;
+
+  qinfo.queueFamilyIndex = ctx->queue_family;
+  res = vkCreateDevice (phys, &dinfo, NULL, &ctx->device);
+  if (res != VK_SUCCESS) {
+    ctx->device = VK_NULL_HANDLE;
+    g_set_error (error, GPUFFT_ERROR,
+        res == VK_ERROR_OUT_OF_HOST_MEMORY
+        || res == VK_ERROR_OUT_OF_DEVICE_MEMORY ?
+        GPUFFT_ERROR_OUT_OF_MEMORY : GPUFFT_ERROR_FAILED,
+        "vkCreateDevice failed for Vulkan device %d '%s': %s", index,
+        ctx->device_name, gpufft_vk_result_string (res));
+    goto fail;
+  }
+  vkGetDeviceQueue (ctx->device, ctx->queue_family, 0, &ctx->queue);
+
+  g_debug ("context for Vulkan device %d '%s': queue family %u, subgroup %u, "
+      "shared memory %u, timestamps %u bits x %g ns", index, ctx->device_name,
+      ctx->queue_family, ctx->subgroup_size,
+      ctx->props.limits.maxComputeSharedMemorySize,
+      ctx->timestamp_valid_bits, ctx->timestamp_period);
+  return ctx;
+
+fail:
+  context_destroy (ctx);
+  return NULL;
+}
+
+/* With registry_lock held. */
+static GpufftContext *
+registry_lookup (gint index)
+{
+  if (registry == NULL)
+    return NULL;
+  return g_hash_table_lookup (registry, GINT_TO_POINTER (index));
+}
+
+/* With registry_lock held: any registered context, to borrow its instance. */
+static GpufftContext *
+registry_any (void)
+{
+  GHashTableIter iter;
+  gpointer value = NULL;
+
+  if (registry == NULL)
+    return NULL;
+  g_hash_table_iter_init (&iter, registry);
+  if (g_hash_table_iter_next (&iter, NULL, &value))
+    return value;
+  return NULL;
+}
+
+GpufftContext *
+gpufft_context_get (gint device_index, GError ** error)
+{
+  GpufftContext *ctx = NULL, *any;
+  VkInstance instance;
+  VkPhysicalDevice phys;
+  gint index;
+
+  if (device_index < -1) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_INDEX,
+        "device index %d invalid: -1 (automatic) or a Vulkan device index",
+        device_index);
+    return NULL;
+  }
+
+  g_mutex_lock (&registry_lock);
+
+  if (device_index >= 0) {
+    ctx = registry_lookup (device_index);
+  } else if ((any = registry_any ()) != NULL) {
+    /* Resolve "automatic" with an existing instance: no new instance. */
+    if (resolve_device (any->instance, -1, &phys, &index, NULL))
+      ctx = registry_lookup (index);
+  }
+  if (ctx != NULL) {
+    g_atomic_int_inc (&ctx->ref_count);
+    g_mutex_unlock (&registry_lock);
+    return ctx;
+  }
+
+  if (!create_instance (&instance, error))
+    goto out;
+  if (!resolve_device (instance, device_index, &phys, &index, error)) {
+    vkDestroyInstance (instance, NULL);
+    goto out;
+  }
+  ctx = registry_lookup (index);
+  if (ctx != NULL) {
+    vkDestroyInstance (instance, NULL);
+    g_atomic_int_inc (&ctx->ref_count);
+    goto out;
+  }
+  ctx = context_new (instance, phys, index, error);
+  if (ctx != NULL) {
+    if (registry == NULL)
+      registry = g_hash_table_new (g_direct_hash, g_direct_equal);
+    g_hash_table_insert (registry, GINT_TO_POINTER (index), ctx);
+  }
+
+out:
+  g_mutex_unlock (&registry_lock);
+  return ctx;
+}
+
+GpufftContext *
+gpufft_context_ref (GpufftContext * ctx)
+{
+  g_return_val_if_fail (ctx != NULL, NULL);
+
+  g_atomic_int_inc (&ctx->ref_count);
+  return ctx;
+}
+
+void
+gpufft_context_unref (GpufftContext * ctx)
+{
+  if (ctx == NULL)
+    return;
+
+  /* Under the registry lock, so that a concurrent get() never hands out a
+   * context whose last reference is being dropped. */
+  g_mutex_lock (&registry_lock);
+  if (g_atomic_int_dec_and_test (&ctx->ref_count)) {
+    if (registry != NULL) {
+      g_hash_table_remove (registry, GINT_TO_POINTER (ctx->device_index));
+      if (g_hash_table_size (registry) == 0) {
+        g_hash_table_destroy (registry);
+        registry = NULL;
+      }
+    }
+    context_destroy (ctx);
+  }
+  g_mutex_unlock (&registry_lock);
+}
+
+const gchar *
+gpufft_context_get_device_name (GpufftContext * ctx)
+{
+  g_return_val_if_fail (ctx != NULL, NULL);
+  return ctx->device_name;
+}
+
+gint
+gpufft_context_get_device_index (GpufftContext * ctx)
+{
+  g_return_val_if_fail (ctx != NULL, -1);
+  return ctx->device_index;
+}
+
+gchar **
+gpufft_list_devices (GError ** error)
+{
+  GpufftContext *any;
+  VkInstance instance = VK_NULL_HANDLE, own = VK_NULL_HANDLE;
+  VkPhysicalDevice *devs = NULL;
+  VkPhysicalDeviceProperties props;
+  gchar **names = NULL;
+  guint32 n = 0, i;
+
+  g_mutex_lock (&registry_lock);
+  any = registry_any ();
+  if (any != NULL) {
+    instance = any->instance;
+  } else {
+    if (!create_instance (&own, error))
+      goto out;
+    instance = own;
+  }
+  if (!enumerate_devices (instance, &devs, &n, error))
+    goto out;
+
+  names = g_new0 (gchar *, n + 1);
+  for (i = 0; i < n; i++) {
+    vkGetPhysicalDeviceProperties (devs[i], &props);
+    names[i] = g_strdup (props.deviceName);
+  }
+
+out:
+  g_free (devs);
+  if (own != VK_NULL_HANDLE)
+    vkDestroyInstance (own, NULL);
+  g_mutex_unlock (&registry_lock);
+  return names;
+}
+
+gboolean
+gpufft_context_submit (GpufftContext * ctx, VkCommandBuffer cmd,
+    VkFence fence, GError ** error)
+{
+  VkSubmitInfo info = {
+    .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+    .commandBufferCount = 1,
+    .pCommandBuffers = &cmd,
+  };
+  VkResult res;
+
+  g_mutex_lock (&ctx->queue_lock);
+  res = vkQueueSubmit (ctx->queue, 1, &info, fence);
+  g_mutex_unlock (&ctx->queue_lock);
+  return gpufft_vk_check (res, "vkQueueSubmit", error);
+}
+
+gint
+gpufft_context_find_memory_type (GpufftContext * ctx, guint32 type_bits,
+    VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred)
+{
+  const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
+  gint fallback = -1;
+  guint32 i;
+
+  for (i = 0; i < mp->memoryTypeCount && i < 32; i++) {
+    VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+
+    if (!(type_bits & (1u << i)) || (f & required) != required)
+      continue;
+    if ((f & preferred) == preferred)
+      return i;
+    if (fallback < 0)
+      fallback = i;
+  }
+  return fallback;
+}
