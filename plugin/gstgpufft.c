@@ -1,1 +1,20 @@
-/* stub */
+/* gst-gpufft: GStreamer plugin `gpufft` (spectrum analysis on a Vulkan
+ * device). plugin_init only registers the element: it never touches Vulkan,
+ * so the registry cache does not depend on a GPU being present; the device
+ * is opened when the element starts. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+#include "gstgpufftspectrum.h"
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+  return GST_ELEMENT_REGISTER (gpufftspectrum, plugin);
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, gpufft,
+    "Spectrum analysis with FFTs on a Vulkan device (precompiled SPIR-V)",
+    plugin_init, VERSION, "LGPL", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

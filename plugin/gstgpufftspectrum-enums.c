@@ -1,0 +1,86 @@
+/* gpufftspectrum: the enum types of the element's properties. */
+#include "gstgpufftspectrum-enums.h"
+#include "gpufft.h"
+
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_WINDOW_FLAT_TOP ==
+    (gint) GPUFFT_WINDOW_FLAT_TOP);
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_WINDOW_HANN ==
+    (gint) GPUFFT_WINDOW_HANN);
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_SCALING_DENSITY ==
+    (gint) GPUFFT_SCALING_DENSITY);
+
+GType
+gst_gpu_fft_spectrum_window_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_GPU_FFT_SPECTRUM_WINDOW_RECTANGULAR, "Rectangular (boxcar)",
+        "rectangular"},
+    {GST_GPU_FFT_SPECTRUM_WINDOW_HANN, "Hann", "hann"},
+    {GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING, "Hamming (0.54/0.46)", "hamming"},
+    {GST_GPU_FFT_SPECTRUM_WINDOW_BLACKMAN, "Blackman", "blackman"},
+    {GST_GPU_FFT_SPECTRUM_WINDOW_BLACKMAN_HARRIS,
+        "Blackman-Harris (4 terms)", "blackman-harris"},
+    {GST_GPU_FFT_SPECTRUM_WINDOW_FLAT_TOP, "Flat top", "flat-top"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstGpuFftSpectrumWindow", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_gpu_fft_spectrum_scaling_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM,
+        "Power spectrum, dBFS (full-scale sine on a bin = 0 dB)", "spectrum"},
+    {GST_GPU_FFT_SPECTRUM_SCALING_DENSITY,
+        "Power spectral density, dB re full-scale^2/Hz", "density"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstGpuFftSpectrumScaling", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_gpu_fft_spectrum_message_format_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_LIST,
+        "GstValueList / GstValueArray of floats", "list"},
+    {GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_BYTES,
+        "GBytes of little-endian float32, channel-major", "bytes"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstGpuFftSpectrumMessageFormat",
+        values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+const gchar *
+gst_gpu_fft_spectrum_enum_nick (GType type, gint value)
+{
+  GEnumClass *klass = g_type_class_peek (type);
+  GEnumValue *v;
+
+  /* the element's param specs hold a reference on each enum class; keep
+   * one here otherwise (static types: it lives as long as the process) */
+  if (klass == NULL)
+    klass = g_type_class_ref (type);
+  v = g_enum_get_value (klass, value);
+  return v ? v->value_nick : "unknown";
+}

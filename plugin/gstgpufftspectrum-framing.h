@@ -1,0 +1,111 @@
+/* gpufftspectrum: sample, frame and interval bookkeeping.
+ *
+ * Pure logic, no GStreamer object: it decides which frames go into which
+ * GPU batch and which message interval each frame belongs to.
+ *
+ * Samples are counted from the stream start (or the last restart: DISCONT,
+ * flush, new segment, new caps).
+ *
+ * Intervals: interval k of a grid covers the samples
+ *   [b(k), b(k+1)),  b(k) = origin + round (k * interval_ns * rate / 1e9).
+ * Frames: frame j covers [frame_origin + j*hop, frame_origin + j*hop + N);
+ * a frame belongs to the interval that holds its last sample.
+ *
+ * The planner hands out batches of consecutive frames. Each interval that
+ * has frames is one engine group; a group stays open across batches until
+ * its interval is complete (all its samples received, or a flush). A batch
+ * is due when it closes a group or holds max_frames frames; frames of the
+ * open interval below that limit stay pending (their samples must be kept
+ * by the caller from framing->next_start on).
+ *
+ * Geometry changes (N, hop, interval) happen only at an interval boundary
+ * b(cur): frames then continue with the new N/hop from the first frame that
+ * ends at or after the boundary and whose samples are still kept; a new
+ * interval length starts a new grid at that boundary.
+ */
+#ifndef __GST_GPU_FFT_SPECTRUM_FRAMING_H__
+#define __GST_GPU_FFT_SPECTRUM_FRAMING_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint64 origin;               /* sample where interval 0 starts */
+  guint64 interval_ns;          /* >= 1 */
+  guint rate;                   /* Hz, >= 1 */
+} GstGpuFftGrid;
+
+/* origin + round (k * interval_ns * rate / 1e9) */
+guint64 gst_gpu_fft_grid_boundary (const GstGpuFftGrid * grid, guint64 k);
+
+/* The k with b(k) <= sample < b(k+1) (0 for a sample before the origin). */
+guint64 gst_gpu_fft_grid_index_of (const GstGpuFftGrid * grid,
+    guint64 sample);
+
+typedef struct
+{
+  guint fft_size;
+  guint hop;
+  GstGpuFftGrid grid;
+  guint64 next_start;           /* first sample of the next frame not batched */
+  guint64 cur;                  /* index of the current (open) interval */
+  guint cur_frames;             /* frames of `cur` already handed out */
+} GstGpuFftFraming;
+
+typedef struct
+{
+  guint64 interval;             /* grid index */
+  guint64 start;                /* the interval's first sample */
+  guint64 end;                  /* its end (exclusive); the samples received
+                                 * when a flush closes it early; only
+                                 * meaningful when close is TRUE */
+  guint n_frames;               /* frames of this group in this batch */
+  guint total_frames;           /* frames of the interval up to this batch */
+  gboolean close;               /* the interval is complete */
+} GstGpuFftBatchGroup;
+
+typedef struct
+{
+  guint64 span_start;           /* first sample of the batch's first frame */
+  guint n_frames;
+  guint n_groups;
+  GstGpuFftBatchGroup *groups;  /* caller's array of max_groups entries */
+  gboolean submit;              /* hand this batch to the engine now */
+  gboolean closes;              /* at least one group closes */
+  gboolean boundary;            /* stopped at the boundary b(cur) because
+                                 * stop_at_boundary was set */
+  gboolean flushed;             /* flush: the pending interval is closed */
+} GstGpuFftBatchPlan;
+
+/* Restarts at sample 0: frames from 0, interval grid from 0. */
+void gst_gpu_fft_framing_init (GstGpuFftFraming * f, guint fft_size,
+    guint hop, guint rate, guint64 interval_ns);
+
+/* Sample where the current interval starts. */
+guint64 gst_gpu_fft_framing_current_boundary (const GstGpuFftFraming * f);
+
+/* New geometry at the current boundary; call only right after a plan that
+ * returned boundary = TRUE (or before any batch). */
+void gst_gpu_fft_framing_set_geometry (GstGpuFftFraming * f, guint fft_size,
+    guint hop, guint64 interval_ns);
+
+/* Plans the next batch for the samples received so far, [0, avail_end).
+ * flush: the stream ends (or restarts) at avail_end: the pending interval
+ * closes there. stop_at_boundary: stop after the first interval boundary
+ * crossed (so that the caller can change the geometry there).
+ * Updates the framing as if the batch were submitted when plan->submit;
+ * otherwise only skips empty intervals. Returns plan->submit. */
+gboolean gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f,
+    guint64 avail_end, gboolean flush, gboolean stop_at_boundary,
+    guint max_frames, guint max_groups, GstGpuFftBatchPlan * plan);
+
+/* Samples a batch of n_frames frames from span_start needs:
+ * (n_frames - 1) * hop + fft_size (0 for no frame). */
+guint64 gst_gpu_fft_framing_span (const GstGpuFftFraming * f,
+    guint n_frames);
+
+G_END_DECLS
+
+#endif /* __GST_GPU_FFT_SPECTRUM_FRAMING_H__ */

@@ -1,0 +1,261 @@
+/* gpufftspectrum: message structures (see the header). */
+#include "gstgpufftspectrum-message.h"
+#include "gstgpufftspectrum-peak.h"
+
+#include <math.h>
+#include <string.h>
+
+static void
+add_time_fields (GstStructure * s, const GstGpuFftMessageParams * p)
+{
+  gst_structure_set (s,
+      "timestamp", G_TYPE_UINT64, p->timestamp,
+      "stream-time", G_TYPE_UINT64, p->stream_time,
+      "running-time", G_TYPE_UINT64, p->running_time,
+      "duration", G_TYPE_UINT64, p->duration,
+      "endtime", G_TYPE_UINT64, p->timestamp + p->duration, NULL);
+}
+
+/* GBytes of little-endian float32 from n host floats */
+static GBytes *
+floats_to_bytes (const gfloat * v, gsize n)
+{
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  return g_bytes_new (v, n * sizeof (gfloat));
+#else
+  guint32 *le = g_new (guint32, n);
+  gsize i;
+
+  for (i = 0; i < n; i++) {
+    guint32 u;
+
+    memcpy (&u, &v[i], 4);
+    le[i] = GUINT32_TO_LE (u);
+  }
+  return g_bytes_new_take (le, n * sizeof (gfloat));
+#endif
+}
+
+/* Sets `name` from rows x n floats: list format (mono GstValueList,
+ * multi-channel GstValueArray of GstValueArray) or bytes. */
+static void
+set_float_rows (GstStructure * s, const gchar * name,
+    const GstGpuFftMessageParams * p, const gfloat * v, guint rows, guint n)
+{
+  GValue outer = G_VALUE_INIT;
+  guint c, i;
+
+  if (p->format == GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_BYTES) {
+    GBytes *bytes = floats_to_bytes (v, (gsize) rows * n);
+
+    gst_structure_set (s, name, G_TYPE_BYTES, bytes, NULL);
+    g_bytes_unref (bytes);
+    return;
+  }
+
+  if (!p->multi_channel) {
+    gst_value_list_init (&outer, n);
+    for (i = 0; i < n; i++) {
+      GValue f = G_VALUE_INIT;
+
+      g_value_init (&f, G_TYPE_FLOAT);
+      g_value_set_float (&f, v[i]);
+      gst_value_list_append_and_take_value (&outer, &f);
+    }
+  } else {
+    gst_value_array_init (&outer, rows);
+    for (c = 0; c < rows; c++) {
+      GValue row = G_VALUE_INIT;
+
+      gst_value_array_init (&row, n);
+      for (i = 0; i < n; i++) {
+        GValue f = G_VALUE_INIT;
+
+        g_value_init (&f, G_TYPE_FLOAT);
+        g_value_set_float (&f, v[(gsize) c * n + i]);
+        gst_value_array_append_and_take_value (&row, &f);
+      }
+      gst_value_array_append_and_take_value (&outer, &row);
+    }
+  }
+  gst_structure_take_value (s, name, &outer);
+}
+
+GstStructure *
+gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
+    const GpufftGroupResult * r)
+{
+  GstStructure *s = gst_structure_new_empty ("spectrum");
+
+  add_time_fields (s, p);
+  gst_structure_set (s,
+      "rate", G_TYPE_INT, p->rate,
+      "fft-size", G_TYPE_UINT, p->fft_size,
+      "hop-size", G_TYPE_UINT, p->hop,
+      "frames", G_TYPE_UINT, r->n_frames,
+      "channels", G_TYPE_INT, (gint) r->channels,
+      "bin-width", G_TYPE_DOUBLE, (gdouble) p->rate / p->fft_size,
+      "window", G_TYPE_STRING,
+      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_SPECTRUM_WINDOW,
+          p->window),
+      "scaling", G_TYPE_STRING,
+      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_SPECTRUM_SCALING,
+          p->scaling), NULL);
+
+  if (p->magnitude)
+    set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);
+
+  if (p->phase && r->complex_data) {
+    gsize i, n = (gsize) r->channels * r->n_bins;
+    gfloat *ph = g_new (gfloat, n);
+
+    for (i = 0; i < n; i++)
+      ph[i] = atan2f (r->complex_data[2 * i + 1], r->complex_data[2 * i]);
+    set_float_rows (s, "phase", p, ph, r->channels, r->n_bins);
+    g_free (ph);
+  }
+  return s;
+}
+
+typedef struct
+{
+  gdouble frequency;
+  gdouble magnitude;
+  gdouble bin;
+} Peak;
+
+static gint
+peak_cmp_louder (gconstpointer a, gconstpointer b)
+{
+  const Peak *pa = a, *pb = b;
+
+  if (pa->magnitude > pb->magnitude)
+    return -1;
+  if (pa->magnitude < pb->magnitude)
+    return 1;
+  return 0;
+}
+
+/* The peaks of channel c above threshold in range, loudest first. */
+static guint
+channel_peaks (const GstGpuFftMessageParams * p, const GpufftGroupResult * r,
+    guint c, Peak * out)
+{
+  guint i, n = 0;
+
+  if (r->peaks == NULL)
+    return 0;
+  for (i = 0; i < r->n_peaks; i++) {
+    const GpufftPeak *pk = &r->peaks[(gsize) c * r->n_peaks + i];
+    gdouble pw[3] = { pk->power[0], pk->power[1], pk->power[2] };
+    gdouble bin, power, bin_db;
+
+    if (pk->bin == G_MAXUINT)
+      break;
+    if (pk->bin < p->min_bin || pk->bin > p->max_bin)
+      continue;
+    bin_db = 10.0 * log10 (pw[1]) + p->db_offset;
+    if (!(bin_db > p->threshold))
+      continue;
+    if (!gst_gpu_fft_refine_peak (p->window, p->fft_size, p->hop,
+            r->n_frames, pk->bin, pw, &bin, &power))
+      continue;
+    out[n].bin = bin;
+    out[n].frequency = bin * p->rate / p->fft_size;
+    out[n].magnitude = 10.0 * log10 (power) + p->db_offset;
+    n++;
+  }
+  qsort (out, n, sizeof (Peak), peak_cmp_louder);
+  return MIN (n, p->n_peaks);
+}
+
+static void
+value_set_double (GValue * v, gdouble d)
+{
+  g_value_init (v, G_TYPE_DOUBLE);
+  g_value_set_double (v, d);
+}
+
+/* GstValueArray of the doubles at &peaks[i].field, i < n */
+static void
+peak_array (GValue * arr, const Peak * peaks, guint n, gsize field_offset)
+{
+  guint i;
+
+  gst_value_array_init (arr, n);
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+
+    value_set_double (&v,
+        *(const gdouble *) ((const guint8 *) &peaks[i] + field_offset));
+    gst_value_array_append_and_take_value (arr, &v);
+  }
+}
+
+GstStructure *
+gst_gpu_fft_spectrum_build_dominant (const GstGpuFftMessageParams * p,
+    const GpufftGroupResult * r)
+{
+  GstStructure *s = gst_structure_new_empty ("dominant-frequency");
+  guint max_n = MAX (r->n_peaks, 1);
+  Peak *peaks = g_new0 (Peak, max_n);
+  GValue freq = G_VALUE_INIT, mag = G_VALUE_INIT, bin = G_VALUE_INIT;
+  GValue pfreq = G_VALUE_INIT, pmag = G_VALUE_INIT;
+  gboolean lists = p->n_peaks > 1;
+  guint c;
+
+  add_time_fields (s, p);
+  if (p->multi_channel) {
+    gst_value_array_init (&freq, r->channels);
+    gst_value_array_init (&mag, r->channels);
+    gst_value_array_init (&bin, r->channels);
+    if (lists) {
+      gst_value_array_init (&pfreq, r->channels);
+      gst_value_array_init (&pmag, r->channels);
+    }
+  }
+
+  for (c = 0; c < (p->multi_channel ? r->channels : 1); c++) {
+    guint n = channel_peaks (p, r, c, peaks);
+    GValue vf = G_VALUE_INIT, vm = G_VALUE_INIT, vb = G_VALUE_INIT;
+    GValue lf = G_VALUE_INIT, lm = G_VALUE_INIT;
+
+    /* no peak above threshold: frequency 0, bin 0, magnitude threshold */
+    value_set_double (&vf, n ? peaks[0].frequency : 0.0);
+    value_set_double (&vm, n ? peaks[0].magnitude : p->threshold);
+    value_set_double (&vb, n ? peaks[0].bin : 0.0);
+    if (lists) {
+      peak_array (&lf, peaks, n, G_STRUCT_OFFSET (Peak, frequency));
+      peak_array (&lm, peaks, n, G_STRUCT_OFFSET (Peak, magnitude));
+    }
+    if (p->multi_channel) {
+      gst_value_array_append_and_take_value (&freq, &vf);
+      gst_value_array_append_and_take_value (&mag, &vm);
+      gst_value_array_append_and_take_value (&bin, &vb);
+      if (lists) {
+        gst_value_array_append_and_take_value (&pfreq, &lf);
+        gst_value_array_append_and_take_value (&pmag, &lm);
+      }
+    } else {
+      gst_structure_take_value (s, "frequency", &vf);
+      gst_structure_take_value (s, "magnitude", &vm);
+      gst_structure_take_value (s, "bin", &vb);
+      if (lists) {
+        gst_structure_take_value (s, "peak-frequencies", &lf);
+        gst_structure_take_value (s, "peak-magnitudes", &lm);
+      }
+    }
+  }
+
+  if (p->multi_channel) {
+    gst_structure_take_value (s, "frequency", &freq);
+    gst_structure_take_value (s, "magnitude", &mag);
+    gst_structure_take_value (s, "bin", &bin);
+    if (lists) {
+      gst_structure_take_value (s, "peak-frequencies", &pfreq);
+      gst_structure_take_value (s, "peak-magnitudes", &pmag);
+    }
+  }
+  g_free (peaks);
+  return s;
+}

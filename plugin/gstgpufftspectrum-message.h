@@ -1,0 +1,61 @@
+/* gpufftspectrum: building the `spectrum` and `dominant-frequency` message
+ * structures from one engine group result. Called without any lock held.
+ *
+ * spectrum:
+ *   timestamp, stream-time, running-time, duration, endtime   guint64 ns
+ *   rate (gint), fft-size, hop-size, frames (guint), channels (gint: rows of
+ *   magnitude/phase: 1 when the channels are mixed down), bin-width (double
+ *   Hz), window, scaling (nick strings),
+ *   magnitude  dB, n_bins = fft-size/2 + 1 values per channel
+ *   phase      radians of the interval's last frame (when asked and available)
+ *   list format: mono GstValueList of float; multi-channel GstValueArray
+ *   (channels) of GstValueArray of float. bytes format: GBytes of
+ *   little-endian float32, channel-major.
+ * dominant-frequency:
+ *   the time fields, frequency (double Hz), magnitude (double dB), bin
+ *   (double, fractional bin); multi-channel: each a GstValueArray of double
+ *   by channel. peaks > 1: peak-frequencies, peak-magnitudes (GstValueArray
+ *   of double, loudest first, only the peaks found above threshold; per
+ *   channel a nested GstValueArray when multi-channel).
+ *   No peak above threshold in range: frequency 0, bin 0, magnitude =
+ *   threshold. */
+#ifndef __GST_GPU_FFT_SPECTRUM_MESSAGE_H__
+#define __GST_GPU_FFT_SPECTRUM_MESSAGE_H__
+
+#include <gst/gst.h>
+#include "gpufft.h"
+#include "gstgpufftspectrum-enums.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  GstClockTime timestamp;
+  GstClockTime duration;
+  GstClockTime stream_time;
+  GstClockTime running_time;
+  gint rate;
+  guint fft_size;
+  guint hop;
+  GpufftWindow window;
+  GpufftScaling scaling;
+  gboolean multi_channel;
+  GstGpuFftSpectrumMessageFormat format;
+  gboolean magnitude;           /* add `magnitude` */
+  gboolean phase;               /* add `phase` (if the result has it) */
+  gdouble db_offset;            /* dB = 10 log10 (linear power) + db_offset */
+  gdouble threshold;            /* dB: floor, and the level a peak must pass */
+  guint min_bin, max_bin;       /* peak search range, inclusive */
+  guint n_peaks;                /* peaks to report (>= 1) */
+} GstGpuFftMessageParams;
+
+/* result->power holds dB values (the engine's output_db). */
+GstStructure *gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams
+    * params, const GpufftGroupResult * result);
+
+GstStructure *gst_gpu_fft_spectrum_build_dominant (const GstGpuFftMessageParams
+    * params, const GpufftGroupResult * result);
+
+G_END_DECLS
+
+#endif /* __GST_GPU_FFT_SPECTRUM_MESSAGE_H__ */

@@ -1,0 +1,451 @@
+/* gpufftspectrum: exact sub-bin peak refinement (see the header). */
+#include "gstgpufftspectrum-peak.h"
+
+#include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static const gdouble coef_rectangular[] = { 1.0 };
+static const gdouble coef_hann[] = { 0.5, 0.5 };
+static const gdouble coef_hamming[] = { 0.54, 0.46 };
+static const gdouble coef_blackman[] = { 0.42, 0.5, 0.08 };
+static const gdouble coef_blackman_harris[] =
+    { 0.35875, 0.48829, 0.14128, 0.01168 };
+static const gdouble coef_flat_top[] = { 0.21557895, 0.41663158, 0.277263158,
+  0.083578947, 0.006947368
+};
+
+guint
+gst_gpu_fft_window_coefficients (GpufftWindow window,
+    const gdouble ** coefficients)
+{
+#define RET(a) do { *coefficients = a; return G_N_ELEMENTS (a); } while (0)
+  switch (window) {
+    case GPUFFT_WINDOW_HANN:
+      RET (coef_hann);
+    case GPUFFT_WINDOW_HAMMING:
+      RET (coef_hamming);
+    case GPUFFT_WINDOW_BLACKMAN:
+      RET (coef_blackman);
+    case GPUFFT_WINDOW_BLACKMAN_HARRIS:
+      RET (coef_blackman_harris);
+    case GPUFFT_WINDOW_FLAT_TOP:
+      RET (coef_flat_top);
+    case GPUFFT_WINDOW_RECTANGULAR:
+    default:
+      RET (coef_rectangular);
+  }
+#undef RET
+}
+
+/* D(x) = sum_{m<n} exp (-2 pi i x m / n)
+ *      = exp (-i pi x (n-1)/n) sin (pi x) / sin (pi x / n),
+ * N-periodic in x: x is reduced to [-n/2, n/2) first (accuracy). Returned
+ * as (re, im). */
+static void
+dirichlet (gdouble x, guint n, gdouble * re, gdouble * im)
+{
+  gdouble xr = x - n * floor (x / n + 0.5);
+  gdouble den = sin (M_PI * xr / n);
+  gdouble mag, ph;
+
+  if (den == 0.0) {
+    *re = n;
+    *im = 0.0;
+    return;
+  }
+  mag = sin (M_PI * xr) / den;
+  ph = -M_PI * xr * (n - 1) / n;
+  *re = mag * cos (ph);
+  *im = mag * sin (ph);
+}
+
+/* W(d) as (re, im) */
+static void
+transform (const gdouble * a, guint na, guint n, gdouble d, gdouble * sr,
+    gdouble * si)
+{
+  gdouble r, i;
+  guint k;
+
+  dirichlet (d, n, sr, si);
+  *sr *= a[0];
+  *si *= a[0];
+  for (k = 1; k < na; k++) {
+    gdouble c = ((k & 1) ? -a[k] : a[k]) * 0.5;
+
+    dirichlet (d - k, n, &r, &i);
+    *sr += c * r;
+    *si += c * i;
+    dirichlet (d + k, n, &r, &i);
+    *sr += c * r;
+    *si += c * i;
+  }
+}
+
+/* |W(d)|^2 */
+static gdouble
+response2 (const gdouble * a, guint na, guint n, gdouble d)
+{
+  gdouble sr, si;
+
+  transform (a, na, n, d, &sr, &si);
+  return sr * sr + si * si;
+}
+
+gdouble
+gst_gpu_fft_window_response (GpufftWindow window, guint n, gdouble d)
+{
+  const gdouble *a;
+  guint na = gst_gpu_fft_window_coefficients (window, &a);
+
+  return sqrt (response2 (a, na, n, d));
+}
+
+/* Model power at bin j of a tone at f bins (both images), unnormalised. */
+static gdouble
+model (const gdouble * a, guint na, guint n, gdouble j, gdouble f)
+{
+  return response2 (a, na, n, j - f) + response2 (a, na, n, j + f);
+}
+
+/* model ratio P_{k0+s} / P_{k0} for a tone at k0 + s*t */
+static gdouble
+model_ratio (const gdouble * a, guint na, guint n, guint k0, gint s,
+    gdouble t)
+{
+  gdouble f = k0 + s * t;
+  gdouble p0 = model (a, na, n, k0, f);
+
+  if (!(p0 > 0.0))
+    return G_MAXDOUBLE;
+  return model (a, na, n, (gdouble) k0 + s, f) / p0;
+}
+
+/* ---- coherent model near DC / Nyquist ----------------------------------
+ * A stationary tone seen by J frames hop samples apart: frame j's phase is
+ * psi_j = phi + 2 pi f j hop / N, and its power at bin k (before the x2)
+ *   A^2/4 (|W(k-f)|^2 + |W(k+f)|^2 + 2 Re (e^{2 i psi_j} W(k-f) W*(k+f)))
+ * so the group mean is A^2/4 (alpha_k + 2 Re (zeta beta_k)) with
+ * zeta = e^{2 i phi} Gamma, Gamma = mean_j e^{4 pi i f j hop / N}: |zeta| is
+ * known (|Gamma|), its phase is not. For each candidate f the amplitude and
+ * that phase are fitted to the three bins (least squares on relative
+ * errors); the f with the smallest misfit wins (a grid, then golden
+ * section). */
+
+typedef struct
+{
+  const gdouble *a;
+  guint na;
+  guint n;
+  guint hop;
+  guint frames;
+  guint k0;
+  gdouble c[3];                 /* measured, de-doubled */
+  gboolean absolute;            /* weigh errors by the peak, not per bin */
+} Coherent;
+
+/* |Gamma (f)| */
+static gdouble
+frame_coherence (const Coherent * m, gdouble f)
+{
+  gdouble x = 2.0 * M_PI * f * m->hop / m->n;
+  gdouble den = m->frames * sin (x);
+
+  if (m->frames <= 1 || fabs (den) < 1e-12)
+    return 1.0;
+  return fabs (sin (m->frames * x) / den);
+}
+
+/* relative residual of the best amplitude/phase at f; *u the amplitude
+ * term A^2/4 (in the units of c / |W|^2) */
+static gdouble
+coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
+{
+  gdouble al[3], B[3], C[3], tg[3], g, best = G_MAXDOUBLE, best_u = 0.0;
+  gdouble lo, hi, cmax = MAX (MAX (m->c[0], m->c[1]), m->c[2]);
+  const gdouble gr = 0.6180339887498949;
+  gint r, i;
+
+  for (r = 0; r < 3; r++) {
+    gdouble k = (gdouble) m->k0 - 1 + r;
+    gdouble w1r, w1i, w2r, w2i;
+    gdouble cw = m->absolute ? cmax : MAX (m->c[r], 1e-9 * cmax);
+
+    transform (m->a, m->na, m->n, k - f, &w1r, &w1i);
+    transform (m->a, m->na, m->n, k + f, &w2r, &w2i);
+    al[r] = (w1r * w1r + w1i * w1i + w2r * w2r + w2i * w2i) / cw;
+    /* beta = W(k-f) conj (W(k+f)) */
+    B[r] = 2.0 * (w1r * w2r + w1i * w2i) / cw;
+    C[r] = 2.0 * (w1i * w2r - w1r * w2i) / cw;
+    tg[r] = m->c[r] / cw;
+  }
+  g = frame_coherence (m, f);
+
+  /* min over u of sum (t - u y)^2 = sum t^2 - (sum t y)^2 / sum y^2 */
+#define MISFIT(chi, out, uo) G_STMT_START {                             \
+    gdouble s1 = 0.0, s2 = 0.0, s0 = 0.0;                                \
+    gint rr;                                                             \
+    for (rr = 0; rr < 3; rr++) {                                         \
+      gdouble y = al[rr] + g * (cos (chi) * B[rr] - sin (chi) * C[rr]);  \
+      s0 += tg[rr] * tg[rr];                                             \
+      s1 += tg[rr] * y;                                                  \
+      s2 += y * y;                                                       \
+    }                                                                    \
+    out = s2 > 0.0 ? s0 - s1 * s1 / s2 : G_MAXDOUBLE;                    \
+    uo = s2 > 0.0 ? s1 / s2 : 0.0;                                       \
+  } G_STMT_END
+
+  /* phase of zeta: grid, then golden section */
+  lo = 0.0;
+  for (i = 0; i < 16; i++) {
+    gdouble chi = i * (2.0 * M_PI / 16), v, uu;
+
+    MISFIT (chi, v, uu);
+    if (v < best) {
+      best = v;
+      best_u = uu;
+      lo = chi;
+    }
+  }
+  hi = lo + 2.0 * M_PI / 16;
+  lo -= 2.0 * M_PI / 16;
+  {
+    gdouble x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo), v1, v2, u1,
+        u2;
+
+    MISFIT (x1, v1, u1);
+    MISFIT (x2, v2, u2);
+    for (i = 0; i < 20; i++) {
+      if (v1 < v2) {
+        hi = x2;
+        x2 = x1;
+        v2 = v1;
+        u2 = u1;
+        x1 = hi - gr * (hi - lo);
+        MISFIT (x1, v1, u1);
+      } else {
+        lo = x1;
+        x1 = x2;
+        v1 = v2;
+        u1 = u2;
+        x2 = lo + gr * (hi - lo);
+        MISFIT (x2, v2, u2);
+      }
+      if (v1 < best) {
+        best = v1;
+        best_u = u1;
+      }
+      if (v2 < best) {
+        best = v2;
+        best_u = u2;
+      }
+    }
+  }
+#undef MISFIT
+  *u = best_u;
+  return best;
+}
+
+static gboolean
+coherent_refine (const Coherent * m, gdouble centre, gdouble range,
+    gdouble step, gdouble * f_out, gdouble * u_out)
+{
+  const gdouble gr = 0.6180339887498949;
+  gdouble nyq = m->n / 2, best = G_MAXDOUBLE, best_f = -1.0, best_u = 0.0;
+  gdouble f, lo, hi, u;
+  gint i;
+
+  for (f = centre - range; f <= centre + range + 1e-9; f += step) {
+    gdouble v;
+
+    if (f < 0.0 || f > nyq)
+      continue;
+    v = coherent_misfit (m, f, &u);
+    if (v < best) {
+      best = v;
+      best_f = f;
+      best_u = u;
+    }
+  }
+  if (best_f < 0.0)
+    return FALSE;
+  lo = MAX (best_f - step, 0.0);
+  hi = MIN (best_f + step, nyq);
+  {
+    gdouble x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo), u1, u2;
+    gdouble v1 = coherent_misfit (m, x1, &u1), v2 = coherent_misfit (m, x2,
+        &u2);
+
+    for (i = 0; i < 36; i++) {
+      if (v1 < v2) {
+        hi = x2;
+        x2 = x1;
+        v2 = v1;
+        u2 = u1;
+        x1 = hi - gr * (hi - lo);
+        v1 = coherent_misfit (m, x1, &u1);
+      } else {
+        lo = x1;
+        x1 = x2;
+        v1 = v2;
+        u1 = u2;
+        x2 = lo + gr * (hi - lo);
+        v2 = coherent_misfit (m, x2, &u2);
+      }
+      if (v1 < best) {
+        best = v1;
+        best_f = x1;
+        best_u = u1;
+      }
+      if (v2 < best) {
+        best = v2;
+        best_f = x2;
+        best_u = u2;
+      }
+    }
+  }
+  if (!(best_u > 0.0) || !isfinite (best_u))
+    return FALSE;
+  *f_out = best_f;
+  *u_out = best_u;
+  return TRUE;
+}
+
+/* ---- incoherent three-bin ratio ------------------------------------------ */
+
+/* Tone offset t in [0, 1/2] towards side s matching the measured ratio r of
+ * P_{k0+s} / P_{k0} (Illinois method). */
+static gdouble
+solve_ratio (const gdouble * a, guint na, guint n, guint bin, gint s,
+    gdouble r)
+{
+  gdouble lo = 0.0, hi = 0.5, flo, fhi, t;
+  gint last = 0;
+  guint it;
+
+  flo = model_ratio (a, na, n, bin, s, lo) - r;
+  fhi = model_ratio (a, na, n, bin, s, hi) - r;
+  if (flo >= 0.0)
+    return lo;
+  if (fhi <= 0.0)
+    return hi;
+  t = lo;
+  for (it = 0; it < 100; it++) {
+    gdouble t_new = (lo * fhi - hi * flo) / (fhi - flo);
+    gdouble ft;
+
+    if (!(t_new > lo && t_new < hi))
+      t_new = 0.5 * (lo + hi);
+    ft = model_ratio (a, na, n, bin, s, t_new) - r;
+    if (fabs (t_new - t) < 1e-11 || ft == 0.0 || hi - lo < 1e-11)
+      return t_new;
+    t = t_new;
+    if (ft > 0.0) {
+      hi = t;
+      fhi = ft;
+      if (last == 1)
+        flo *= 0.5;
+      last = 1;
+    } else {
+      lo = t;
+      flo = ft;
+      if (last == -1)
+        fhi *= 0.5;
+      last = -1;
+    }
+  }
+  return t;
+}
+
+gboolean
+gst_gpu_fft_refine_peak (GpufftWindow window, guint fft_size, guint hop,
+    guint n_frames, guint bin, const gdouble power[3], gdouble * refined_bin,
+    gdouble * peak_power)
+{
+  const gdouble *a;
+  guint na = gst_gpu_fft_window_coefficients (window, &a);
+  guint nyq = fft_size / 2;
+  gdouble c[3], r, t, f, w0, m, mirror = 0.0;
+  gint s, j;
+
+  if (bin > nyq)
+    return FALSE;
+  /* undo the one-sided doubling; neighbours outside the spectrum count 0 */
+  for (j = -1; j <= 1; j++) {
+    gint b = (gint) bin + j;
+
+    if (b < 0 || b > (gint) nyq)
+      c[j + 1] = 0.0;
+    else
+      c[j + 1] = power[j + 1] / ((b == 0 || b == (gint) nyq) ? 1.0 : 2.0);
+  }
+  if (!(c[1] > 0.0) || !isfinite (c[1]) || !isfinite (c[0]) ||
+      !isfinite (c[2]))
+    return FALSE;
+
+  if (bin == 0)
+    s = 1;
+  else if (bin == nyq)
+    s = -1;
+  else
+    s = (c[2] >= c[0]) ? 1 : -1;
+  r = c[1 + s] / c[1];
+  if (!isfinite (r) || r < 0.0)
+    r = 0.0;
+  t = solve_ratio (a, na, fft_size, bin, s, r);
+  f = (gdouble) bin + s * t;
+  w0 = response2 (a, na, fft_size, 0.0);
+  m = model (a, na, fft_size, bin, f);
+  *peak_power = (m > 0.0) ? 2.0 * c[1] * w0 / m : power[1];
+
+  /* near DC / Nyquist the mirror image interferes coherently: when it is
+   * not negligible at any of the three bins, fit the coherent model */
+  if (bin >= 1 && bin < nyq && hop > 0 && n_frames > 0) {
+    for (j = -1; j <= 1; j++) {
+      gdouble k = (gdouble) bin + j;
+      gdouble direct = response2 (a, na, fft_size, k - f);
+
+      if (direct > 0.0)
+        mirror = MAX (mirror, response2 (a, na, fft_size, k + f) / direct);
+    }
+  }
+  /* the cross term goes with the image's amplitude: above 1e-5 of the
+   * direct one it can move the estimate by more than ~1e-6 bin */
+  if (mirror > 1e-10) {
+    Coherent cm;
+    gdouble fc, u;
+    gboolean ok;
+
+    cm.a = a;
+    cm.na = na;
+    cm.n = fft_size;
+    cm.hop = hop;
+    cm.frames = n_frames;
+    cm.k0 = bin;
+    cm.c[0] = c[0];
+    cm.c[1] = c[1];
+    cm.c[2] = c[2];
+    cm.absolute = FALSE;
+    if (mirror < 1e-4) {
+      /* a weak image (below -40 dB) moves the incoherent estimate by less
+       * than ~1e-3 bin: search next to it */
+      ok = coherent_refine (&cm, f, 0.01, 0.002, &fc, &u);
+    } else if (window == GPUFFT_WINDOW_RECTANGULAR) {
+      /* its zeros make far candidates fit as well, and its misfit has
+       * narrow minima next to them: a closer, finer search */
+      ok = coherent_refine (&cm, bin, 0.7, 0.005, &fc, &u);
+    } else {
+      ok = coherent_refine (&cm, bin, 1.5, 0.02, &fc, &u);
+    }
+    if (ok) {
+      f = fc;
+      *peak_power = 2.0 * u * w0;
+    }
+  }
+
+  *refined_bin = CLAMP (f, 0.0, (gdouble) nyq);
+  return TRUE;
+}

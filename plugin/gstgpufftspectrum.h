@@ -1,0 +1,89 @@
+/* gpufftspectrum: spectrum analyser on a Vulkan device (see the .c file). */
+#ifndef __GST_GPU_FFT_SPECTRUM_H__
+#define __GST_GPU_FFT_SPECTRUM_H__
+
+#include <gst/gst.h>
+#include <gst/audio/audio.h>
+#include <gst/audio/gstaudiofilter.h>
+
+#include "gpufft.h"
+#include "gstgpufftspectrum-enums.h"
+#include "gstgpufftspectrum-framing.h"
+#include "gstgpufftspectrum-store.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_GPU_FFT_SPECTRUM (gst_gpu_fft_spectrum_get_type ())
+G_DECLARE_FINAL_TYPE (GstGpuFftSpectrum, gst_gpu_fft_spectrum, GST,
+    GPU_FFT_SPECTRUM, GstAudioFilter)
+
+/* The properties, as set by the application (under the object lock). */
+typedef struct
+{
+  guint fft_size;
+  guint hop_size;               /* 0: fft_size / 2 */
+  GstGpuFftSpectrumWindow window;
+  GstGpuFftSpectrumScaling scaling;
+  guint64 interval;             /* ns */
+  gint threshold;               /* dB */
+  gboolean multi_channel;
+  guint peaks;
+  gdouble min_frequency;
+  gdouble max_frequency;        /* 0: Nyquist */
+  gboolean post_messages;
+  gboolean message_magnitude;
+  gboolean message_phase;
+  gboolean message_dominant;
+  GstGpuFftSpectrumMessageFormat message_format;
+  guint batch_size;             /* 0: automatic */
+  gint device_index;            /* -1: automatic */
+} GstGpuFftSpectrumSettings;
+
+struct _GstGpuFftSpectrum
+{
+  GstAudioFilter parent;
+
+  /* --- settings: GST_OBJECT_LOCK --- */
+  GstGpuFftSpectrumSettings settings;
+  guint geometry_gen;           /* bumped by changes that take effect at the
+                                 * next interval boundary */
+  gchar *device_name;
+
+  /* --- state: streaming thread (and start/stop) --- */
+  GpufftContext *ctx;
+  GpufftPlan *plan;
+  GpufftPlanConfig plan_config; /* what `plan` was built from */
+  guint applied_gen;            /* geometry_gen of plan_config/framing */
+  guint64 applied_interval;
+  guint min_bin, max_bin;       /* peak range of the applied settings */
+  guint max_frames, max_groups; /* the plan's limits per batch */
+
+  /* settings read once per buffer / event for thresholds and messages */
+  GstGpuFftSpectrumSettings live;
+  guint live_gen;
+
+  gboolean have_format;
+  GstAudioInfo info;
+  GpufftFormat format;
+
+  gboolean running;             /* samples counted since the last restart */
+  guint64 received;             /* samples since the restart */
+  GstClockTime base_pts;        /* PTS of sample 0 */
+  GstClockTime next_pts;        /* end of what was analysed before the
+                                 * restart (buffers without PTS continue) */
+  GstGpuFftFraming framing;
+  GstGpuFftStore store;
+
+  GstGpuFftBatchGroup *batch_groups;    /* max_groups */
+  GpufftGroup *engine_groups;   /* max_groups */
+  gconstpointer *seg_planes;    /* 2 x channels plane pointers */
+  GArray *closing;              /* GstGpuFftBatchGroup awaiting results */
+  guint closing_next;
+  GPtrArray *messages;          /* built during a collect, then posted */
+};
+
+GST_ELEMENT_REGISTER_DECLARE (gpufftspectrum);
+
+G_END_DECLS
+
+#endif /* __GST_GPU_FFT_SPECTRUM_H__ */
