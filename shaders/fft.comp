@@ -5,33 +5,48 @@
 // one-sided power -> sum over the frames of a chunk -> one row of partial
 // sums per (chunk, output channel).
 //
-// One workgroup = one chunk (a run of consecutive frames of one group) of
-// one output channel: gl_WorkGroupID.x = chunk, .y = output channel.
-// Thread t holds the complex elements t + e*T, e < E (E = M/T) in registers.
+// One workgroup = FPW lanes of T threads; lane g handles chunk
+// gl_WorkGroupID.x * FPW + g (a run of consecutive frames of one group) of
+// output channel gl_WorkGroupID.y. Thread t of a lane holds the complex
+// elements t + e*T, e < E in registers. E is fixed at build time (one
+// SPIR-V module per E, every loop over registers unrolled by glslc) so the
+// registers are never indexed dynamically; M, T and FPW are
+// specialization constants.
 // Shared memory holds one float per element (real and imaginary parts are
 // exchanged one after the other); when M floats do not fit, the exchange
 // runs in several rounds of SHN floats.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
+#ifndef E_CONST
+#define E_CONST 16
+#endif
+const uint E = E_CONST;         // elements per thread
+
 layout (constant_id = 0) const uint LOG2_M = 9;
-layout (constant_id = 1) const uint T = 32;     // workgroup size
+layout (constant_id = 1) const uint WG = 32;    // workgroup size = T * FPW
 layout (constant_id = 2) const uint FORMAT = 3; // 0 S16, 1 S24, 2 S32, 3 F32, 4 F64
-layout (constant_id = 3) const uint LOG2_SH = 13;       // log2 of shared floats available
+layout (constant_id = 3) const uint LOG2_SH = 13;       // log2 of shared floats per lane
 layout (constant_id = 4) const uint COMPLEX_OUT = 0;
+layout (constant_id = 5) const uint FPW = 1;    // lanes (concurrent chunks)
+layout (constant_id = 6) const uint PAD = 0;    // 1: one pad float per 8 (no bank conflicts)
+layout (constant_id = 7) const uint VEC2 = 0;   // 1: exchange whole complex values
 
 layout (local_size_x_id = 1) in;
 
 const uint M = 1u << LOG2_M;
 const uint N = 2u * M;
 const uint NB = M + 1u;         // one-sided bins
-const uint E = M / T;
+const uint T = WG / FPW;        // threads per lane; M == T * E
 const uint LOG2_SHN = LOG2_M < LOG2_SH ? LOG2_M : LOG2_SH;
 const uint SHN = 1u << LOG2_SHN;
 const uint ROUNDS = M / SHN;
+const uint LANE_FLOATS = PAD != 0u ? SHN + SHN / 8u : SHN;
 
 layout (std430, binding = 0) readonly buffer Input { uint inw[]; };
-layout (std430, binding = 1) readonly buffer Window { float win[]; };
+layout (std430, binding = 0) readonly buffer Input2 { uvec2 inw2[]; };  // same buffer
+layout (std430, binding = 1) readonly buffer Window { vec2 win2[]; };      // pairs
 layout (std430, binding = 2) readonly buffer Twiddles { vec2 tw[]; };   // tw[m] = e^{-2 pi i m / N}
 // Per chunk: first frame, frame count, complex-output slot, flags
 // (bit 0: the chunk's last frame is the last frame of a closed group).
@@ -51,7 +66,18 @@ layout (push_constant) uniform Params
   float inv_channels;
 } pc;
 
-shared float sh[SHN];
+// Exchange buffer: floats (re, then im) or, when it fits, whole complex
+// values (half the barriers). The unused one has a single element.
+shared float sh[VEC2 != 0u ? 1u : LANE_FLOATS * FPW];
+shared vec2 shv[VEC2 != 0u ? LANE_FLOATS * FPW : 1u];
+uint lane_base;                 // this lane's part of sh
+
+// Shared-memory index with optional padding: Stockham writes go at strides
+// of R and R*Ns floats; one pad float every 8 spreads them over all banks.
+uint P (uint i)
+{
+  return PAD != 0u ? i + (i >> 3) : i;
+}
 
 vec2 v[E];                      // the thread's elements
 vec2 w[E];                      // partner elements (post-processing) / round buffer
@@ -99,18 +125,6 @@ float load_raw (uint idx)
   return f64_to_f32 (inw[2u * idx], inw[2u * idx + 1u]);
 }
 
-// Sample s of the span for output channel ch.
-float load_sample (uint s, uint ch)
-{
-  uint base = s * pc.sstride;
-  if (pc.downmix == 0u)
-    return load_raw (base + ch * pc.cstride);
-  float acc = 0.0;
-  for (uint c = 0u; c < pc.in_channels; c++)
-    acc += load_raw (base + c * pc.cstride);
-  return acc * pc.inv_channels;
-}
-
 // Moves element e of every thread from index dst_of(e) to index t + e*T.
 // The destination is recomputed from the pass geometry (Ns, R): for the
 // element held as register e = i + r*E/R of thread t, the butterfly is
@@ -127,37 +141,44 @@ uint stockham_dst (uint e, uint t, uint Ns, uint R)
 
 void exchange (uint t, uint Ns, uint R)
 {
-  if (ROUNDS == 1u) {
-    for (uint e = 0u; e < E; e++)
-      sh[stockham_dst (e, t, Ns, R)] = v[e].x;
+  if (VEC2 != 0u) {
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      shv[lane_base + P (stockham_dst (e, t, Ns, R))] = v[e];
     barrier ();
-    for (uint e = 0u; e < E; e++)
-      v[e].x = sh[t + e * T];
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      v[e] = shv[lane_base + P (t + e * T)];
     barrier ();
-    for (uint e = 0u; e < E; e++)
-      sh[stockham_dst (e, t, Ns, R)] = v[e].y;
+  } else if (ROUNDS == 1u) {
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      sh[lane_base + P (stockham_dst (e, t, Ns, R))] = v[e].x;
     barrier ();
-    for (uint e = 0u; e < E; e++)
-      v[e].y = sh[t + e * T];
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      v[e].x = sh[lane_base + P (t + e * T)];
+    barrier ();
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      sh[lane_base + P (stockham_dst (e, t, Ns, R))] = v[e].y;
+    barrier ();
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      v[e].y = sh[lane_base + P (t + e * T)];
     barrier ();
   } else {
-    for (uint c = 0u; c < 2u; c++) {
+    [[unroll]] for (uint c = 0u; c < 2u; c++) {
       for (uint q = 0u; q < ROUNDS; q++) {
-        for (uint e = 0u; e < E; e++) {
+        [[unroll]] for (uint e = 0u; e < E; e++) {
           uint d = stockham_dst (e, t, Ns, R);
           if ((d >> LOG2_SHN) == q)
-            sh[d & (SHN - 1u)] = v[e][c];
+            sh[lane_base + P (d & (SHN - 1u))] = v[e][c];
         }
         barrier ();
-        for (uint e = 0u; e < E; e++) {
+        [[unroll]] for (uint e = 0u; e < E; e++) {
           uint s = t + e * T;
           if ((s >> LOG2_SHN) == q)
-            w[e][c] = sh[s & (SHN - 1u)];
+            w[e][c] = sh[lane_base + P (s & (SHN - 1u))];
         }
         barrier ();
       }
     }
-    for (uint e = 0u; e < E; e++)
+    [[unroll]] for (uint e = 0u; e < E; e++)
       v[e] = w[e];
   }
 }
@@ -165,25 +186,37 @@ void exchange (uint t, uint Ns, uint R)
 // After the last pass: v[e] <- Z[k], w[e] <- Z[(M-k) mod M], k = t + e*T.
 void exchange_pairs (uint t, uint Ns, uint R)
 {
-  for (uint c = 0u; c < 2u; c++) {
+  if (VEC2 != 0u) {
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      shv[lane_base + P (stockham_dst (e, t, Ns, R))] = v[e];
+    barrier ();
+    [[unroll]] for (uint e = 0u; e < E; e++) {
+      uint s = t + e * T;
+      w[e] = shv[lane_base + P ((M - s) & (M - 1u))];
+      v[e] = shv[lane_base + P (s)];
+    }
+    barrier ();
+    return;
+  }
+  [[unroll]] for (uint c = 0u; c < 2u; c++) {
     for (uint q = 0u; q < ROUNDS; q++) {
-      for (uint e = 0u; e < E; e++) {
+      [[unroll]] for (uint e = 0u; e < E; e++) {
         uint d = stockham_dst (e, t, Ns, R);
         if (ROUNDS == 1u || (d >> LOG2_SHN) == q)
-          sh[d & (SHN - 1u)] = v[e][c];
+          sh[lane_base + P (d & (SHN - 1u))] = v[e][c];
       }
       barrier ();
-      for (uint e = 0u; e < E; e++) {
+      [[unroll]] for (uint e = 0u; e < E; e++) {
         uint s = t + e * T;
         uint p = (M - s) & (M - 1u);
         if (ROUNDS == 1u || (p >> LOG2_SHN) == q)
-          w[e][c] = sh[p & (SHN - 1u)];
+          w[e][c] = sh[lane_base + P (p & (SHN - 1u))];
       }
       // v[e] may be overwritten only once every thread has written it.
       if (ROUNDS == 1u) {
-        for (uint e = 0u; e < E; e++) {
+        [[unroll]] for (uint e = 0u; e < E; e++) {
           uint s = t + e * T;
-          v[e][c] = sh[s];
+          v[e][c] = sh[lane_base + P (s)];
         }
       }
       barrier ();
@@ -192,25 +225,25 @@ void exchange_pairs (uint t, uint Ns, uint R)
   if (ROUNDS != 1u) {
     // Second sweep for Z[k] itself (the first sweep filled the partners).
     vec2 keep[E];
-    for (uint e = 0u; e < E; e++)
+    [[unroll]] for (uint e = 0u; e < E; e++)
       keep[e] = w[e];
-    for (uint c = 0u; c < 2u; c++) {
+    [[unroll]] for (uint c = 0u; c < 2u; c++) {
       for (uint q = 0u; q < ROUNDS; q++) {
-        for (uint e = 0u; e < E; e++) {
+        [[unroll]] for (uint e = 0u; e < E; e++) {
           uint d = stockham_dst (e, t, Ns, R);
           if ((d >> LOG2_SHN) == q)
-            sh[d & (SHN - 1u)] = v[e][c];
+            sh[lane_base + P (d & (SHN - 1u))] = v[e][c];
         }
         barrier ();
-        for (uint e = 0u; e < E; e++) {
+        [[unroll]] for (uint e = 0u; e < E; e++) {
           uint s = t + e * T;
           if ((s >> LOG2_SHN) == q)
-            w[e][c] = sh[s & (SHN - 1u)];
+            w[e][c] = sh[lane_base + P (s & (SHN - 1u))];
         }
         barrier ();
       }
     }
-    for (uint e = 0u; e < E; e++) {
+    [[unroll]] for (uint e = 0u; e < E; e++) {
       v[e] = w[e];
       w[e] = keep[e];
     }
@@ -227,7 +260,7 @@ vec2 twiddle (uint r, uint k, uint Ns, uint R)
 void pass8 (uint t, uint Ns)
 {
   const uint P = E / 8u;
-  for (uint i = 0u; i < P; i++) {
+  [[unroll]] for (uint i = 0u; i < P; i++) {
     uint k = (t + i * T) & (Ns - 1u);
     vec2 a0 = v[i], a1 = v[i + P], a2 = v[i + 2u * P], a3 = v[i + 3u * P];
     vec2 a4 = v[i + 4u * P], a5 = v[i + 5u * P], a6 = v[i + 6u * P], a7 = v[i + 7u * P];
@@ -249,7 +282,7 @@ void pass8 (uint t, uint Ns)
 void pass4 (uint t, uint Ns)
 {
   const uint P = E / 4u;
-  for (uint i = 0u; i < P; i++) {
+  [[unroll]] for (uint i = 0u; i < P; i++) {
     uint k = (t + i * T) & (Ns - 1u);
     vec2 a0 = v[i], a1 = v[i + P], a2 = v[i + 2u * P], a3 = v[i + 3u * P];
     if (Ns > 1u) {
@@ -265,7 +298,7 @@ void pass4 (uint t, uint Ns)
 void pass2 (uint t, uint Ns)
 {
   const uint P = E / 2u;
-  for (uint i = 0u; i < P; i++) {
+  [[unroll]] for (uint i = 0u; i < P; i++) {
     uint k = (t + i * T) & (Ns - 1u);
     vec2 a0 = v[i], a1 = v[i + P];
     if (Ns > 1u)
@@ -277,28 +310,63 @@ void pass2 (uint t, uint Ns)
 
 void main ()
 {
-  uint t = gl_LocalInvocationID.x;
-  uint chunk = gl_WorkGroupID.x;
+  uint lane = gl_LocalInvocationID.x / T;
+  uint t = gl_LocalInvocationID.x % T;
+  uint chunk = gl_WorkGroupID.x * FPW + lane;
   uint ch = gl_WorkGroupID.y;
   uvec4 info = chunks[chunk];
   uint first = info.x;
   uint count = info.y;
+  lane_base = lane * LANE_FLOATS;
+
+  // Every lane runs the same number of iterations (barriers are
+  // workgroup-wide); a lane past its own count computes on zeros and
+  // discards the result.
+  uint rounds = count;
+  for (uint g = 0u; g < FPW; g++)
+    rounds = max (rounds, chunks[gl_WorkGroupID.x * FPW + g].y);
 
   float acc[E];
-  for (uint e = 0u; e < E; e++)
+  [[unroll]] for (uint e = 0u; e < E; e++)
     acc[e] = 0.0;
   float acc_nyq = 0.0;
 
-  for (uint f = 0u; f < count; f++) {
+  for (uint f = 0u; f < rounds; f++) {
+    bool live = f < count;
     uint start = (first + f) * pc.hop;
 
-    // Load z[n] = x[2n] + i x[2n+1], windowed.
-    for (uint e = 0u; e < E; e++) {
-      uint n = t + e * T;
-      uint s = 2u * n;
-      v[e] = vec2 (load_sample (start + s, ch) * win[s],
-          load_sample (start + s + 1u, ch) * win[s + 1u]);
+    // Load z[n] = x[2n] + i x[2n+1] (the mean of all channels when
+    // downmixing), then window it. The channel loop is outside so that the
+    // register loop stays unrolled.
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      v[e] = vec2 (0.0);
+    uint plane = pc.downmix != 0u ? 0u : ch * pc.cstride;
+    if (live && FORMAT == 3u && pc.sstride == 1u
+        && (pc.downmix == 0u || pc.in_channels == 1u)
+        && ((start + plane) & 1u) == 0u) {
+      // One F32 channel in a row at an even offset: one 8-byte load per
+      // complex sample.
+      uint base2 = (start + plane) >> 1;
+      [[unroll]] for (uint e = 0u; e < E; e++)
+        v[e] = uintBitsToFloat (inw2[base2 + t + e * T]);
+    } else if (live) {
+      uint n_in = pc.downmix != 0u ? pc.in_channels : 1u;
+      for (uint c = 0u; c < n_in; c++) {
+        uint base = start * pc.sstride + (pc.downmix != 0u ? c : ch) * pc.cstride;
+        [[unroll]] for (uint e = 0u; e < E; e++) {
+          uint s = 2u * (t + e * T);
+          v[e] += vec2 (load_raw (base + s * pc.sstride),
+              load_raw (base + (s + 1u) * pc.sstride));
+        }
+      }
+      if (pc.downmix != 0u)
+        [[unroll]] for (uint e = 0u; e < E; e++)
+          v[e] *= pc.inv_channels;
     }
+    if (live)
+      [[unroll]] for (uint e = 0u; e < E; e++) {
+        v[e] *= win2[t + e * T];
+      }
 
     // Complex FFT of M points: radix-8 passes, then one radix-4 or -2.
     uint Ns = 1u;
@@ -319,10 +387,12 @@ void main ()
       pass2 (t, Ns);
     exchange_pairs (t, Ns, last_R);
 
+    if (!live)
+      continue;
     // Real-input post-processing, power, accumulation.
     bool want_complex = COMPLEX_OUT != 0u && f + 1u == count && (info.w & 1u) != 0u;
     uint crow = (info.z * pc.out_channels + ch) * NB;
-    for (uint e = 0u; e < E; e++) {
+    [[unroll]] for (uint e = 0u; e < E; e++) {
       uint k = t + e * T;
       vec2 a = v[e];
       vec2 b = vec2 (w[e].x, -w[e].y);
@@ -342,8 +412,10 @@ void main ()
     }
   }
 
+  if (count == 0u)
+    return;
   uint row = (chunk * pc.out_channels + ch) * NB;
-  for (uint e = 0u; e < E; e++)
+  [[unroll]] for (uint e = 0u; e < E; e++)
     partial[row + t + e * T] = acc[e] * pc.scale;
   if (t == 0u)
     partial[row + M] = acc_nyq * pc.scale;

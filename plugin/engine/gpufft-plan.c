@@ -10,6 +10,7 @@
  * all slots; only what the host writes or reads (staging, tables, results)
  * is per slot. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpufft.h"
@@ -23,7 +24,8 @@
 #define AUTO_SPAN_BYTES (16u << 20)     /* staging per slot, automatic */
 #define AUTO_RESULT_BYTES (16u << 20)   /* power results per slot, automatic */
 #define PARTIAL_BYTES (64u << 20)       /* partial sums budget */
-#define WG_TARGET 4096          /* FFT workgroups worth having per batch */
+#define FRAMES_PER_CHUNK 8      /* frames summed in registers before a write */
+#define LANE_THREADS 64         /* small FFTs: lanes per workgroup up to this */
 #define GROUP_WORDS 8
 #define REDUCE_T 256
 
@@ -70,7 +72,7 @@ struct _GpufftPlan
   GpufftContext *ctx;
   GpufftPlanConfig cfg;
 
-  guint log2_m, m, nb, out_ch, bps, fft_t;
+  guint log2_m, m, nb, out_ch, bps, fft_t, fpw;
   guint max_frames, max_groups, max_chunks, n_peaks;
   gsize max_span;
   gfloat scale;
@@ -106,8 +108,14 @@ typedef struct
   GpufftPeak *peaks;
 } StashedResult;
 
-static const guint32 fft_spv[] =
-#include "fft.spv.h"
+static const guint32 fft8_spv[] =
+#include "fft8.spv.h"
+    ;
+static const guint32 fft16_spv[] =
+#include "fft16.spv.h"
+    ;
+static const guint32 fft32_spv[] =
+#include "fft32.spv.h"
     ;
 static const guint32 reduce_spv[] =
 #include "reduce.spv.h"
@@ -345,34 +353,66 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   const VkPhysicalDeviceLimits *lim = &plan->ctx->props.limits;
   guint max_t = MIN (lim->maxComputeWorkGroupInvocations,
       lim->maxComputeWorkGroupSize[0]);
-  guint log2_sh = ilog2 (lim->maxComputeSharedMemorySize / sizeof (gfloat));
-  guint t = MAX (1, plan->m / 16);
-  guint red_t = REDUCE_T;
-  guint32 fft_spec[5], red_spec[2];
+  guint shared_floats = lim->maxComputeSharedMemorySize / sizeof (gfloat);
+  guint log2_sh = MIN (ilog2 (shared_floats), 16);
+  guint e = 16, t, fpw = 1, lane_floats, pad, vec2, red_t = REDUCE_T;
+  guint32 fft_spec[8], red_spec[2];
+  const guint32 *spv;
+  gsize spv_size;
 
-  while (t > max_t)
-    t /= 2;
-  while (red_t > max_t)
-    red_t /= 2;
-  if (plan->m / t > 32 || log2_sh < 8) {
+  /* E elements per thread: 16, or 32 when M/16 threads are too many. */
+  if (plan->m / 16 > max_t)
+    e = 32;
+  if (g_getenv ("GPUFFT_DEBUG_E"))
+    e = atoi (g_getenv ("GPUFFT_DEBUG_E"));
+  t = MAX (1, plan->m / e);
+  if (plan->m < 16 || t > max_t || log2_sh < 8) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "FFT size %u needs workgroups of %u invocations and 1 KiB of shared "
-        "memory; this device allows %u and %u bytes", plan->cfg.fft_size,
-        plan->m / 32, max_t, lim->maxComputeSharedMemorySize);
+        "memory; this device allows %u and %u bytes", plan->cfg.fft_size, t,
+        max_t, lim->maxComputeSharedMemorySize);
     return FALSE;
   }
+  /* Small FFTs: several lanes (concurrent chunks) per workgroup. */
+  lane_floats = 1u << MIN (plan->log2_m, log2_sh);
+  /* Pad the exchange buffer (against bank conflicts) where it still fits. */
+  pad = lane_floats + lane_floats / 8 <= shared_floats;
+  if (pad)
+    lane_floats += lane_floats / 8;
+  /* Whole complex values per exchange when all of M fits twice over. */
+  vec2 = plan->log2_m <= log2_sh && 2 * lane_floats <= shared_floats;
+  if (vec2)
+    lane_floats *= 2;
+  if (g_getenv ("GPUFFT_DEBUG_VEC2"))
+    vec2 = atoi (g_getenv ("GPUFFT_DEBUG_VEC2"));
+  while (t * fpw * 2 <= MIN (LANE_THREADS, max_t)
+      && lane_floats * fpw * 2 <= shared_floats)
+    fpw *= 2;
+  if (g_getenv ("GPUFFT_DEBUG_PAD"))
+    pad = atoi (g_getenv ("GPUFFT_DEBUG_PAD"));
+  if (g_getenv ("GPUFFT_DEBUG_LANES"))
+    fpw = atoi (g_getenv ("GPUFFT_DEBUG_LANES"));
+  while (red_t > max_t)
+    red_t /= 2;
   plan->fft_t = t;
+  plan->fpw = fpw;
 
   fft_spec[0] = plan->log2_m;
-  fft_spec[1] = t;
+  fft_spec[1] = t * fpw;
   fft_spec[2] = plan->cfg.format;
-  fft_spec[3] = MIN (log2_sh, 16);
+  fft_spec[3] = log2_sh;
   fft_spec[4] = plan->cfg.complex_out ? 1 : 0;
+  fft_spec[5] = fpw;
+  fft_spec[6] = pad;
+  fft_spec[7] = vec2;
   red_spec[0] = plan->log2_m;
   red_spec[1] = red_t;
+  spv = e == 8 ? fft8_spv : e == 16 ? fft16_spv : fft32_spv;
+  spv_size = e == 8 ? sizeof (fft8_spv) : e == 16 ? sizeof (fft16_spv)
+      : sizeof (fft32_spv);
 
-  return gpufft_pipeline_init (&plan->fft, plan->ctx, fft_spv,
-      sizeof (fft_spv), 6, sizeof (FftParams), fft_spec, 5, error)
+  return gpufft_pipeline_init (&plan->fft, plan->ctx, spv, spv_size, 6,
+      sizeof (FftParams), fft_spec, 8, error)
       && gpufft_pipeline_init (&plan->reduce, plan->ctx, reduce_spv,
       sizeof (reduce_spv), 6, sizeof (ReduceParams), red_spec, 2, error);
 }
@@ -389,7 +429,7 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
   if (!gpufft_buffer_init (&s->staging, ctx, staging, GPUFFT_MEMORY_UPLOAD,
           error)
       || !gpufft_buffer_init (&s->chunks, ctx,
-          (gsize) plan->max_chunks * 4 * sizeof (guint32),
+          (gsize) (plan->max_chunks + plan->fpw) * 4 * sizeof (guint32),
           GPUFFT_MEMORY_UPLOAD, error)
       || !gpufft_buffer_init (&s->groups, ctx,
           (gsize) plan->max_groups * GROUP_WORDS * sizeof (guint32),
@@ -455,7 +495,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   if (plan->cfg.peak_max_bin == 0 || plan->cfg.peak_max_bin > plan->m)
     plan->cfg.peak_max_bin = plan->m;
 
-  if (!size_plan (plan, error) || !make_pipelines (plan, error))
+  if (!make_pipelines (plan, error) || !size_plan (plan, error))
     goto fail;
 
   row_bytes = (guint64) plan->nb * plan->out_ch * sizeof (gfloat);
@@ -482,7 +522,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   for (i = 0; i < N_SLOTS; i++)
     if (!make_slot (plan, &plan->slots[i], error))
       goto fail;
-  if (!gpufft_command_init (&plan->rerun_cmd, ctx, 2, error))
+  if (!gpufft_command_init (&plan->rerun_cmd, ctx, 3, error))
     goto fail;
   plan->peak_scratch = g_new0 (GpufftPeak, MAX (1,
           plan->out_ch * plan->n_peaks));
@@ -658,12 +698,14 @@ write_tables (GpufftPlan * plan, Slot * s, const GpufftBatch * b)
 {
   guint32 *chunks = s->chunks.mapped;
   guint32 *groups = s->groups.mapped;
-  guint avail = plan->max_chunks - b->n_groups;
-  guint target = MAX (1, MIN (avail, WG_TARGET / MAX (1, plan->out_ch)));
-  guint per = MAX (1, (b->n_frames + target - 1) / target);
+  /* Frames per chunk: 1 while there are few (latency), up to
+   * FRAMES_PER_CHUNK once there are enough chunks to fill a GPU, more only
+   * when the partial-sum rows run out. */
+  guint per = CLAMP (b->n_frames / 1024, 1, FRAMES_PER_CHUNK);
   guint g, frame = 0, nc = 0, closed = 0;
 
-  /* Enough chunks for every group even if each splits unevenly. */
+  if (g_getenv ("GPUFFT_DEBUG_PER"))
+    per = atoi (g_getenv ("GPUFFT_DEBUG_PER"));
   while (b->n_frames / per + b->n_groups > plan->max_chunks)
     per++;
 
@@ -700,6 +742,11 @@ write_tables (GpufftPlan * plan, Slot * s, const GpufftBatch * b)
       plan->open_frames = total;
     }
   }
+  /* Pad to whole workgroups with empty chunks. */
+  while (nc % plan->fpw) {
+    memset (chunks + 4 * nc, 0, 4 * sizeof (guint32));
+    nc++;
+  }
   s->n_chunks = nc;
   s->n_groups = b->n_groups;
   s->n_closed = closed;
@@ -715,7 +762,7 @@ record_kernels (GpufftPlan * plan, Slot * s, VkCommandBuffer cmd)
         plan->fft.layout, 0, 1, &s->fft_set, 0, NULL);
     vkCmdPushConstants (cmd, plan->fft.layout, VK_SHADER_STAGE_COMPUTE_BIT,
         0, sizeof (FftParams), &s->fft_params);
-    vkCmdDispatch (cmd, s->n_chunks, plan->out_ch, 1);
+    vkCmdDispatch (cmd, s->n_chunks / plan->fpw, plan->out_ch, 1);
   }
 }
 
@@ -913,6 +960,7 @@ collect_one (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
   plan->timings.valid = up >= 0 && all >= 0;
   plan->timings.upload_ns = up;
   plan->timings.compute_ns = all - up;
+  plan->timings.reduce_ns = -1;
 
   s->busy = FALSE;
   plan->n_busy--;
@@ -969,20 +1017,26 @@ gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
     return FALSE;
   gpufft_command_barrier (c);
   gpufft_command_timestamp (c, 0);
+  /* Every FFT repeat, then every reduce repeat (both idempotent), so that
+   * the two kernels are timed apart. */
   for (i = 0; i < MAX (repeats, 1); i++) {
     record_kernels (plan, s, c->cmd);
     gpufft_command_barrier (c);
+  }
+  gpufft_command_timestamp (c, 1);
+  for (i = 0; i < MAX (repeats, 1); i++) {
     record_reduce (plan, s, c->cmd);
     gpufft_command_barrier (c);
   }
-  gpufft_command_timestamp (c, 1);
+  gpufft_command_timestamp (c, 2);
   if (!gpufft_command_submit (c, plan->ctx, error)
       || !gpufft_command_wait (c, plan->ctx, G_MAXUINT64, error))
     return FALSE;
-  ns = gpufft_command_elapsed_ns (c, plan->ctx, 0, 1);
+  ns = gpufft_command_elapsed_ns (c, plan->ctx, 0, 2);
   plan->timings.valid = ns >= 0;
   plan->timings.upload_ns = 0;
   plan->timings.compute_ns = ns;
+  plan->timings.reduce_ns = gpufft_command_elapsed_ns (c, plan->ctx, 1, 2);
   return TRUE;
 }
 

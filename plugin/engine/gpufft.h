@@ -265,6 +265,8 @@ typedef struct
   gboolean valid;               /* FALSE when the device has no timestamps */
   gdouble upload_ns;            /* GPU time of the host->device copy */
   gdouble compute_ns;           /* GPU time of the kernels (all repeats) */
+  gdouble reduce_ns;            /* rerun only: the part spent in the group
+                                 * reduce + peak kernel; -1 otherwise */
 } GpufftTimings;
 
 /* Re-runs the kernels of the last submitted batch `repeats` times in one
