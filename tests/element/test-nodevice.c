@@ -1,0 +1,87 @@
+/* Without any Vulkan driver (meson runs this program with VK_ICD_FILENAMES
+ * and VK_DRIVER_FILES pointing to a file that does not exist) the plugin
+ * still loads, and starting the element fails cleanly with an ERROR that
+ * says Vulkan is missing and how to install it. */
+#include "gpufft-test-common.h"
+
+static gboolean
+contains_ci (const gchar * text, const gchar * needle)
+{
+  gchar *low = g_ascii_strdown (text, -1);
+  gboolean hit = strstr (low, needle) != NULL;
+
+  g_free (low);
+  return hit;
+}
+
+GST_START_TEST (test_no_device_error)
+{
+  GstElement *el;
+  GstBus *bus;
+  GstStateChangeReturn ret;
+  Msgs *m;
+  gchar *text;
+
+  fail_unless (g_getenv ("VK_ICD_FILENAMES") != NULL,
+      "run with VK_ICD_FILENAMES=/nonexistent (meson does)");
+  el = gst_element_factory_make ("gpufftspectrum", NULL);
+  fail_unless (el != NULL, "the plugin must load without a Vulkan device");
+  bus = gst_bus_new ();
+  gst_element_set_bus (el, bus);
+  ret = gst_element_set_state (el, GST_STATE_PLAYING);
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
+  fail_unless (m->errors->len >= 1, "no ERROR message");
+  text = g_ptr_array_index (m->errors, 0);
+  g_print ("no-device error: %s\n", text);
+  fail_unless (contains_ci (text, "vulkan"), "error does not name Vulkan");
+  fail_unless (contains_ci (text, "install"),
+      "error does not say what to install");
+  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  msgs_free (m);
+  gst_element_set_bus (el, NULL);
+  gst_object_unref (el);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* in a pipeline: an ERROR on the bus, no crash, back to NULL */
+GST_START_TEST (test_no_device_pipeline)
+{
+  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=10 ! "
+      "gpufftspectrum ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  guint i;
+
+  for (i = 0; i < 3; i++) {
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (msg != NULL);
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+    gst_message_unref (msg);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+static Suite *
+nodevice_suite (void)
+{
+  Suite *s = suite_create ("gpufftspectrum-nodevice");
+  TCase *tc = tcase_create ("nodevice");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_no_device_error);
+  tcase_add_test (tc, test_no_device_pipeline);
+  return s;
+}
+
+GST_CHECK_MAIN (nodevice);
