@@ -5,6 +5,18 @@
 #include <math.h>
 #include <string.h>
 
+/* Frames averaged: those of the interval less any left out for NaN or
+ * infinite samples (the smallest count over the channels). */
+static guint
+frames_averaged (const GpufftGroupResult * r)
+{
+  guint c, n = r->n_frames;
+
+  for (c = 0; r->channel_frames && c < r->channels; c++)
+    n = MIN (n, r->channel_frames[c]);
+  return n;
+}
+
 static void
 add_time_fields (GstStructure * s, const GstGpuFftMessageParams * p)
 {
@@ -92,7 +104,7 @@ gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
       "rate", G_TYPE_INT, p->rate,
       "fft-size", G_TYPE_UINT, p->fft_size,
       "hop-size", G_TYPE_UINT, p->hop,
-      "frames", G_TYPE_UINT, r->n_frames,
+      "frames", G_TYPE_UINT, frames_averaged (r),
       "channels", G_TYPE_INT, (gint) r->channels,
       "bin-width", G_TYPE_DOUBLE, (gdouble) p->rate / p->fft_size,
       "window", G_TYPE_STRING,
@@ -158,7 +170,8 @@ channel_peaks (const GstGpuFftMessageParams * p, const GpufftGroupResult * r,
     if (!(bin_db > p->threshold))
       continue;
     if (!gst_gpu_fft_refine_peak (p->window, p->fft_size, p->hop,
-            r->n_frames, pk->bin, pw, &bin, &power))
+            r->channel_frames ? r->channel_frames[c] : r->n_frames, pk->bin,
+            pw, &bin, &power))
       continue;
     out[n].bin = bin;
     out[n].frequency = bin * p->rate / p->fft_size;

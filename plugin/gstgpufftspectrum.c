@@ -19,12 +19,13 @@
  * effect at the next interval boundary; the others at the next buffer.
  * device-index is read when the element starts (READY -> PAUSED).
  *
- * NaN / Inf samples: every frame is transformed on its own and the GPU's
- * per-interval sums restart with each interval, so a non-finite sample
- * spoils only the frames that contain it (fft-size/hop of them) and hence
- * only the interval(s) those frames belong to: there every magnitude (and
- * phase) is NaN and the dominant frequency is 0 (no peak can be found).
- * Frames and intervals before and after are untouched.
+ * NaN / Inf samples: every frame is transformed on its own and a frame
+ * holding a non-finite sample (in the analysed channel, or in any channel
+ * when downmixing) is left out of its interval's average by the engine, so
+ * it spoils no other frame and no other interval. The message's `frames`
+ * says how many frames were averaged (the smallest count over channels);
+ * an interval whose frames were all left out reads the threshold in every
+ * bin and has no dominant frequency (0). The audio passes through as is.
  *
  * Buffers: empty buffers are ignored; a buffer's trailing bytes that do not
  * make a whole sample frame are ignored (as gst_audio_buffer_map does);

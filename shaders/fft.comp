@@ -32,12 +32,14 @@ layout (constant_id = 4) const uint COMPLEX_OUT = 0;
 layout (constant_id = 5) const uint FPW = 1;    // lanes (concurrent chunks)
 layout (constant_id = 6) const uint PAD = 0;    // 1: one pad float per 8 (no bank conflicts)
 layout (constant_id = 7) const uint VEC2 = 0;   // 1: exchange whole complex values
+layout (constant_id = 8) const uint DBG = 0;
 
 layout (local_size_x_id = 1) in;
 
 const uint M = 1u << LOG2_M;
 const uint N = 2u * M;
 const uint NB = M + 1u;         // one-sided bins
+const uint RS = NB + 1u;        // partial row: NB power sums + frames used
 const uint T = WG / FPW;        // threads per lane; M == T * E
 const uint LOG2_SHN = LOG2_M < LOG2_SH ? LOG2_M : LOG2_SH;
 const uint SHN = 1u << LOG2_SHN;
@@ -70,6 +72,8 @@ layout (push_constant) uniform Params
 // values (half the barriers). The unused one has a single element.
 shared float sh[VEC2 != 0u ? 1u : LANE_FLOATS * FPW];
 shared vec2 shv[VEC2 != 0u ? LANE_FLOATS * FPW : 1u];
+// Per lane and frame parity: some sample of the frame was NaN or infinite.
+shared uint bad_flag[2u * FPW];
 uint lane_base;                 // this lane's part of sh
 
 // Shared-memory index with optional padding: Stockham writes go at strides
@@ -250,14 +254,17 @@ void exchange_pairs (uint t, uint Ns, uint R)
   }
 }
 
-// Twiddle for butterfly j (k = j % Ns) output r of a radix-R pass:
-// e^{-2 pi i r k / (Ns R)} = tw[r k N / (Ns R)].
-vec2 twiddle (uint r, uint k, uint Ns, uint R)
+// Twiddle e^{-2 pi i m / N} from the table (computed in double on the CPU).
+vec2 twid (uint m)
 {
-  return tw[r * k * (N / (Ns * R))];
+  return tw[m];
 }
 
-void pass8 (uint t, uint Ns)
+// A radix-R pass: butterfly j = t + i*T of sub-transform size Ns; its
+// input r is multiplied by e^{-2 pi i r k / (Ns R)} = tw[r k ts] with
+// k = j % Ns and ts = N / (Ns R) (a power of two: ts = 1 << lts). Three
+// table loads per radix-8 butterfly, the other powers by products.
+void pass8 (uint t, uint Ns, uint lts)
 {
   const uint P = E / 8u;
   [[unroll]] for (uint i = 0u; i < P; i++) {
@@ -265,13 +272,16 @@ void pass8 (uint t, uint Ns)
     vec2 a0 = v[i], a1 = v[i + P], a2 = v[i + 2u * P], a3 = v[i + 3u * P];
     vec2 a4 = v[i + 4u * P], a5 = v[i + 5u * P], a6 = v[i + 6u * P], a7 = v[i + 7u * P];
     if (Ns > 1u) {
-      a1 = cmul (a1, twiddle (1u, k, Ns, 8u));
-      a2 = cmul (a2, twiddle (2u, k, Ns, 8u));
-      a3 = cmul (a3, twiddle (3u, k, Ns, 8u));
-      a4 = cmul (a4, twiddle (4u, k, Ns, 8u));
-      a5 = cmul (a5, twiddle (5u, k, Ns, 8u));
-      a6 = cmul (a6, twiddle (6u, k, Ns, 8u));
-      a7 = cmul (a7, twiddle (7u, k, Ns, 8u));
+      uint m = k << lts;
+      vec2 w1 = twid (m), w2 = twid (2u * m), w4 = twid (4u * m);
+      vec2 w3 = cmul (w1, w2);
+      a1 = cmul (a1, w1);
+      a2 = cmul (a2, w2);
+      a3 = cmul (a3, w3);
+      a4 = cmul (a4, w4);
+      a5 = cmul (a5, cmul (w1, w4));
+      a6 = cmul (a6, cmul (w2, w4));
+      a7 = cmul (a7, cmul (w3, w4));
     }
     dft8 (a0, a1, a2, a3, a4, a5, a6, a7);
     v[i] = a0; v[i + P] = a1; v[i + 2u * P] = a2; v[i + 3u * P] = a3;
@@ -279,30 +289,32 @@ void pass8 (uint t, uint Ns)
   }
 }
 
-void pass4 (uint t, uint Ns)
+void pass4 (uint t, uint Ns, uint lts)
 {
   const uint P = E / 4u;
   [[unroll]] for (uint i = 0u; i < P; i++) {
     uint k = (t + i * T) & (Ns - 1u);
     vec2 a0 = v[i], a1 = v[i + P], a2 = v[i + 2u * P], a3 = v[i + 3u * P];
     if (Ns > 1u) {
-      a1 = cmul (a1, twiddle (1u, k, Ns, 4u));
-      a2 = cmul (a2, twiddle (2u, k, Ns, 4u));
-      a3 = cmul (a3, twiddle (3u, k, Ns, 4u));
+      uint m = k << lts;
+      vec2 w1 = twid (m), w2 = twid (2u * m);
+      a1 = cmul (a1, w1);
+      a2 = cmul (a2, w2);
+      a3 = cmul (a3, cmul (w1, w2));
     }
     dft4 (a0, a1, a2, a3);
     v[i] = a0; v[i + P] = a1; v[i + 2u * P] = a2; v[i + 3u * P] = a3;
   }
 }
 
-void pass2 (uint t, uint Ns)
+void pass2 (uint t, uint Ns, uint lts)
 {
   const uint P = E / 2u;
   [[unroll]] for (uint i = 0u; i < P; i++) {
     uint k = (t + i * T) & (Ns - 1u);
     vec2 a0 = v[i], a1 = v[i + P];
     if (Ns > 1u)
-      a1 = cmul (a1, twiddle (1u, k, Ns, 2u));
+      a1 = cmul (a1, twid (k << lts));
     dft2 (a0, a1);
     v[i] = a0; v[i + P] = a1;
   }
@@ -330,6 +342,11 @@ void main ()
   [[unroll]] for (uint e = 0u; e < E; e++)
     acc[e] = 0.0;
   float acc_nyq = 0.0;
+  float used = 0.0;             // frames summed
+  if (t == 0u) {
+    bad_flag[2u * lane] = 0u;
+    bad_flag[2u * lane + 1u] = 0u;
+  }
 
   for (uint f = 0u; f < rounds; f++) {
     bool live = f < count;
@@ -370,28 +387,35 @@ void main ()
 
     // Complex FFT of M points: radix-8 passes, then one radix-4 or -2.
     uint Ns = 1u;
+    uint lns = 0u;                      // log2 Ns
     const uint n8 = LOG2_M / 3u;
     const uint rest = LOG2_M % 3u;
     const uint last_R = rest == 2u ? 4u : (rest == 1u ? 2u : 8u);
     const uint n8_full = rest == 0u ? n8 - 1u : n8;
-    for (uint p = 0u; p < n8_full; p++) {
-      pass8 (t, Ns);
+    for (uint p = 0u; p < ((DBG & 1u) != 0u ? 0u : n8_full); p++) {
+      pass8 (t, Ns, LOG2_M + 1u - lns - 3u);
       exchange (t, Ns, 8u);
       Ns *= 8u;
+      lns += 3u;
     }
-    if (last_R == 8u)
-      pass8 (t, Ns);
+    if ((DBG & 2u) != 0u)
+      ;
+    else if (last_R == 8u)
+      pass8 (t, Ns, LOG2_M + 1u - lns - 3u);
     else if (last_R == 4u)
-      pass4 (t, Ns);
+      pass4 (t, Ns, LOG2_M + 1u - lns - 2u);
     else
-      pass2 (t, Ns);
+      pass2 (t, Ns, LOG2_M + 1u - lns - 1u);
     exchange_pairs (t, Ns, last_R);
 
-    if (!live)
-      continue;
-    // Real-input post-processing, power, accumulation.
-    bool want_complex = COMPLEX_OUT != 0u && f + 1u == count && (info.w & 1u) != 0u;
+    // Real-input post-processing and power. A frame with a NaN or infinite
+    // sample (which spreads to every bin) is left out of the sums; the lane
+    // agrees on it through a shared flag.
+    bool want_complex = live && COMPLEX_OUT != 0u && f + 1u == count
+        && (info.w & 1u) != 0u;
     uint crow = (info.z * pc.out_channels + ch) * NB;
+    float pw[E];
+    bool bad = false;
     [[unroll]] for (uint e = 0u; e < E; e++) {
       uint k = t + e * T;
       vec2 a = v[e];
@@ -400,23 +424,36 @@ void main ()
       vec2 fo = 0.5 * mul_mi (a - b);
       vec2 x = fe + cmul (tw[k], fo);
       float p = dot (x, x);
-      acc[e] += k == 0u ? p : 2.0 * p;
+      pw[e] = k == 0u ? p : 2.0 * p;
+      bad = bad || isnan (p) || isinf (p);
       if (want_complex)
         cplx[crow + k] = x;
     }
+    float xn = v[0].x - v[0].y;         // Nyquist: Re Z0 - Im Z0 (thread 0)
     if (t == 0u) {
-      float xn = v[0].x - v[0].y;       // Nyquist: Re Z0 - Im Z0
-      acc_nyq += xn * xn;
+      bad = bad || isnan (xn) || isinf (xn);
       if (want_complex)
         cplx[crow + M] = vec2 (xn, 0.0);
+      bad_flag[2u * lane + ((f + 1u) & 1u)] = 0u;       // for the next frame
     }
+    if (bad)
+      atomicOr (bad_flag[2u * lane + (f & 1u)], 1u);
+    barrier ();
+    if (!live || bad_flag[2u * lane + (f & 1u)] != 0u)
+      continue;
+    [[unroll]] for (uint e = 0u; e < E; e++)
+      acc[e] += pw[e];
+    acc_nyq += xn * xn;
+    used += 1.0;
   }
 
   if (count == 0u)
     return;
-  uint row = (chunk * pc.out_channels + ch) * NB;
+  uint row = (chunk * pc.out_channels + ch) * RS;
   [[unroll]] for (uint e = 0u; e < E; e++)
     partial[row + t + e * T] = acc[e] * pc.scale;
-  if (t == 0u)
+  if (t == 0u) {
     partial[row + M] = acc_nyq * pc.scale;
+    partial[row + NB] = used;
+  }
 }

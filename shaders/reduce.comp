@@ -4,7 +4,10 @@
 //  - sums the partial rows of the group's chunks (plus the carried sum when
 //    the group continues one left open by the previous batch);
 //  - an open group stores its sum for the next batch (carry_out);
-//  - a closed group stores its mean power, finds the n_peaks largest local
+//  - the last entry of each partial row counts the frames summed (frames
+//    with NaN or infinite samples are left out by fft.comp), so the mean
+//    is over the frames actually used;
+//  - a closed group stores its mean power and frame count, finds the n_peaks largest local
 //    maxima in [peak_lo, peak_hi] (with their neighbours' power), then
 //    optionally turns the mean power into floored dB in place.
 layout (constant_id = 0) const uint LOG2_M = 9;
@@ -13,6 +16,7 @@ layout (local_size_x_id = 1) in;
 
 const uint M = 1u << LOG2_M;
 const uint NB = M + 1u;
+const uint RS = NB + 1u;        // partial / carry row: sums + frames used
 const uint NONE = 0xffffffffu;
 
 layout (std430, binding = 0) readonly buffer Partial { float partial[]; };
@@ -24,6 +28,8 @@ layout (std430, binding = 4) writeonly buffer Peaks { uvec4 peaks[]; };
 // Per group (8 uints): first chunk, chunk count, flags (1 continue, 2 close),
 // output slot, frames in the whole group (all batches), 3 unused.
 layout (std430, binding = 5) readonly buffer Groups { uint groups[]; };
+// Frames averaged per (output slot, channel).
+layout (std430, binding = 6) writeonly buffer Counts { uint counts[]; };
 
 layout (push_constant) uniform Params
 {
@@ -61,23 +67,29 @@ void main ()
   uint n_chunks = groups[8u * g + 1u];
   uint flags = groups[8u * g + 2u];
   uint slot = groups[8u * g + 3u];
-  uint frames = groups[8u * g + 4u];
   bool cont = (flags & 1u) != 0u;
   bool close = (flags & 2u) != 0u;
-  float inv = frames > 0u ? 1.0 / float (frames) : 0.0;
   uint row = (slot * pc.out_channels + ch) * NB;
 
-  for (uint k = t; k < NB; k += T) {
-    float s = cont ? carry_in[ch * NB + k] : 0.0;
+  // Frames used (summed exactly: small integers in float).
+  float used = cont ? carry_in[ch * RS + NB] : 0.0;
+  for (uint c = 0u; c < n_chunks; c++)
+    used += partial[((first + c) * pc.out_channels + ch) * RS + NB];
+  float inv = used > 0.0 ? 1.0 / used : 0.0;
+
+  for (uint k = t; k < RS; k += T) {
+    float s = cont ? carry_in[ch * RS + k] : 0.0;
     for (uint c = 0u; c < n_chunks; c++)
-      s += partial[((first + c) * pc.out_channels + ch) * NB + k];
-    if (close)
+      s += partial[((first + c) * pc.out_channels + ch) * RS + k];
+    if (!close)
+      carry_out[ch * RS + k] = s;
+    else if (k < NB)
       outp[row + k] = s * inv;
-    else
-      carry_out[ch * NB + k] = s;
   }
   if (!close)
     return;
+  if (t == 0u)
+    counts[slot * pc.out_channels + ch] = uint (used);
 
   if (pc.n_peaks > 0u) {
     memoryBarrierBuffer ();

@@ -30,7 +30,7 @@
 #define REDUCE_T 256
 
 enum
-{ Q_START, Q_UPLOADED, Q_DONE, N_QUERIES };
+{ Q_START, Q_UPLOADED, Q_COMPUTED, Q_DONE, N_QUERIES };
 
 typedef struct
 {
@@ -49,7 +49,10 @@ typedef struct
   GpufftBuffer staging;         /* raw samples */
   GpufftBuffer chunks;          /* uvec4 per chunk */
   GpufftBuffer groups;          /* GROUP_WORDS uints per group */
+  /* Host copies of the results (the GPU writes them to device memory and
+   * copies them here at the end of the batch). */
   GpufftBuffer out;             /* [max_groups][out_ch][nb] */
+  GpufftBuffer counts;          /* [max_groups][out_ch] frames used */
   GpufftBuffer peaks;           /* [max_groups][out_ch][n_peaks] uvec4 */
   GpufftBuffer cplx;            /* [max_groups][out_ch][nb] vec2 */
   GpufftCommand cmd;
@@ -78,6 +81,7 @@ struct _GpufftPlan
   gfloat scale;
 
   GpufftBuffer input, window, twiddles, partial, carry[2], dummy;
+  GpufftBuffer out_dev, counts_dev, peaks_dev, cplx_dev;       /* results */
   GpufftPipeline fft, reduce;
   GpufftDescriptorPool pool;
   Slot slots[N_SLOTS];
@@ -104,6 +108,7 @@ typedef struct
 {
   GpufftGroupResult r;
   gfloat *power;
+  guint *channel_frames;
   gfloat *complex_data;
   GpufftPeak *peaks;
 } StashedResult;
@@ -328,9 +333,10 @@ size_plan (GpufftPlan * plan, GError ** error)
     }
   }
 
-  chunks = MIN (frames + groups, MAX (PARTIAL_BYTES / (row * plan->out_ch),
-          groups));
-  chunks = MIN (chunks, range / (row * plan->out_ch));
+  /* Partial rows hold nb sums and a frame count. */
+  chunks = MIN (frames + groups, MAX (PARTIAL_BYTES / ((row + 4) *
+              plan->out_ch), groups));
+  chunks = MIN (chunks, range / ((row + 4) * plan->out_ch));
   chunks = MIN (chunks, lim->maxComputeWorkGroupCount[0]);
   if (chunks < groups || plan->out_ch > lim->maxComputeWorkGroupCount[1]
       || groups > lim->maxComputeWorkGroupCount[0]) {
@@ -356,7 +362,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   guint shared_floats = lim->maxComputeSharedMemorySize / sizeof (gfloat);
   guint log2_sh = MIN (ilog2 (shared_floats), 16);
   guint e = 16, t, fpw = 1, lane_floats, pad, vec2, red_t = REDUCE_T;
-  guint32 fft_spec[8], red_spec[2];
+  guint32 fft_spec[9], red_spec[2];
   const guint32 *spv;
   gsize spv_size;
 
@@ -405,6 +411,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   fft_spec[5] = fpw;
   fft_spec[6] = pad;
   fft_spec[7] = vec2;
+  fft_spec[8] = g_getenv ("GPUFFT_DEBUG_DBG") ? atoi (g_getenv ("GPUFFT_DEBUG_DBG")) : 0;
   red_spec[0] = plan->log2_m;
   red_spec[1] = red_t;
   spv = e == 8 ? fft8_spv : e == 16 ? fft16_spv : fft32_spv;
@@ -412,9 +419,9 @@ make_pipelines (GpufftPlan * plan, GError ** error)
       : sizeof (fft32_spv);
 
   return gpufft_pipeline_init (&plan->fft, plan->ctx, spv, spv_size, 6,
-      sizeof (FftParams), fft_spec, 8, error)
+      sizeof (FftParams), fft_spec, 9, error)
       && gpufft_pipeline_init (&plan->reduce, plan->ctx, reduce_spv,
-      sizeof (reduce_spv), 6, sizeof (ReduceParams), red_spec, 2, error);
+      sizeof (reduce_spv), 7, sizeof (ReduceParams), red_spec, 2, error);
 }
 
 static gboolean
@@ -423,7 +430,7 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
   GpufftContext *ctx = plan->ctx;
   guint64 row = (guint64) plan->nb * plan->out_ch;
   gsize staging = plan->max_span * plan->cfg.channels * plan->bps + 16;
-  GpufftBuffer *fft_bufs[6], *red_bufs[6];
+  GpufftBuffer *fft_bufs[6], *red_bufs[7];
   guint p;
 
   if (!gpufft_buffer_init (&s->staging, ctx, staging, GPUFFT_MEMORY_UPLOAD,
@@ -437,6 +444,9 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
       || !gpufft_buffer_init (&s->out, ctx,
           plan->max_groups * row * sizeof (gfloat), GPUFFT_MEMORY_READBACK,
           error)
+      || !gpufft_buffer_init (&s->counts, ctx,
+          (gsize) plan->max_groups * plan->out_ch * sizeof (guint32),
+          GPUFFT_MEMORY_READBACK, error)
       || (plan->n_peaks > 0 && !gpufft_buffer_init (&s->peaks, ctx,
               plan->max_groups * plan->out_ch * plan->n_peaks * 16,
               GPUFFT_MEMORY_READBACK, error))
@@ -452,7 +462,7 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
   fft_bufs[2] = &plan->twiddles;
   fft_bufs[3] = &s->chunks;
   fft_bufs[4] = &plan->partial;
-  fft_bufs[5] = plan->cfg.complex_out ? &s->cplx : &plan->dummy;
+  fft_bufs[5] = plan->cfg.complex_out ? &plan->cplx_dev : &plan->dummy;
   if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, &plan->fft, fft_bufs,
           &s->fft_set, error))
     return FALSE;
@@ -460,9 +470,10 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
     red_bufs[0] = &plan->partial;
     red_bufs[1] = &plan->carry[p];
     red_bufs[2] = &plan->carry[1 - p];
-    red_bufs[3] = &s->out;
-    red_bufs[4] = plan->n_peaks > 0 ? &s->peaks : &plan->dummy;
+    red_bufs[3] = &plan->out_dev;
+    red_bufs[4] = plan->n_peaks > 0 ? &plan->peaks_dev : &plan->dummy;
     red_bufs[5] = &s->groups;
+    red_bufs[6] = &plan->counts_dev;
     if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, &plan->reduce,
             red_bufs, &s->reduce_set[p], error))
       return FALSE;
@@ -475,7 +486,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     GError ** error)
 {
   GpufftPlan *plan;
-  guint64 row_bytes;
+  guint64 row_bytes, part_bytes, out_bytes;
   guint i;
 
   g_return_val_if_fail (ctx != NULL && config != NULL, NULL);
@@ -499,6 +510,8 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     goto fail;
 
   row_bytes = (guint64) plan->nb * plan->out_ch * sizeof (gfloat);
+  part_bytes = (guint64) (plan->nb + 1) * plan->out_ch * sizeof (gfloat);
+  out_bytes = plan->max_groups * row_bytes;
   if (!gpufft_buffer_init (&plan->input, ctx,
           plan->max_span * config->channels * plan->bps + 16,
           GPUFFT_MEMORY_DEVICE, error)
@@ -507,14 +520,24 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       || !gpufft_buffer_init (&plan->twiddles, ctx,
           config->fft_size * 2 * sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&plan->partial, ctx,
-          plan->max_chunks * row_bytes, GPUFFT_MEMORY_DEVICE, error)
-      || !gpufft_buffer_init (&plan->carry[0], ctx, row_bytes,
+          plan->max_chunks * part_bytes, GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&plan->carry[0], ctx, part_bytes,
           GPUFFT_MEMORY_DEVICE, error)
-      || !gpufft_buffer_init (&plan->carry[1], ctx, row_bytes,
+      || !gpufft_buffer_init (&plan->carry[1], ctx, part_bytes,
           GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&plan->out_dev, ctx, out_bytes,
+          GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&plan->counts_dev, ctx,
+          (gsize) plan->max_groups * plan->out_ch * sizeof (guint32),
+          GPUFFT_MEMORY_DEVICE, error)
+      || (plan->n_peaks > 0 && !gpufft_buffer_init (&plan->peaks_dev, ctx,
+              plan->max_groups * plan->out_ch * plan->n_peaks * 16,
+              GPUFFT_MEMORY_DEVICE, error))
+      || (config->complex_out && !gpufft_buffer_init (&plan->cplx_dev, ctx,
+              2 * out_bytes, GPUFFT_MEMORY_DEVICE, error))
       || !gpufft_buffer_init (&plan->dummy, ctx, 16, GPUFFT_MEMORY_DEVICE,
           error)
-      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 3 * N_SLOTS, 6,
+      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 3 * N_SLOTS, 7,
           error)
       || !fill_constants (plan, error))
     goto fail;
@@ -539,6 +562,7 @@ stashed_free (gpointer data)
   StashedResult *s = data;
 
   g_free (s->power);
+  g_free (s->channel_frames);
   g_free (s->complex_data);
   g_free (s->peaks);
   g_free (s);
@@ -561,6 +585,7 @@ gpufft_plan_free (GpufftPlan * plan)
     gpufft_buffer_clear (&s->chunks, ctx);
     gpufft_buffer_clear (&s->groups, ctx);
     gpufft_buffer_clear (&s->out, ctx);
+    gpufft_buffer_clear (&s->counts, ctx);
     gpufft_buffer_clear (&s->peaks, ctx);
     gpufft_buffer_clear (&s->cplx, ctx);
     g_free (s->closed_frames);
@@ -576,6 +601,10 @@ gpufft_plan_free (GpufftPlan * plan)
   gpufft_buffer_clear (&plan->carry[0], ctx);
   gpufft_buffer_clear (&plan->carry[1], ctx);
   gpufft_buffer_clear (&plan->dummy, ctx);
+  gpufft_buffer_clear (&plan->out_dev, ctx);
+  gpufft_buffer_clear (&plan->counts_dev, ctx);
+  gpufft_buffer_clear (&plan->peaks_dev, ctx);
+  gpufft_buffer_clear (&plan->cplx_dev, ctx);
   g_queue_clear_full (&plan->stash, stashed_free);
   g_free (plan->peak_scratch);
   gpufft_context_unref (ctx);
@@ -778,6 +807,29 @@ record_reduce (GpufftPlan * plan, Slot * s, VkCommandBuffer cmd)
   vkCmdDispatch (cmd, s->n_groups, plan->out_ch, 1);
 }
 
+/* Copies the closed groups' results from device memory to the slot. */
+static void
+record_download (GpufftPlan * plan, Slot * s, VkCommandBuffer cmd)
+{
+  VkDeviceSize rows = (VkDeviceSize) s->n_closed * plan->out_ch;
+  VkBufferCopy r = { 0, 0, 0 };
+
+  if (rows == 0)
+    return;
+  r.size = rows * plan->nb * sizeof (gfloat);
+  vkCmdCopyBuffer (cmd, plan->out_dev.buffer, s->out.buffer, 1, &r);
+  r.size = rows * sizeof (guint32);
+  vkCmdCopyBuffer (cmd, plan->counts_dev.buffer, s->counts.buffer, 1, &r);
+  if (plan->n_peaks > 0) {
+    r.size = rows * plan->n_peaks * 16;
+    vkCmdCopyBuffer (cmd, plan->peaks_dev.buffer, s->peaks.buffer, 1, &r);
+  }
+  if (plan->cfg.complex_out) {
+    r.size = rows * plan->nb * 2 * sizeof (gfloat);
+    vkCmdCopyBuffer (cmd, plan->cplx_dev.buffer, s->cplx.buffer, 1, &r);
+  }
+}
+
 /* Waits for the oldest busy slot and moves its results into the stash. */
 static gboolean collect_one (GpufftPlan * plan, gboolean wait,
     GpufftResultFunc func, gpointer user_data, gboolean * done,
@@ -793,6 +845,9 @@ stash_result (const GpufftGroupResult * r, gpointer user_data)
   s->r = *r;
   s->power = g_memdup2 (r->power, n * sizeof (gfloat));
   s->r.power = s->power;
+  s->channel_frames = g_memdup2 (r->channel_frames,
+      r->channels * sizeof (guint));
+  s->r.channel_frames = s->channel_frames;
   if (r->complex_data) {
     s->complex_data = g_memdup2 (r->complex_data, 2 * n * sizeof (gfloat));
     s->r.complex_data = s->complex_data;
@@ -874,6 +929,9 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   gpufft_command_barrier (&s->cmd);
   record_reduce (plan, s, cmd);
   gpufft_command_barrier (&s->cmd);
+  gpufft_command_timestamp (&s->cmd, Q_COMPUTED);
+  record_download (plan, s, cmd);
+  gpufft_command_barrier (&s->cmd);
   gpufft_command_timestamp (&s->cmd, Q_DONE);
   if (!gpufft_command_submit (&s->cmd, plan->ctx, error))
     goto undo;
@@ -911,6 +969,7 @@ deliver_slot (GpufftPlan * plan, Slot * s, GpufftResultFunc func,
     r.channels = plan->out_ch;
     r.n_bins = plan->nb;
     r.power = (const gfloat *) s->out.mapped + g * row;
+    r.channel_frames = (const guint *) s->counts.mapped + g * plan->out_ch;
     if (plan->cfg.complex_out)
       r.complex_data = (const gfloat *) s->cplx.mapped + 2 * g * row;
     if (plan->n_peaks > 0) {
@@ -936,7 +995,7 @@ collect_one (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
 {
   Slot *s = &plan->slots[plan->oldest];
   GError *err = NULL;
-  gdouble up, all;
+  gdouble up, comp, down;
 
   *done = FALSE;
   if (!s->busy)
@@ -949,6 +1008,7 @@ collect_one (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
     return FALSE;
   }
   if (!gpufft_buffer_invalidate (&s->out, plan->ctx, error)
+      || !gpufft_buffer_invalidate (&s->counts, plan->ctx, error)
       || (s->peaks.buffer && !gpufft_buffer_invalidate (&s->peaks,
               plan->ctx, error))
       || (s->cplx.buffer && !gpufft_buffer_invalidate (&s->cplx, plan->ctx,
@@ -956,10 +1016,13 @@ collect_one (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
     return FALSE;
 
   up = gpufft_command_elapsed_ns (&s->cmd, plan->ctx, Q_START, Q_UPLOADED);
-  all = gpufft_command_elapsed_ns (&s->cmd, plan->ctx, Q_START, Q_DONE);
-  plan->timings.valid = up >= 0 && all >= 0;
+  comp = gpufft_command_elapsed_ns (&s->cmd, plan->ctx, Q_UPLOADED,
+      Q_COMPUTED);
+  down = gpufft_command_elapsed_ns (&s->cmd, plan->ctx, Q_COMPUTED, Q_DONE);
+  plan->timings.valid = up >= 0 && comp >= 0 && down >= 0;
   plan->timings.upload_ns = up;
-  plan->timings.compute_ns = all - up;
+  plan->timings.compute_ns = comp;
+  plan->timings.download_ns = down;
   plan->timings.reduce_ns = -1;
 
   s->busy = FALSE;
@@ -1035,6 +1098,7 @@ gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
   ns = gpufft_command_elapsed_ns (c, plan->ctx, 0, 2);
   plan->timings.valid = ns >= 0;
   plan->timings.upload_ns = 0;
+  plan->timings.download_ns = 0;
   plan->timings.compute_ns = ns;
   plan->timings.reduce_ns = gpufft_command_elapsed_ns (c, plan->ctx, 1, 2);
   return TRUE;

@@ -233,9 +233,14 @@ typedef struct
 typedef struct
 {
   guint64 group_index;          /* closed groups counted from 0 since plan_new */
-  guint n_frames;               /* frames averaged (0 for an empty group) */
+  guint n_frames;               /* frames in the group (0 for an empty one) */
   guint channels;               /* output channels */
   guint n_bins;
+  /* [channels] frames actually averaged per channel: a frame with a NaN or
+   * infinite sample (in that channel, or in any channel when downmixing)
+   * is left out of its group's mean, so it spoils nothing else. A channel
+   * with 0 frames used has power 0 (the floor in dB). */
+  const guint *channel_frames;
   const gfloat *power;          /* [channels][n_bins] mean scaled power
                                  * (dB when config.output_db) */
   const gfloat *complex_data;   /* [channels][n_bins][2] or NULL */
@@ -264,6 +269,7 @@ typedef struct
 {
   gboolean valid;               /* FALSE when the device has no timestamps */
   gdouble upload_ns;            /* GPU time of the host->device copy */
+  gdouble download_ns;          /* GPU time of the results' device->host copy */
   gdouble compute_ns;           /* GPU time of the kernels (all repeats) */
   gdouble reduce_ns;            /* rerun only: the part spent in the group
                                  * reduce + peak kernel; -1 otherwise */

@@ -49,7 +49,9 @@ mono_harness (const RefConfig * c, GstBus ** bus, const Fmt * f)
   return h;
 }
 
-/* messages against the reference; times only when check_times */
+/* messages against the reference; times only when check_times; the
+ * intervals skip_from..skip_to each hold one frame with a NaN/Inf sample,
+ * which the element leaves out of the average (one frame fewer). */
 static void
 check_mono (Msgs * m, const RefConfig * c, GPtrArray * refs,
     gboolean check_times, guint skip_from, guint skip_to)
@@ -63,11 +65,14 @@ check_mono (Msgs * m, const RefConfig * c, GPtrArray * refs,
   for (i = 0; i < refs->len; i++) {
     RefInterval *r = g_ptr_array_index (refs, i);
     const GstStructure *s = g_ptr_array_index (m->spectrum, i);
+    RefInterval expect = *r;
     gfloat *got;
 
-    fail_unless_equals_int (msg_uint (s, "frames"), r->frames);
+    if (i >= skip_from && i <= skip_to)
+      expect.frames--;
+    fail_unless_equals_int (msg_uint (s, "frames"), expect.frames);
     if (check_times)
-      check_spectrum_fields (s, c, r, 0, 1);
+      check_spectrum_fields (s, c, &expect, 0, 1);
     if (i >= skip_from && i <= skip_to)
       continue;
     got = msg_floats (s, "magnitude", NULL, NULL, NULL);
