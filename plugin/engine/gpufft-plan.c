@@ -25,7 +25,7 @@
 #define AUTO_RESULT_BYTES (16u << 20)   /* power results per slot, automatic */
 #define PARTIAL_BYTES (64u << 20)       /* partial sums budget */
 #define FRAMES_PER_CHUNK 8      /* frames summed in registers before a write */
-#define LANE_THREADS 64         /* small FFTs: lanes per workgroup up to this */
+#define LANE_THREADS 32         /* small FFTs: lanes per workgroup up to a warp */
 #define GROUP_WORDS 8
 #define REDUCE_T 256
 
