@@ -412,9 +412,11 @@ gst_gpu_fft_refine_peak (GpufftWindow window, guint fft_size, guint hop,
         mirror = MAX (mirror, response2 (a, na, fft_size, k + f) / direct);
     }
   }
-  /* the cross term goes with the image's amplitude: above 1e-5 of the
-   * direct one it can move the estimate by more than ~1e-6 bin */
-  if (mirror > 1e-10) {
+  /* the cross term goes with the image's amplitude: above 1e-4 of the
+   * direct one (power ratio 1e-8) it can move the estimate by more than
+   * ~1e-5 bin; below, the incoherent estimate stands (the coherent fit
+   * costs 0.1-0.5 ms, which at many channels would dominate the CPU) */
+  if (mirror > 1e-8) {
     Coherent cm;
     gdouble fc, u;
     gboolean ok;

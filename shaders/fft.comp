@@ -8,43 +8,44 @@
 // One workgroup = FPW lanes of T threads; lane g handles chunk
 // gl_WorkGroupID.x * FPW + g (a run of consecutive frames of one group) of
 // output channel gl_WorkGroupID.y. Thread t of a lane holds the complex
-// elements t + e*T, e < E in registers. E is fixed at build time (one
-// SPIR-V module per E, every loop over registers unrolled by glslc) so the
-// registers are never indexed dynamically; M, T and FPW are
-// specialization constants.
-// Shared memory holds one float per element (real and imaginary parts are
-// exchanged one after the other); when M floats do not fit, the exchange
-// runs in several rounds of SHN floats.
+// elements t + e*T, e < E = 16 in registers; every loop over registers is
+// unrolled by glslc at build time, so they are never indexed dynamically.
+// M, T, FPW, the format and the rest are specialization constants.
+// Between passes the lane exchanges its M elements through shared memory:
+// whole complex values, or real then imaginary parts where that does not
+// fit. The host uses this kernel while M fits a workgroup (M <= 16 * max
+// invocations, M floats of shared memory); beyond, the four-step FFT
+// (MODE 1 here + fft_rows.comp).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
-#ifndef E_CONST
-#define E_CONST 16
-#endif
-const uint E = E_CONST;         // elements per thread
+const uint E = 16u;             // elements per thread
 
 layout (constant_id = 0) const uint LOG2_M = 9;
 layout (constant_id = 1) const uint WG = 32;    // workgroup size = T * FPW
 layout (constant_id = 2) const uint FORMAT = 3; // 0 S16, 1 S24, 2 S32, 3 F32, 4 F64
-layout (constant_id = 3) const uint LOG2_SH = 13;       // log2 of shared floats per lane
-layout (constant_id = 4) const uint COMPLEX_OUT = 0;
-layout (constant_id = 5) const uint FPW = 1;    // lanes (concurrent chunks)
-layout (constant_id = 6) const uint PAD = 0;    // 1: one pad float per 8 (no bank conflicts)
-layout (constant_id = 7) const uint VEC2 = 0;   // 1: exchange whole complex values
-layout (constant_id = 8) const uint DBG = 0;
+layout (constant_id = 3) const uint COMPLEX_OUT = 0;
+layout (constant_id = 4) const uint FPW = 1;    // lanes (concurrent chunks)
+layout (constant_id = 5) const uint PAD = 0;    // 1: one pad float per 8 (no bank conflicts)
+layout (constant_id = 6) const uint VEC2 = 0;   // 1: exchange whole complex values
+// MODE 1: first kernel of the four-step FFT for large N (see fft_rows.comp):
+// the workgroup computes the Q-point FFT (Q = 2^LOG2_M here) of column n1 of
+// z[P*n2 + n1], multiplies it by e^{-2 pi i n1 k1 / (P Q)} and stores it as
+// row n1 of the frame's block of the temporary buffer (binding 5).
+layout (constant_id = 7) const uint MODE = 0;
+layout (constant_id = 8) const uint LOG2_P = 0;
 
 layout (local_size_x_id = 1) in;
 
 const uint M = 1u << LOG2_M;
-const uint N = 2u * M;
+const uint N = 2u * M;          // MODE 0; MODE 1 analyses 2*P*M points
+const uint NCOL = 1u << LOG2_P;  // columns (P of the four-step)
+const uint LOG2_NT = LOG2_M + 1u + LOG2_P;      // log2 of the twiddle table
 const uint NB = M + 1u;         // one-sided bins
 const uint RS = NB + 1u;        // partial row: NB power sums + frames used
 const uint T = WG / FPW;        // threads per lane; M == T * E
-const uint LOG2_SHN = LOG2_M < LOG2_SH ? LOG2_M : LOG2_SH;
-const uint SHN = 1u << LOG2_SHN;
-const uint ROUNDS = M / SHN;
-const uint LANE_FLOATS = PAD != 0u ? SHN + SHN / 8u : SHN;
+const uint LANE_FLOATS = PAD != 0u ? M + M / 8u : M;
 
 layout (std430, binding = 0) readonly buffer Input { uint inw[]; };
 layout (std430, binding = 0) readonly buffer Input2 { uvec2 inw2[]; };  // same buffer
@@ -66,6 +67,7 @@ layout (push_constant) uniform Params
   uint out_channels;
   float scale;                  // scipy scaling of |X|^2 (before the x2)
   float inv_channels;
+  uint frame_base;              // MODE 1: first frame of the slice (block 0 of temp)
 } pc;
 
 // Exchange buffer: floats (re, then im) or, when it fits, whole complex
@@ -84,7 +86,7 @@ uint P (uint i)
 }
 
 vec2 v[E];                      // the thread's elements
-vec2 w[E];                      // partner elements (post-processing) / round buffer
+vec2 w[E];                      // partner elements (post-processing)
 
 float f64_to_f32 (uint lo, uint hi)
 {
@@ -152,38 +154,15 @@ void exchange (uint t, uint Ns, uint R)
     [[unroll]] for (uint e = 0u; e < E; e++)
       v[e] = shv[lane_base + P (t + e * T)];
     barrier ();
-  } else if (ROUNDS == 1u) {
+    return;
+  }
+  [[unroll]] for (uint c = 0u; c < 2u; c++) {
     [[unroll]] for (uint e = 0u; e < E; e++)
-      sh[lane_base + P (stockham_dst (e, t, Ns, R))] = v[e].x;
+      sh[lane_base + P (stockham_dst (e, t, Ns, R))] = v[e][c];
     barrier ();
     [[unroll]] for (uint e = 0u; e < E; e++)
-      v[e].x = sh[lane_base + P (t + e * T)];
+      v[e][c] = sh[lane_base + P (t + e * T)];
     barrier ();
-    [[unroll]] for (uint e = 0u; e < E; e++)
-      sh[lane_base + P (stockham_dst (e, t, Ns, R))] = v[e].y;
-    barrier ();
-    [[unroll]] for (uint e = 0u; e < E; e++)
-      v[e].y = sh[lane_base + P (t + e * T)];
-    barrier ();
-  } else {
-    [[unroll]] for (uint c = 0u; c < 2u; c++) {
-      for (uint q = 0u; q < ROUNDS; q++) {
-        [[unroll]] for (uint e = 0u; e < E; e++) {
-          uint d = stockham_dst (e, t, Ns, R);
-          if ((d >> LOG2_SHN) == q)
-            sh[lane_base + P (d & (SHN - 1u))] = v[e][c];
-        }
-        barrier ();
-        [[unroll]] for (uint e = 0u; e < E; e++) {
-          uint s = t + e * T;
-          if ((s >> LOG2_SHN) == q)
-            w[e][c] = sh[lane_base + P (s & (SHN - 1u))];
-        }
-        barrier ();
-      }
-    }
-    [[unroll]] for (uint e = 0u; e < E; e++)
-      v[e] = w[e];
   }
 }
 
@@ -203,54 +182,16 @@ void exchange_pairs (uint t, uint Ns, uint R)
     return;
   }
   [[unroll]] for (uint c = 0u; c < 2u; c++) {
-    for (uint q = 0u; q < ROUNDS; q++) {
-      [[unroll]] for (uint e = 0u; e < E; e++) {
-        uint d = stockham_dst (e, t, Ns, R);
-        if (ROUNDS == 1u || (d >> LOG2_SHN) == q)
-          sh[lane_base + P (d & (SHN - 1u))] = v[e][c];
-      }
-      barrier ();
-      [[unroll]] for (uint e = 0u; e < E; e++) {
-        uint s = t + e * T;
-        uint p = (M - s) & (M - 1u);
-        if (ROUNDS == 1u || (p >> LOG2_SHN) == q)
-          w[e][c] = sh[lane_base + P (p & (SHN - 1u))];
-      }
-      // v[e] may be overwritten only once every thread has written it.
-      if (ROUNDS == 1u) {
-        [[unroll]] for (uint e = 0u; e < E; e++) {
-          uint s = t + e * T;
-          v[e][c] = sh[lane_base + P (s)];
-        }
-      }
-      barrier ();
-    }
-  }
-  if (ROUNDS != 1u) {
-    // Second sweep for Z[k] itself (the first sweep filled the partners).
-    vec2 keep[E];
     [[unroll]] for (uint e = 0u; e < E; e++)
-      keep[e] = w[e];
-    [[unroll]] for (uint c = 0u; c < 2u; c++) {
-      for (uint q = 0u; q < ROUNDS; q++) {
-        [[unroll]] for (uint e = 0u; e < E; e++) {
-          uint d = stockham_dst (e, t, Ns, R);
-          if ((d >> LOG2_SHN) == q)
-            sh[lane_base + P (d & (SHN - 1u))] = v[e][c];
-        }
-        barrier ();
-        [[unroll]] for (uint e = 0u; e < E; e++) {
-          uint s = t + e * T;
-          if ((s >> LOG2_SHN) == q)
-            w[e][c] = sh[lane_base + P (s & (SHN - 1u))];
-        }
-        barrier ();
-      }
-    }
+      sh[lane_base + P (stockham_dst (e, t, Ns, R))] = v[e][c];
+    barrier ();
+    // Every thread has written its v before any v is overwritten.
     [[unroll]] for (uint e = 0u; e < E; e++) {
-      v[e] = w[e];
-      w[e] = keep[e];
+      uint s = t + e * T;
+      w[e][c] = sh[lane_base + P ((M - s) & (M - 1u))];
+      v[e][c] = sh[lane_base + P (s)];
     }
+    barrier ();
   }
 }
 
@@ -325,17 +266,19 @@ void main ()
   uint lane = gl_LocalInvocationID.x / T;
   uint t = gl_LocalInvocationID.x % T;
   uint chunk = gl_WorkGroupID.x * FPW + lane;
+  uint n1 = MODE == 1u ? gl_WorkGroupID.x % NCOL : 0u;
   uint ch = gl_WorkGroupID.y;
-  uvec4 info = chunks[chunk];
-  uint first = info.x;
-  uint count = info.y;
+  uvec4 info = MODE == 1u ? uvec4 (0u) : chunks[chunk];
+  // MODE 1: one frame (of the slice starting at frame_base) per workgroup.
+  uint first = MODE == 1u ? pc.frame_base + gl_WorkGroupID.x / NCOL : info.x;
+  uint count = MODE == 1u ? 1u : info.y;
   lane_base = lane * LANE_FLOATS;
 
   // Every lane runs the same number of iterations (barriers are
   // workgroup-wide); a lane past its own count computes on zeros and
   // discards the result.
   uint rounds = count;
-  for (uint g = 0u; g < FPW; g++)
+  for (uint g = 0u; MODE == 0u && g < FPW; g++)
     rounds = max (rounds, chunks[gl_WorkGroupID.x * FPW + g].y);
 
   float acc[E];
@@ -365,13 +308,13 @@ void main ()
       // complex sample.
       uint base2 = (start + plane) >> 1;
       [[unroll]] for (uint e = 0u; e < E; e++)
-        v[e] = uintBitsToFloat (inw2[base2 + t + e * T]);
+        v[e] = uintBitsToFloat (inw2[base2 + NCOL * (t + e * T) + n1]);
     } else if (live) {
       uint n_in = pc.downmix != 0u ? pc.in_channels : 1u;
       for (uint c = 0u; c < n_in; c++) {
         uint base = start * pc.sstride + (pc.downmix != 0u ? c : ch) * pc.cstride;
         [[unroll]] for (uint e = 0u; e < E; e++) {
-          uint s = 2u * (t + e * T);
+          uint s = 2u * (NCOL * (t + e * T) + n1);
           v[e] += vec2 (load_raw (base + s * pc.sstride),
               load_raw (base + (s + 1u) * pc.sstride));
         }
@@ -382,7 +325,7 @@ void main ()
     }
     if (live)
       [[unroll]] for (uint e = 0u; e < E; e++) {
-        v[e] *= win2[t + e * T];
+        v[e] *= win2[NCOL * (t + e * T) + n1];
       }
 
     // Complex FFT of M points: radix-8 passes, then one radix-4 or -2.
@@ -392,20 +335,31 @@ void main ()
     const uint rest = LOG2_M % 3u;
     const uint last_R = rest == 2u ? 4u : (rest == 1u ? 2u : 8u);
     const uint n8_full = rest == 0u ? n8 - 1u : n8;
-    for (uint p = 0u; p < ((DBG & 1u) != 0u ? 0u : n8_full); p++) {
-      pass8 (t, Ns, LOG2_M + 1u - lns - 3u);
+    for (uint p = 0u; p < n8_full; p++) {
+      pass8 (t, Ns, LOG2_NT - lns - 3u);
       exchange (t, Ns, 8u);
       Ns *= 8u;
       lns += 3u;
     }
-    if ((DBG & 2u) != 0u)
-      ;
-    else if (last_R == 8u)
-      pass8 (t, Ns, LOG2_M + 1u - lns - 3u);
+    if (last_R == 8u)
+      pass8 (t, Ns, LOG2_NT - lns - 3u);
     else if (last_R == 4u)
-      pass4 (t, Ns, LOG2_M + 1u - lns - 2u);
+      pass4 (t, Ns, LOG2_NT - lns - 2u);
     else
-      pass2 (t, Ns, LOG2_M + 1u - lns - 1u);
+      pass2 (t, Ns, LOG2_NT - lns - 1u);
+
+    if (MODE == 1u) {
+      // Natural order, times e^{-2 pi i n1 k1 / (P M)} = tw[2 n1 k1], stored.
+      exchange (t, Ns, last_R);
+      uint trow = (((first + f - pc.frame_base) * pc.out_channels + ch) * NCOL
+          + n1) * M;
+      if (live)
+        [[unroll]] for (uint e = 0u; e < E; e++) {
+          uint k1 = t + e * T;
+          cplx[trow + k1] = cmul (v[e], tw[2u * n1 * k1]);
+        }
+      continue;
+    }
     exchange_pairs (t, Ns, last_R);
 
     // Real-input post-processing and power. A frame with a NaN or infinite
@@ -447,7 +401,7 @@ void main ()
     used += 1.0;
   }
 
-  if (count == 0u)
+  if (count == 0u || MODE == 1u)
     return;
   uint row = (chunk * pc.out_channels + ch) * RS;
   [[unroll]] for (uint e = 0u; e < E; e++)

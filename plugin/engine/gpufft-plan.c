@@ -4,13 +4,16 @@
  * Per batch the GPU runs:
  *   copy staging -> input            (transfer; skipped by rerun)
  *   fft.comp    chunks x channels    window + real FFT + power + chunk sum
- *   reduce.comp groups x channels    group sum/mean, carry, peaks, dB
+ *     or, for large N (four-step), slice after slice:
+ *   fft.comp (MODE 1)  frames x columns x channels   column FFTs -> temp
+ *   fft_rows.comp      chunks x k-blocks x channels  rows + power + sum
+ *   reduce.comp groups x channels    group mean, carry, peaks, dB
+ *   copy results -> slot readback    (transfer)
  * Submissions are ordered by a full barrier at the start of each command
- * buffer, so the device-side input, partial sums and carries are shared by
- * all slots; only what the host writes or reads (staging, tables, results)
- * is per slot. */
+ * buffer, so the device-side input, partial sums, carries and results are
+ * shared by all slots; only what the host writes or reads (staging, tables,
+ * readback copies) is per slot. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "gpufft.h"
@@ -28,6 +31,10 @@
 #define LANE_THREADS 32         /* small FFTs: lanes per workgroup up to a warp */
 #define GROUP_WORDS 8
 #define REDUCE_T 256
+#define FFT_E 16                /* complex elements per thread (fft.comp) */
+#define ROWS_T 64               /* four-step second kernel */
+#define FOUR_STEP_LOG2_Q 12     /* four-step column FFT size Q = 4096 */
+#define TEMP_BYTES (32u << 20)  /* four-step slice: about what L2 holds */
 
 enum
 { Q_START, Q_UPLOADED, Q_COMPUTED, Q_DONE, N_QUERIES };
@@ -36,7 +43,15 @@ typedef struct
 {
   guint32 sstride, cstride, in_channels, hop, downmix, out_channels;
   gfloat scale, inv_channels;
+  guint32 frame_base;           /* four-step: first frame of the slice */
 } FftParams;
+
+typedef struct
+{
+  guint32 out_channels;
+  gfloat scale;
+  guint32 chunk_base, frame_base;
+} RowsParams;
 
 typedef struct
 {
@@ -57,6 +72,7 @@ typedef struct
   GpufftBuffer cplx;            /* [max_groups][out_ch][nb] vec2 */
   GpufftCommand cmd;
   VkDescriptorSet fft_set;
+  VkDescriptorSet rows_set;     /* four-step only */
   VkDescriptorSet reduce_set[2];        /* by carry parity */
 
   /* What the last recording of this slot did (for collect and rerun). */
@@ -76,6 +92,13 @@ struct _GpufftPlan
   GpufftPlanConfig cfg;
 
   guint log2_m, m, nb, out_ch, bps, fft_t, fpw;
+  /* Four-step (large N): M = cols x 2^log2_q, the column FFTs by `fft`
+   * (MODE 1) into `temp`, slice after slice of at most slice_frames
+   * frames, then `rows`. */
+  gboolean four_step;
+  guint log2_q, cols, rows_kb, slice_frames;
+  GpufftPipeline rows;
+  GpufftBuffer temp;
   guint max_frames, max_groups, max_chunks, n_peaks;
   gsize max_span;
   gfloat scale;
@@ -113,14 +136,17 @@ typedef struct
   GpufftPeak *peaks;
 } StashedResult;
 
-static const guint32 fft8_spv[] =
-#include "fft8.spv.h"
+static const guint32 fft_spv[] =
+#include "fft.spv.h"
     ;
-static const guint32 fft16_spv[] =
-#include "fft16.spv.h"
+static const guint32 rows2_spv[] =
+#include "rows2.spv.h"
     ;
-static const guint32 fft32_spv[] =
-#include "fft32.spv.h"
+static const guint32 rows4_spv[] =
+#include "rows4.spv.h"
+    ;
+static const guint32 rows8_spv[] =
+#include "rows8.spv.h"
     ;
 static const guint32 reduce_spv[] =
 #include "reduce.spv.h"
@@ -346,6 +372,18 @@ size_plan (GpufftPlan * plan, GError ** error)
     return FALSE;
   }
 
+  if (plan->four_step) {
+    guint64 per_frame = (guint64) plan->out_ch * plan->m * 2 * sizeof (gfloat);
+
+    plan->slice_frames = CLAMP (TEMP_BYTES / per_frame, 1, frames);
+    if (plan->slice_frames * per_frame > range) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+          "%u channels of FFT size %u exceed the device's largest storage "
+          "buffer", plan->out_ch, c->fft_size);
+      return FALSE;
+    }
+  }
+
   plan->max_frames = frames;
   plan->max_groups = groups;
   plan->max_chunks = chunks;
@@ -359,69 +397,92 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   const VkPhysicalDeviceLimits *lim = &plan->ctx->props.limits;
   guint max_t = MIN (lim->maxComputeWorkGroupInvocations,
       lim->maxComputeWorkGroupSize[0]);
-  guint shared_floats = lim->maxComputeSharedMemorySize / sizeof (gfloat);
+  /* Shared floats for the exchange, less room for the kernel's flags. */
+  guint shared_floats = (lim->maxComputeSharedMemorySize - 64) / sizeof (gfloat);
   guint log2_sh = MIN (ilog2 (shared_floats), 16);
-  guint e = 16, t, fpw = 1, lane_floats, pad, vec2, red_t = REDUCE_T;
-  guint32 fft_spec[9], red_spec[2];
+  guint t, fpw = 1, lane_floats, pad, vec2;
+  /* Large spectra: more threads per (group, channel) for the reduction. */
+  guint red_t = plan->nb > 8192 ? 4 * REDUCE_T : REDUCE_T;
+  guint log2_fft, rows_t = ROWS_T;
+  guint32 fft_spec[9], red_spec[2], rows_spec[4];
   const guint32 *spv;
   gsize spv_size;
 
-  /* E elements per thread: 16, or 32 when M/16 threads are too many. */
-  if (plan->m / 16 > max_t)
-    e = 32;
-  if (g_getenv ("GPUFFT_DEBUG_E"))
-    e = atoi (g_getenv ("GPUFFT_DEBUG_E"));
-  t = MAX (1, plan->m / e);
-  if (plan->m < 16 || t > max_t || log2_sh < 8) {
+  /* The single fused kernel holds a frame in one workgroup: FFT_E elements
+   * per thread and the whole frame in shared memory. Beyond that,
+   * four-step. */
+  plan->four_step = plan->m / FFT_E > max_t
+      || plan->m * sizeof (gfloat) + 64 > lim->maxComputeSharedMemorySize;
+  log2_fft = plan->log2_m;
+  if (plan->four_step) {
+    plan->log2_q = MIN (FOUR_STEP_LOG2_Q, log2_sh);
+    plan->cols = 1u << (plan->log2_m - plan->log2_q);
+    if (plan->cols > 8) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+          "FFT size %u is too large for this device's %u bytes of shared "
+          "memory", plan->cfg.fft_size, lim->maxComputeSharedMemorySize);
+      return FALSE;
+    }
+    log2_fft = plan->log2_q;
+  }
+  t = MAX (1, (1u << log2_fft) / FFT_E);
+  if (log2_fft < 4 || t > max_t || log2_sh < 8) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "FFT size %u needs workgroups of %u invocations and 1 KiB of shared "
         "memory; this device allows %u and %u bytes", plan->cfg.fft_size, t,
         max_t, lim->maxComputeSharedMemorySize);
     return FALSE;
   }
-  /* Small FFTs: several lanes (concurrent chunks) per workgroup. */
-  lane_floats = 1u << MIN (plan->log2_m, log2_sh);
+  /* Small FFTs: several lanes (concurrent chunks) per workgroup, until a
+   * lane fills a warp (more measured slower on the H200). */
+  lane_floats = 1u << log2_fft;
   /* Pad the exchange buffer (against bank conflicts) where it still fits. */
   pad = lane_floats + lane_floats / 8 <= shared_floats;
   if (pad)
     lane_floats += lane_floats / 8;
-  /* Whole complex values per exchange when all of M fits twice over. */
-  vec2 = plan->log2_m <= log2_sh && 2 * lane_floats <= shared_floats;
+  /* Whole complex values per exchange when all of it fits twice over. */
+  vec2 = 2 * lane_floats <= shared_floats;
   if (vec2)
     lane_floats *= 2;
-  if (g_getenv ("GPUFFT_DEBUG_VEC2"))
-    vec2 = atoi (g_getenv ("GPUFFT_DEBUG_VEC2"));
-  while (t * fpw * 2 <= MIN (LANE_THREADS, max_t)
+  while (!plan->four_step && t * fpw * 2 <= MIN (LANE_THREADS, max_t)
       && lane_floats * fpw * 2 <= shared_floats)
     fpw *= 2;
-  if (g_getenv ("GPUFFT_DEBUG_PAD"))
-    pad = atoi (g_getenv ("GPUFFT_DEBUG_PAD"));
-  if (g_getenv ("GPUFFT_DEBUG_LANES"))
-    fpw = atoi (g_getenv ("GPUFFT_DEBUG_LANES"));
   while (red_t > max_t)
     red_t /= 2;
+  while (rows_t > max_t)
+    rows_t /= 2;
   plan->fft_t = t;
   plan->fpw = fpw;
 
-  fft_spec[0] = plan->log2_m;
+  fft_spec[0] = log2_fft;
   fft_spec[1] = t * fpw;
   fft_spec[2] = plan->cfg.format;
-  fft_spec[3] = log2_sh;
-  fft_spec[4] = plan->cfg.complex_out ? 1 : 0;
-  fft_spec[5] = fpw;
-  fft_spec[6] = pad;
-  fft_spec[7] = vec2;
-  fft_spec[8] = g_getenv ("GPUFFT_DEBUG_DBG") ? atoi (g_getenv ("GPUFFT_DEBUG_DBG")) : 0;
+  fft_spec[3] = plan->cfg.complex_out && !plan->four_step ? 1 : 0;
+  fft_spec[4] = fpw;
+  fft_spec[5] = pad;
+  fft_spec[6] = vec2;
+  fft_spec[7] = plan->four_step ? 1 : 0;
+  fft_spec[8] = plan->four_step ? plan->log2_m - plan->log2_q : 0;
   red_spec[0] = plan->log2_m;
   red_spec[1] = red_t;
-  spv = e == 8 ? fft8_spv : e == 16 ? fft16_spv : fft32_spv;
-  spv_size = e == 8 ? sizeof (fft8_spv) : e == 16 ? sizeof (fft16_spv)
-      : sizeof (fft32_spv);
+  if (!gpufft_pipeline_init (&plan->fft, plan->ctx, fft_spv,
+          sizeof (fft_spv), 6, sizeof (FftParams), fft_spec, 9, error)
+      || !gpufft_pipeline_init (&plan->reduce, plan->ctx, reduce_spv,
+          sizeof (reduce_spv), 7, sizeof (ReduceParams), red_spec, 2, error))
+    return FALSE;
+  if (!plan->four_step)
+    return TRUE;
 
-  return gpufft_pipeline_init (&plan->fft, plan->ctx, spv, spv_size, 6,
-      sizeof (FftParams), fft_spec, 9, error)
-      && gpufft_pipeline_init (&plan->reduce, plan->ctx, reduce_spv,
-      sizeof (reduce_spv), 7, sizeof (ReduceParams), red_spec, 2, error);
+  rows_spec[0] = plan->log2_q;
+  rows_spec[1] = 0;             /* unused id */
+  rows_spec[2] = rows_t;
+  rows_spec[3] = plan->cfg.complex_out ? 1 : 0;
+  plan->rows_kb = ((1u << plan->log2_q) / 2 + 1 + rows_t - 1) / rows_t;
+  spv = plan->cols == 2 ? rows2_spv : plan->cols == 4 ? rows4_spv : rows8_spv;
+  spv_size = plan->cols == 2 ? sizeof (rows2_spv) : plan->cols == 4 ?
+      sizeof (rows4_spv) : sizeof (rows8_spv);
+  return gpufft_pipeline_init (&plan->rows, plan->ctx, spv, spv_size, 5,
+      sizeof (RowsParams), rows_spec, 4, error);
 }
 
 static gboolean
@@ -463,9 +524,20 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
   fft_bufs[3] = &s->chunks;
   fft_bufs[4] = &plan->partial;
   fft_bufs[5] = plan->cfg.complex_out ? &plan->cplx_dev : &plan->dummy;
+  if (plan->four_step)
+    fft_bufs[5] = &plan->temp;
   if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, &plan->fft, fft_bufs,
           &s->fft_set, error))
     return FALSE;
+  if (plan->four_step) {
+    GpufftBuffer *rows_bufs[5] = { &plan->temp, &plan->twiddles, &s->chunks,
+      &plan->partial, plan->cfg.complex_out ? &plan->cplx_dev : &plan->dummy
+    };
+
+    if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, &plan->rows,
+            rows_bufs, &s->rows_set, error))
+      return FALSE;
+  }
   for (p = 0; p < 2; p++) {
     red_bufs[0] = &plan->partial;
     red_bufs[1] = &plan->carry[p];
@@ -537,7 +609,10 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
               2 * out_bytes, GPUFFT_MEMORY_DEVICE, error))
       || !gpufft_buffer_init (&plan->dummy, ctx, 16, GPUFFT_MEMORY_DEVICE,
           error)
-      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 3 * N_SLOTS, 7,
+      || (plan->four_step && !gpufft_buffer_init (&plan->temp, ctx,
+              (gsize) plan->slice_frames * plan->out_ch * plan->m * 2 *
+              sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error))
+      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 7,
           error)
       || !fill_constants (plan, error))
     goto fail;
@@ -594,6 +669,8 @@ gpufft_plan_free (GpufftPlan * plan)
   gpufft_descriptor_pool_clear (&plan->pool, ctx);
   gpufft_pipeline_clear (&plan->fft, ctx);
   gpufft_pipeline_clear (&plan->reduce, ctx);
+  gpufft_pipeline_clear (&plan->rows, ctx);
+  gpufft_buffer_clear (&plan->temp, ctx);
   gpufft_buffer_clear (&plan->input, ctx);
   gpufft_buffer_clear (&plan->window, ctx);
   gpufft_buffer_clear (&plan->twiddles, ctx);
@@ -733,9 +810,10 @@ write_tables (GpufftPlan * plan, Slot * s, const GpufftBatch * b)
   guint per = CLAMP (b->n_frames / 1024, 1, FRAMES_PER_CHUNK);
   guint g, frame = 0, nc = 0, closed = 0;
 
-  if (g_getenv ("GPUFFT_DEBUG_PER"))
-    per = atoi (g_getenv ("GPUFFT_DEBUG_PER"));
-  while (b->n_frames / per + b->n_groups > plan->max_chunks)
+  if (plan->four_step)          /* a chunk must fit a slice */
+    per = MIN (per, plan->slice_frames);
+  while (b->n_frames / per + b->n_groups > plan->max_chunks
+      && (!plan->four_step || per < plan->slice_frames))
     per++;
 
   for (g = 0; g < b->n_groups; g++) {
@@ -782,16 +860,58 @@ write_tables (GpufftPlan * plan, Slot * s, const GpufftBatch * b)
 }
 
 static void
-record_kernels (GpufftPlan * plan, Slot * s, VkCommandBuffer cmd)
+record_kernels (GpufftPlan * plan, Slot * s, GpufftCommand * command)
 {
-  if (s->n_chunks > 0) {
+  VkCommandBuffer cmd = command->cmd;
+  const guint32 *chunks = s->chunks.mapped;
+  FftParams fp = s->fft_params;
+  RowsParams rp;
+  guint c = 0;
+
+  if (s->n_chunks == 0)
+    return;
+  vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->fft.pipeline);
+  vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+      plan->fft.layout, 0, 1, &s->fft_set, 0, NULL);
+  if (!plan->four_step) {
+    vkCmdPushConstants (cmd, plan->fft.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        0, sizeof (FftParams), &fp);
+    vkCmdDispatch (cmd, s->n_chunks / plan->fpw, plan->out_ch, 1);
+    return;
+  }
+
+  /* Four-step: slices of whole chunks whose frames fit the temp buffer, so
+   * that the second kernel reads what the first wrote while it is still in
+   * the L2 cache. */
+  rp.out_channels = plan->out_ch;
+  rp.scale = plan->scale;
+  while (c < s->n_chunks) {
+    guint c0 = c, f0 = chunks[4 * c];
+
+    while (c < s->n_chunks
+        && chunks[4 * c] + chunks[4 * c + 1] - f0 <= plan->slice_frames)
+      c++;
+    rp.chunk_base = c0;
+    fp.frame_base = rp.frame_base = f0;
     vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
         plan->fft.pipeline);
     vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
         plan->fft.layout, 0, 1, &s->fft_set, 0, NULL);
     vkCmdPushConstants (cmd, plan->fft.layout, VK_SHADER_STAGE_COMPUTE_BIT,
-        0, sizeof (FftParams), &s->fft_params);
-    vkCmdDispatch (cmd, s->n_chunks / plan->fpw, plan->out_ch, 1);
+        0, sizeof (FftParams), &fp);
+    /* One workgroup per frame and column. */
+    vkCmdDispatch (cmd, (chunks[4 * (c - 1)] + chunks[4 * (c - 1) + 1] - f0)
+        * plan->cols, plan->out_ch, 1);
+    gpufft_command_barrier (command);
+    vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+        plan->rows.pipeline);
+    vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+        plan->rows.layout, 0, 1, &s->rows_set, 0, NULL);
+    vkCmdPushConstants (cmd, plan->rows.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        0, sizeof (RowsParams), &rp);
+    vkCmdDispatch (cmd, (c - c0) * plan->rows_kb, plan->out_ch, 1);
+    if (c < s->n_chunks)
+      gpufft_command_barrier (command);
   }
 }
 
@@ -925,7 +1045,7 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   }
   gpufft_command_barrier (&s->cmd);
   gpufft_command_timestamp (&s->cmd, Q_UPLOADED);
-  record_kernels (plan, s, cmd);
+  record_kernels (plan, s, &s->cmd);
   gpufft_command_barrier (&s->cmd);
   record_reduce (plan, s, cmd);
   gpufft_command_barrier (&s->cmd);
@@ -1083,7 +1203,7 @@ gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
   /* Every FFT repeat, then every reduce repeat (both idempotent), so that
    * the two kernels are timed apart. */
   for (i = 0; i < MAX (repeats, 1); i++) {
-    record_kernels (plan, s, c->cmd);
+    record_kernels (plan, s, c);
     gpufft_command_barrier (c);
   }
   gpufft_command_timestamp (c, 1);
