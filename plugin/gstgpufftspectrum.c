@@ -827,6 +827,23 @@ run_batches (GstGpuFftSpectrum * self, guint64 avail_end, gboolean flush,
     if (!bp.submit || bp.flushed)
       break;
   }
+
+  /* batch-size 0 (automatic): also hand over the complete frames of the open
+   * interval now, rather than keeping their samples until the interval
+   * ends: the GPU works while the stream goes on, and the store holds less
+   * than a frame and a hop, so each sample is copied once. */
+  if (!flush && !stop && self->plan_config.max_frames == 0
+      && avail_end >= self->framing.next_start + self->framing.fft_size) {
+    guint64 ready = (avail_end - self->framing.next_start -
+        self->framing.fft_size) / self->framing.hop + 1;
+    GstGpuFftBatchPlan bp;
+
+    bp.groups = self->batch_groups;
+    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE, FALSE,
+        (guint) MIN (ready, self->max_frames), self->max_groups, &bp);
+    if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
+      return FALSE;
+  }
   return TRUE;
 }
 
