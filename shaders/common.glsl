@@ -51,3 +51,38 @@ void dft8 (inout vec2 a0, inout vec2 a1, inout vec2 a2, inout vec2 a3,
   a3 = e3 + o3;
   a7 = e3 - o3;
 }
+
+// In-place 16-point DFT (4 x 4: radix-4 columns, twiddles e^{-2 pi i n2 k1
+// / 16}, radix-4 rows), natural order in and out.
+void dft16 (inout vec2 a[16])
+{
+  const float C1 = 0.92387953251128674;  // cos (pi/8)
+  const float S1 = 0.38268343236508977;  // sin (pi/8)
+  const float H = 0.70710678118654752;
+  dft4 (a[0], a[4], a[8], a[12]);
+  dft4 (a[1], a[5], a[9], a[13]);
+  dft4 (a[2], a[6], a[10], a[14]);
+  dft4 (a[3], a[7], a[11], a[15]);
+  // a[4 k1 + n2] now holds y[n2][k1]; multiply by W16^(n2 k1).
+  a[5] = cmul (a[5], vec2 (C1, -S1));           // n2 1, k1 1: W^1
+  a[9] = cmul (a[9], vec2 (H, -H));             // n2 1, k1 2: W^2
+  a[13] = cmul (a[13], vec2 (S1, -C1));         // n2 1, k1 3: W^3
+  a[6] = cmul (a[6], vec2 (H, -H));             // n2 2, k1 1: W^2
+  a[10] = mul_mi (a[10]);                       // n2 2, k1 2: W^4
+  a[14] = cmul (a[14], vec2 (-H, -H));          // n2 2, k1 3: W^6
+  a[7] = cmul (a[7], vec2 (S1, -C1));           // n2 3, k1 1: W^3
+  a[11] = cmul (a[11], vec2 (-H, -H));          // n2 3, k1 2: W^6
+  a[15] = cmul (a[15], vec2 (-C1, S1));         // n2 3, k1 3: W^9
+  dft4 (a[0], a[1], a[2], a[3]);                // k1 0 -> X[0], X[4], X[8], X[12]
+  dft4 (a[4], a[5], a[6], a[7]);                // k1 1 -> X[1], X[5], X[9], X[13]
+  dft4 (a[8], a[9], a[10], a[11]);              // k1 2
+  dft4 (a[12], a[13], a[14], a[15]);            // k1 3
+  // a[4 k1 + k2] holds X[k1 + 4 k2]: transpose to natural order.
+  vec2 t;
+  t = a[1]; a[1] = a[4]; a[4] = t;
+  t = a[2]; a[2] = a[8]; a[8] = t;
+  t = a[3]; a[3] = a[12]; a[12] = t;
+  t = a[6]; a[6] = a[9]; a[9] = t;
+  t = a[7]; a[7] = a[13]; a[13] = t;
+  t = a[11]; a[11] = a[14]; a[14] = t;
+}

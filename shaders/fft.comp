@@ -205,6 +205,40 @@ vec2 twid (uint m)
 // input r is multiplied by e^{-2 pi i r k / (Ns R)} = tw[r k ts] with
 // k = j % Ns and ts = N / (Ns R) (a power of two: ts = 1 << lts). Three
 // table loads per radix-8 butterfly, the other powers by products.
+void pass16 (uint t, uint Ns, uint lts)
+{
+  // E == 16: one butterfly per thread, on all of its registers.
+  uint k = t & (Ns - 1u);
+  vec2 a[16];
+  [[unroll]] for (uint r = 0u; r < 16u; r++)
+    a[r] = v[r];
+  if (Ns > 1u) {
+    uint m = k << lts;
+    vec2 w1 = twid (m), w2 = twid (2u * m), w4 = twid (4u * m),
+        w8 = twid (8u * m);
+    vec2 w3 = cmul (w1, w2), w5 = cmul (w1, w4), w6 = cmul (w2, w4);
+    vec2 w7 = cmul (w3, w4);
+    a[1] = cmul (a[1], w1);
+    a[2] = cmul (a[2], w2);
+    a[3] = cmul (a[3], w3);
+    a[4] = cmul (a[4], w4);
+    a[5] = cmul (a[5], w5);
+    a[6] = cmul (a[6], w6);
+    a[7] = cmul (a[7], w7);
+    a[8] = cmul (a[8], w8);
+    a[9] = cmul (a[9], cmul (w1, w8));
+    a[10] = cmul (a[10], cmul (w2, w8));
+    a[11] = cmul (a[11], cmul (w3, w8));
+    a[12] = cmul (a[12], cmul (w4, w8));
+    a[13] = cmul (a[13], cmul (w5, w8));
+    a[14] = cmul (a[14], cmul (w6, w8));
+    a[15] = cmul (a[15], cmul (w7, w8));
+  }
+  dft16 (a);
+  [[unroll]] for (uint r = 0u; r < 16u; r++)
+    v[r] = a[r];
+}
+
 void pass8 (uint t, uint Ns, uint lts)
 {
   const uint P = E / 8u;
@@ -328,20 +362,28 @@ void main ()
         v[e] *= win2[NCOL * (t + e * T) + n1];
       }
 
-    // Complex FFT of M points: radix-8 passes, then one radix-4 or -2.
+    // Complex FFT of M points: radix-16 passes, then one radix-8, -4 or -2
+    // (log2 M = 9: three radix-8 passes, as many and cheaper).
     uint Ns = 1u;
     uint lns = 0u;                      // log2 Ns
-    const uint n8 = LOG2_M / 3u;
-    const uint rest = LOG2_M % 3u;
-    const uint last_R = rest == 2u ? 4u : (rest == 1u ? 2u : 8u);
-    const uint n8_full = rest == 0u ? n8 - 1u : n8;
-    for (uint p = 0u; p < n8_full; p++) {
-      pass8 (t, Ns, LOG2_NT - lns - 3u);
-      exchange (t, Ns, 8u);
-      Ns *= 8u;
-      lns += 3u;
+    const bool by8 = LOG2_M == 9u;
+    const uint lr = by8 ? 3u : 4u;      // log2 of the main radix
+    const uint n_main = LOG2_M / lr;
+    const uint rest = LOG2_M % lr;
+    const uint last_R = rest == 0u ? (1u << lr) : (1u << rest);
+    const uint n_full = rest == 0u ? n_main - 1u : n_main;
+    for (uint p = 0u; p < n_full; p++) {
+      if (by8)
+        pass8 (t, Ns, LOG2_NT - lns - 3u);
+      else
+        pass16 (t, Ns, LOG2_NT - lns - 4u);
+      exchange (t, Ns, 1u << lr);
+      Ns <<= lr;
+      lns += lr;
     }
-    if (last_R == 8u)
+    if (last_R == 16u)
+      pass16 (t, Ns, LOG2_NT - lns - 4u);
+    else if (last_R == 8u)
       pass8 (t, Ns, LOG2_NT - lns - 3u);
     else if (last_R == 4u)
       pass4 (t, Ns, LOG2_NT - lns - 2u);
