@@ -30,6 +30,8 @@
 #define FRAMES_PER_CHUNK 8      /* frames summed in registers before a write */
 #define LANE_THREADS 32         /* small FFTs: lanes per workgroup up to a warp */
 #define GROUP_WORDS 8
+#define SPIN_BYTES (256u << 10)  /* batches up to this are waited for by polling */
+#define SPIN_US 500
 #define REDUCE_T 256
 #define FFT_E 16                /* complex elements per thread (fft.comp) */
 #define ROWS_T 64               /* four-step second kernel */
@@ -1109,6 +1111,27 @@ deliver_slot (GpufftPlan * plan, Slot * s, GpufftResultFunc func,
   }
 }
 
+/* Waits for a slot's fence: small batches (results due within a fraction
+ * of a millisecond) are polled for up to SPIN_US first, so that a waiting
+ * thread is not left to the scheduler's wake-up delay; then it blocks. */
+static gboolean
+wait_slot (GpufftPlan * plan, Slot * s, gboolean wait, GError ** error)
+{
+  gint64 until;
+
+  if (!wait || s->upload_bytes > SPIN_BYTES)
+    return gpufft_command_wait (&s->cmd, plan->ctx, wait ? G_MAXUINT64 : 0,
+        error);
+  until = g_get_monotonic_time () + SPIN_US;
+  do {
+    if (gpufft_command_wait (&s->cmd, plan->ctx, 0, error))
+      return TRUE;
+    if (error && *error)
+      return FALSE;
+  } while (g_get_monotonic_time () < until);
+  return gpufft_command_wait (&s->cmd, plan->ctx, G_MAXUINT64, error);
+}
+
 static gboolean
 collect_one (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
     gpointer user_data, gboolean * done, GError ** error)
@@ -1120,8 +1143,7 @@ collect_one (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
   *done = FALSE;
   if (!s->busy)
     return TRUE;
-  if (!gpufft_command_wait (&s->cmd, plan->ctx, wait ? G_MAXUINT64 : 0,
-          &err)) {
+  if (!wait_slot (plan, s, wait, &err)) {
     if (!err)
       return TRUE;              /* not finished yet */
     g_propagate_error (error, err);
