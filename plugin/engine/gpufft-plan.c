@@ -65,6 +65,7 @@ typedef struct
 {
   GpufftBuffer staging;         /* raw samples */
   GpufftBuffer chunks;          /* uvec4 per chunk */
+  guint32 *chunk_frames;        /* host copy: first frame, count per chunk */
   GpufftBuffer groups;          /* GROUP_WORDS uints per group */
   /* Host copies of the results (the GPU writes them to device memory and
    * copies them here at the end of the batch). */
@@ -384,6 +385,16 @@ size_plan (GpufftPlan * plan, GError ** error)
           "buffer", plan->out_ch, c->fft_size);
       return FALSE;
     }
+    /* A chunk must fit a slice: the chunk rows must then hold every frame
+     * of a batch at slice_frames frames a chunk (write_tables). */
+    if (chunks <= groups) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+          "%u output channels of %u bins exceed this device's limits",
+          plan->out_ch, plan->nb);
+      return FALSE;
+    }
+    frames = MIN (frames, (chunks - groups) * plan->slice_frames);
+    span = (frames - 1) * c->hop + c->fft_size;
   }
 
   plan->max_frames = frames;
@@ -519,6 +530,8 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
       || !gpufft_command_init (&s->cmd, ctx, N_QUERIES, error))
     return FALSE;
   s->closed_frames = g_new0 (guint, plan->max_groups);
+  s->chunk_frames = g_new0 (guint32, 2 * ((gsize) plan->max_chunks +
+          plan->fpw));
 
   fft_bufs[0] = &plan->input;
   fft_bufs[1] = &plan->window;
@@ -666,6 +679,7 @@ gpufft_plan_free (GpufftPlan * plan)
     gpufft_buffer_clear (&s->peaks, ctx);
     gpufft_buffer_clear (&s->cplx, ctx);
     g_free (s->closed_frames);
+    g_free (s->chunk_frames);
   }
   gpufft_command_clear (&plan->rerun_cmd, ctx);
   gpufft_descriptor_pool_clear (&plan->pool, ctx);
@@ -828,8 +842,8 @@ write_tables (GpufftPlan * plan, Slot * s, const GpufftBatch * b)
     while (left > 0) {
       guint n = MIN (left, per);
 
-      chunks[4 * nc] = frame;
-      chunks[4 * nc + 1] = n;
+      chunks[4 * nc] = s->chunk_frames[2 * nc] = frame;
+      chunks[4 * nc + 1] = s->chunk_frames[2 * nc + 1] = n;
       chunks[4 * nc + 2] = closed;
       chunks[4 * nc + 3] = (grp->close && n == left) ? 1 : 0;
       frame += n;
@@ -865,7 +879,7 @@ static void
 record_kernels (GpufftPlan * plan, Slot * s, GpufftCommand * command)
 {
   VkCommandBuffer cmd = command->cmd;
-  const guint32 *chunks = s->chunks.mapped;
+  const guint32 *chunks = s->chunk_frames;     /* not the mapped table */
   FftParams fp = s->fft_params;
   RowsParams rp;
   guint c = 0;
@@ -888,10 +902,10 @@ record_kernels (GpufftPlan * plan, Slot * s, GpufftCommand * command)
   rp.out_channels = plan->out_ch;
   rp.scale = plan->scale;
   while (c < s->n_chunks) {
-    guint c0 = c, f0 = chunks[4 * c];
+    guint c0 = c, f0 = chunks[2 * c];
 
     while (c < s->n_chunks
-        && chunks[4 * c] + chunks[4 * c + 1] - f0 <= plan->slice_frames)
+        && chunks[2 * c] + chunks[2 * c + 1] - f0 <= plan->slice_frames)
       c++;
     rp.chunk_base = c0;
     fp.frame_base = rp.frame_base = f0;
@@ -902,7 +916,7 @@ record_kernels (GpufftPlan * plan, Slot * s, GpufftCommand * command)
     vkCmdPushConstants (cmd, plan->fft.layout, VK_SHADER_STAGE_COMPUTE_BIT,
         0, sizeof (FftParams), &fp);
     /* One workgroup per frame and column. */
-    vkCmdDispatch (cmd, (chunks[4 * (c - 1)] + chunks[4 * (c - 1) + 1] - f0)
+    vkCmdDispatch (cmd, (chunks[2 * (c - 1)] + chunks[2 * (c - 1) + 1] - f0)
         * plan->cols, plan->out_ch, 1);
     gpufft_command_barrier (command);
     vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,

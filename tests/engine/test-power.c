@@ -330,6 +330,49 @@ test_long_groups (void)
   gpufft_plan_free (plan);
 }
 
+/* Large N, analysed by the four-step path (column FFTs into a temporary
+ * buffer, then rows), per channel: several chunks per group, a batch longer
+ * than one temporary slice on lavapipe (32 MiB: 85 frames of 3 channels at
+ * N=32768), a group carried over a batch boundary. */
+static void
+test_four_step (void)
+{
+  GpufftPlanConfig cfg;
+  GpufftPlan *plan;
+  EtInput *in;
+  GPtrArray *res;
+  const Sched sched[] = {
+    {2, {{70, TRUE}, {30, FALSE}}},
+    {2, {{10, TRUE}, {9, TRUE}}},
+  };
+  const guint expect[][2] = { {0, 70}, {70, 40}, {110, 9} };
+  guint i;
+
+  if (et_context () == NULL)
+    return;
+
+  gpufft_plan_config_init (&cfg);
+  cfg.fft_size = 32768;
+  cfg.hop = 20000;
+  cfg.channels = 3;
+  cfg.downmix = FALSE;
+  cfg.window = GPUFFT_WINDOW_BLACKMAN_HARRIS;
+  cfg.max_frames = 100;
+  cfg.max_groups = 2;
+  cfg.n_peaks = 1;
+  if (!(plan = make_plan (&cfg)))
+    return;
+  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 3, 118 * 20000 + 32768, 0.5,
+      0.3, 91);
+  res = run_schedule (plan, in, sched, G_N_ELEMENTS (sched), TRUE);
+  g_assert_cmpuint (res->len, ==, G_N_ELEMENTS (expect));
+  for (i = 0; i < G_N_ELEMENTS (expect); i++)
+    check_group (plan, in, res, i, i, expect[i][0], expect[i][1]);
+  g_ptr_array_unref (res);
+  et_input_free (in);
+  gpufft_plan_free (plan);
+}
+
 /* A frame with a NaN or infinite sample is left out of its group's mean
  * (in its channel; in the mix when downmixing) and spoils nothing else; a
  * channel with no frame left reads 0 (the floor in dB). */
@@ -571,6 +614,7 @@ main (int argc, char **argv)
   g_test_add_func ("/power/spanning", test_spanning);
   g_test_add_func ("/power/spanning-poll", test_spanning_poll);
   g_test_add_func ("/power/long-groups", test_long_groups);
+  g_test_add_func ("/power/four-step", test_four_step);
   g_test_add_func ("/power/non-finite", test_non_finite);
   g_test_add_func ("/power/db", test_db);
   return et_run ();
