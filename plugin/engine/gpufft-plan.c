@@ -94,7 +94,7 @@ struct _GpufftPlan
   GpufftContext *ctx;
   GpufftPlanConfig cfg;
 
-  guint log2_m, m, nb, out_ch, bps, fft_t, fpw;
+  guint log2_m, m, nb, out_ch, bps, fpw;
   /* Four-step (large N): M = cols x 2^log2_q, the column FFTs by `fft`
    * (MODE 1) into `temp`, slice after slice of at most slice_frames
    * frames, then `rows`. */
@@ -424,8 +424,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   /* The single fused kernel holds a frame in one workgroup: FFT_E elements
    * per thread and the whole frame in shared memory. Beyond that,
    * four-step. */
-  plan->four_step = plan->m / FFT_E > max_t
-      || plan->m * sizeof (gfloat) + 64 > lim->maxComputeSharedMemorySize;
+  plan->four_step = plan->m / FFT_E > max_t || plan->m > shared_floats;
   log2_fft = plan->log2_m;
   if (plan->four_step) {
     plan->log2_q = MIN (FOUR_STEP_LOG2_Q, log2_sh);
@@ -464,7 +463,6 @@ make_pipelines (GpufftPlan * plan, GError ** error)
     red_t /= 2;
   while (rows_t > max_t)
     rows_t /= 2;
-  plan->fft_t = t;
   plan->fpw = fpw;
 
   fft_spec[0] = log2_fft;
