@@ -26,7 +26,7 @@ layout (std430, binding = 3) coherent buffer Out { float outp[]; };
 // Per peak: bin, then float bits of power at bin-1, bin, bin+1.
 layout (std430, binding = 4) writeonly buffer Peaks { uvec4 peaks[]; };
 // Per group (8 uints): first chunk, chunk count, flags (1 continue, 2 close),
-// output slot, frames in the whole group (all batches), 3 unused.
+// output slot, 4 unused.
 layout (std430, binding = 5) readonly buffer Groups { uint groups[]; };
 // Frames averaged per (output slot, channel).
 layout (std430, binding = 6) writeonly buffer Counts { uint counts[]; };

@@ -30,6 +30,7 @@
 #define FRAMES_PER_CHUNK 8      /* frames summed in registers before a write */
 #define LANE_THREADS 32         /* small FFTs: lanes per workgroup up to a warp */
 #define GROUP_WORDS 8
+#define CPLX_ZERO 0x80000000u
 #define SPIN_BYTES (256u << 10)  /* batches up to this are waited for by polling */
 #define SPIN_US 500
 #define REDUCE_T 256
@@ -86,6 +87,10 @@ typedef struct
   ReduceParams reduce_params;
   guint n_closed;
   guint *closed_frames;         /* [max_groups] */
+  /* complex_out: closed groups whose last frame came in an earlier batch
+   * (copy the carry row into their row) or that had no frame (zeros). */
+  guint *cplx_fix;              /* [max_groups]: slot | CPLX_ZERO */
+  guint n_cplx_fix;
   guint64 first_index;          /* group_index of the first closed group */
 } Slot;
 
@@ -123,6 +128,7 @@ struct _GpufftPlan
 
   /* Results of slots waited for by submit, not yet collected. */
   GQueue stash;
+  guint n_stashed;              /* batches whose results are in the stash */
 
   GpufftPeak *peak_scratch;     /* [out_ch][n_peaks] */
   GpufftCommand rerun_cmd;
@@ -324,7 +330,7 @@ size_plan (GpufftPlan * plan, GError ** error)
   guint64 range = lim->maxStorageBufferRange;
   guint64 sample_bytes = (guint64) c->channels * plan->bps;
   guint64 row = (guint64) plan->nb * sizeof (gfloat);
-  guint64 frames, groups, chunks, span;
+  guint64 frames, groups, chunks, span, group_bytes;
 
   /* Frames per batch: as asked, or what fits the automatic staging size. */
   frames = c->max_frames;
@@ -347,14 +353,19 @@ size_plan (GpufftPlan * plan, GError ** error)
     return FALSE;
   }
 
+  /* The largest per-group result buffer: power, complex or peaks. */
+  group_bytes = plan->out_ch * MAX (MAX (row, c->complex_out ? 2 * row : 0),
+      (guint64) plan->n_peaks * 16);
   groups = c->max_groups;
   if (groups == 0)
     groups = CLAMP (AUTO_RESULT_BYTES / (row * plan->out_ch), 2, 64);
   groups = MIN (groups, frames + 1);
   groups = MAX (groups, 1);
-  if (groups * plan->out_ch * row > range) {
-    groups = MAX (1, range / (plan->out_ch * row));
-    if (groups * plan->out_ch * row > range) {
+  /* (complex output keeps one more group row: the carry of the open
+   * group's last frame) */
+  if ((groups + (c->complex_out ? 1 : 0)) * group_bytes > range) {
+    groups = MAX (1, range / group_bytes - (c->complex_out ? 1 : 0));
+    if ((groups + (c->complex_out ? 1 : 0)) * group_bytes > range) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
           "%u output channels of %u bins do not fit the device's largest "
           "storage buffer", plan->out_ch, plan->nb);
@@ -365,6 +376,8 @@ size_plan (GpufftPlan * plan, GError ** error)
   /* Partial rows hold nb sums and a frame count. */
   chunks = MIN (frames + groups, MAX (PARTIAL_BYTES / ((row + 4) *
               plan->out_ch), groups));
+  if (plan->four_step)          /* see below: room for one chunk beyond */
+    chunks = MAX (chunks, MIN (frames + groups, groups + 1));
   chunks = MIN (chunks, range / ((row + 4) * plan->out_ch));
   chunks = MIN (chunks, lim->maxComputeWorkGroupCount[0]);
   if (chunks < groups || plan->out_ch > lim->maxComputeWorkGroupCount[1]
@@ -389,11 +402,12 @@ size_plan (GpufftPlan * plan, GError ** error)
      * of a batch at slice_frames frames a chunk (write_tables). */
     if (chunks <= groups) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
-          "%u output channels of %u bins exceed this device's limits",
-          plan->out_ch, plan->nb);
+          "%u output channels of %u bins exceed the device's largest "
+          "storage buffer", plan->out_ch, plan->nb);
       return FALSE;
     }
     frames = MIN (frames, (chunks - groups) * plan->slice_frames);
+    plan->slice_frames = MIN (plan->slice_frames, frames);
     span = (frames - 1) * c->hop + c->fft_size;
   }
 
@@ -520,7 +534,7 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
           (gsize) plan->max_groups * plan->out_ch * sizeof (guint32),
           GPUFFT_MEMORY_READBACK, error)
       || (plan->n_peaks > 0 && !gpufft_buffer_init (&s->peaks, ctx,
-              plan->max_groups * plan->out_ch * plan->n_peaks * 16,
+              (gsize) plan->max_groups * plan->out_ch * plan->n_peaks * 16,
               GPUFFT_MEMORY_READBACK, error))
       || (plan->cfg.complex_out && !gpufft_buffer_init (&s->cplx, ctx,
               plan->max_groups * row * 2 * sizeof (gfloat),
@@ -528,6 +542,7 @@ make_slot (GpufftPlan * plan, Slot * s, GError ** error)
       || !gpufft_command_init (&s->cmd, ctx, N_QUERIES, error))
     return FALSE;
   s->closed_frames = g_new0 (guint, plan->max_groups);
+  s->cplx_fix = g_new0 (guint, plan->max_groups);
   s->chunk_frames = g_new0 (guint32, 2 * ((gsize) plan->max_chunks +
           plan->fpw));
 
@@ -616,10 +631,10 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
           (gsize) plan->max_groups * plan->out_ch * sizeof (guint32),
           GPUFFT_MEMORY_DEVICE, error)
       || (plan->n_peaks > 0 && !gpufft_buffer_init (&plan->peaks_dev, ctx,
-              plan->max_groups * plan->out_ch * plan->n_peaks * 16,
+              (gsize) plan->max_groups * plan->out_ch * plan->n_peaks * 16,
               GPUFFT_MEMORY_DEVICE, error))
       || (config->complex_out && !gpufft_buffer_init (&plan->cplx_dev, ctx,
-              2 * out_bytes, GPUFFT_MEMORY_DEVICE, error))
+              2 * (out_bytes + row_bytes), GPUFFT_MEMORY_DEVICE, error))
       || !gpufft_buffer_init (&plan->dummy, ctx, 16, GPUFFT_MEMORY_DEVICE,
           error)
       || (plan->four_step && !gpufft_buffer_init (&plan->temp, ctx,
@@ -677,6 +692,7 @@ gpufft_plan_free (GpufftPlan * plan)
     gpufft_buffer_clear (&s->peaks, ctx);
     gpufft_buffer_clear (&s->cplx, ctx);
     g_free (s->closed_frames);
+    g_free (s->cplx_fix);
     g_free (s->chunk_frames);
   }
   gpufft_command_clear (&plan->rerun_cmd, ctx);
@@ -741,7 +757,7 @@ gpufft_plan_get_max_span (GpufftPlan * plan)
 guint
 gpufft_plan_in_flight (GpufftPlan * plan)
 {
-  return plan->n_busy;
+  return plan->n_busy + plan->n_stashed;
 }
 
 /* ---- submission --------------------------------------------------------- */
@@ -751,8 +767,11 @@ check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
     GError ** error)
 {
   gsize span = 0, need;
-  guint i, sum = 0;
+  guint64 sum = 0;
+  guint i;
 
+  if (b->n_segments > 0 && !b->segments)
+    return invalid (error, "%u segments but no segment array", b->n_segments);
   if (b->n_groups == 0 || b->n_groups > plan->max_groups || !b->groups)
     return invalid (error, "a batch needs 1 to %u groups, got %u",
         plan->max_groups, b->n_groups);
@@ -765,14 +784,21 @@ check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
       return invalid (error, "only the last group of a batch may stay open");
   }
   if (sum != b->n_frames)
-    return invalid (error, "the groups hold %u frames, the batch %u", sum,
-        b->n_frames);
+    return invalid (error, "the groups hold %" G_GUINT64_FORMAT " frames, "
+        "the batch %u", sum, b->n_frames);
   for (i = 0; i < b->n_segments; i++) {
     const GpufftSegment *seg = &b->segments[i];
 
     if (seg->n_samples > 0 && ((!plan->cfg.planar && !seg->data)
             || (plan->cfg.planar && !seg->planes)))
       return invalid (error, "segment %u has no data", i);
+    if (seg->n_samples > 0 && plan->cfg.planar) {
+      guint c;
+
+      for (c = 0; c < plan->cfg.channels; c++)
+        if (!seg->planes[c])
+          return invalid (error, "segment %u has no plane %u", i, c);
+    }
     span += seg->n_samples;
   }
   need = b->n_frames ? (gsize) (b->n_frames - 1) * plan->cfg.hop
@@ -824,6 +850,7 @@ write_tables (GpufftPlan * plan, Slot * s, const GpufftBatch * b)
   guint per = CLAMP (b->n_frames / 1024, 1, FRAMES_PER_CHUNK);
   guint g, frame = 0, nc = 0, closed = 0;
 
+  s->n_cplx_fix = 0;
   if (plan->four_step)          /* a chunk must fit a slice */
     per = MIN (per, plan->slice_frames);
   while (b->n_frames / per + b->n_groups > plan->max_chunks
@@ -842,8 +869,11 @@ write_tables (GpufftPlan * plan, Slot * s, const GpufftBatch * b)
 
       chunks[4 * nc] = s->chunk_frames[2 * nc] = frame;
       chunks[4 * nc + 1] = s->chunk_frames[2 * nc + 1] = n;
-      chunks[4 * nc + 2] = closed;
-      chunks[4 * nc + 3] = (grp->close && n == left) ? 1 : 0;
+      /* The group's last frame writes its complex spectrum: into the
+       * group's row when it closes, else into the carry row (after the
+       * max_groups group rows) for a later batch that closes it. */
+      chunks[4 * nc + 2] = grp->close ? closed : plan->max_groups;
+      chunks[4 * nc + 3] = n == left ? 1 : 0;
       frame += n;
       left -= n;
       nc++;
@@ -853,7 +883,8 @@ write_tables (GpufftPlan * plan, Slot * s, const GpufftBatch * b)
     gw[1] = nc - first_chunk;
     gw[2] = (cont ? 1 : 0) | (grp->close ? 2 : 0);
     gw[3] = grp->close ? closed : 0;
-    gw[4] = total;
+    if (grp->close && grp->n_frames == 0 && plan->cfg.complex_out)
+      s->cplx_fix[s->n_cplx_fix++] = closed | (total == 0 ? CPLX_ZERO : 0);
     if (grp->close) {
       s->closed_frames[closed++] = total;
       plan->open = FALSE;
@@ -941,6 +972,30 @@ record_reduce (GpufftPlan * plan, Slot * s, VkCommandBuffer cmd)
   vkCmdDispatch (cmd, s->n_groups, plan->out_ch, 1);
 }
 
+/* complex_out: a group closed with no frame in this batch takes the
+ * complex spectrum its last frame left in the carry row (before this
+ * batch's kernels may overwrite that row); a group with no frame at all
+ * gets zeros. */
+static void
+record_complex_fixes (GpufftPlan * plan, Slot * s, VkCommandBuffer cmd)
+{
+  VkDeviceSize block = (VkDeviceSize) plan->out_ch * plan->nb * 2 *
+      sizeof (gfloat);
+  guint i;
+
+  for (i = 0; i < s->n_cplx_fix; i++) {
+    guint slot = s->cplx_fix[i] & ~CPLX_ZERO;
+
+    if (s->cplx_fix[i] & CPLX_ZERO) {
+      vkCmdFillBuffer (cmd, plan->cplx_dev.buffer, slot * block, block, 0);
+    } else {
+      VkBufferCopy r = { plan->max_groups * block, slot * block, block };
+      vkCmdCopyBuffer (cmd, plan->cplx_dev.buffer, plan->cplx_dev.buffer, 1,
+          &r);
+    }
+  }
+}
+
 /* Copies the closed groups' results from device memory to the slot. */
 static void
 record_download (GpufftPlan * plan, Slot * s, VkCommandBuffer cmd)
@@ -1013,6 +1068,7 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
 
     if (!collect_one (plan, TRUE, stash_result, plan, &done, error))
       return FALSE;
+    plan->n_stashed++;
     if (!done) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
           "waiting for the GPU returned before the work finished");
@@ -1057,6 +1113,7 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
     VkBufferCopy region = { 0, 0, s->upload_bytes };
     vkCmdCopyBuffer (cmd, s->staging.buffer, plan->input.buffer, 1, &region);
   }
+  record_complex_fixes (plan, s, cmd);
   gpufft_command_barrier (&s->cmd);
   gpufft_command_timestamp (&s->cmd, Q_UPLOADED);
   record_kernels (plan, s, &s->cmd);
@@ -1195,6 +1252,8 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
   GError *err = NULL;
 
   g_return_val_if_fail (plan != NULL, -1);
+  n = plan->n_stashed;
+  plan->n_stashed = 0;
   while (!g_queue_is_empty (&plan->stash)) {
     StashedResult *st = g_queue_pop_head (&plan->stash);
 

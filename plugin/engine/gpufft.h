@@ -239,17 +239,20 @@ typedef struct
   /* [channels] frames actually averaged per channel: a frame with a NaN or
    * infinite sample (in that channel, or in any channel when downmixing)
    * is left out of its group's mean, so it spoils nothing else. A channel
-   * with 0 frames used has power 0 (the floor in dB). */
+   * with 0 frames used has power 0 (the floor in dB). Counted exactly up
+   * to 2^24 frames per group. */
   const guint *channel_frames;
   const gfloat *power;          /* [channels][n_bins] mean scaled power
                                  * (dB when config.output_db) */
-  const gfloat *complex_data;   /* [channels][n_bins][2] or NULL */
+  const gfloat *complex_data;   /* [channels][n_bins][2] or NULL; zeros
+                                 * for a group without frames */
   const GpufftPeak *peaks;      /* [channels][n_peaks] or NULL */
   guint n_peaks;
 } GpufftGroupResult;
 
 /* Called once per closed group, in order. The pointers are valid only for
- * the duration of the call. */
+ * the duration of the call; the callback must not call back into the plan
+ * (no submit or collect from it). */
 typedef void (*GpufftResultFunc) (const GpufftGroupResult * result,
     gpointer user_data);
 
@@ -260,7 +263,8 @@ typedef void (*GpufftResultFunc) (const GpufftGroupResult * result,
 gint gpufft_plan_collect (GpufftPlan * plan, gboolean wait,
     GpufftResultFunc func, gpointer user_data, GError ** error);
 
-/* Batches submitted and not yet collected. */
+/* Batches submitted and not yet collected (including those whose results
+ * submit already had to wait for and set aside). */
 guint gpufft_plan_in_flight (GpufftPlan * plan);
 
 /* ---- Benchmark helpers -------------------------------------------------- */

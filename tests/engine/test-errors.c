@@ -277,6 +277,7 @@ test_bad_batch (void)
   GpufftGroup g3[3] = { {1, TRUE}, {1, TRUE}, {2, TRUE} };
   GpufftGroup open_first[2] = { {2, FALSE}, {2, TRUE} };
   GpufftGroup two[2] = { {2, TRUE}, {2, TRUE} };
+  GpufftGroup wrap[2] = { {0xffffffffu, TRUE}, {2, TRUE} };   /* sums to 1 */
   struct
   {
     const gchar *name;
@@ -289,6 +290,8 @@ test_bad_batch (void)
     {"n_frames != sum of groups", {&seg_long, 1, 3, two, 2, 0}},
     {"open group not last", {&seg_long, 1, 4, open_first, 2, 0}},
     {"no segments", {NULL, 0, 4, two, 2, 0}},
+    {"group frames wrapping around", {&seg_long, 1, 1, wrap, 2, 0}},
+    {"segment array missing", {NULL, 1, 4, two, 2, 0}},
   };
   GError *err = NULL;
   GPtrArray *res;

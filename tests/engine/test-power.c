@@ -373,6 +373,79 @@ test_four_step (void)
   gpufft_plan_free (plan);
 }
 
+/* complex_out: a group whose last frame came in an earlier batch (closed
+ * by a batch without frames of its own) reports that frame's spectrum; a
+ * group without frames reports zeros. Single kernel and four-step. */
+static void
+test_complex_carry (void)
+{
+  const guint sizes[] = { 64, 16384 };
+  guint si;
+
+  if (et_context () == NULL)
+    return;
+  for (si = 0; si < G_N_ELEMENTS (sizes); si++) {
+    guint n = sizes[si], nb = n / 2 + 1, hop = n / 2, i, c;
+    GpufftPlanConfig cfg;
+    GpufftPlan *plan;
+    EtInput *in;
+    GPtrArray *res;
+    const Sched sched[] = {
+      {1, {{4, FALSE}}},
+      {2, {{0, TRUE}, {0, TRUE}}},
+      {1, {{3, TRUE}}},
+    };
+    gdouble *re = g_new (gdouble, nb), *im = g_new (gdouble, nb);
+
+    gpufft_plan_config_init (&cfg);
+    cfg.fft_size = n;
+    cfg.hop = hop;
+    cfg.channels = 2;
+    cfg.downmix = FALSE;
+    cfg.complex_out = TRUE;
+    cfg.max_frames = 4;
+    cfg.max_groups = 2;
+    if (!(plan = make_plan (&cfg)))
+      break;
+    in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 2, 8 * hop + n, 0.5, 0.3,
+        17 + si);
+    res = run_schedule (plan, in, sched, G_N_ELEMENTS (sched), TRUE);
+    g_assert_cmpuint (res->len, ==, 3);
+    for (i = 0; i < 3 && i < res->len; i++) {
+      EtResult *r = g_ptr_array_index (res, i);
+      /* group 0: frames 0..3 (last frame 3); group 1: empty; group 2:
+       * frames 4..6 (last frame 6) */
+      gsize last = i == 0 ? 3 : 6;
+
+      g_assert_nonnull (r->complex_data);
+      for (c = 0; c < 2; c++) {
+        const gfloat *got = r->complex_data + (gsize) c * nb * 2;
+
+        if (i == 1) {
+          guint k;
+
+          for (k = 0; k < 2 * nb; k++)
+            g_assert_cmpfloat (got[k], ==, 0.0f);
+          continue;
+        }
+        et_ref_complex (in, c, last * hop, n, cfg.window, re, im);
+        {
+          gdouble e = et_complex_error (got, re, im, nb);
+
+          g_test_message ("N=%u group %u ch %u: complex rel L2 %.2e", n, i,
+              c, e);
+          g_assert_cmpfloat (e, <, 5e-7);
+        }
+      }
+    }
+    g_ptr_array_unref (res);
+    et_input_free (in);
+    gpufft_plan_free (plan);
+    g_free (re);
+    g_free (im);
+  }
+}
+
 /* A frame with a NaN or infinite sample is left out of its group's mean
  * (in its channel; in the mix when downmixing) and spoils nothing else; a
  * channel with no frame left reads 0 (the floor in dB). */
@@ -615,6 +688,7 @@ main (int argc, char **argv)
   g_test_add_func ("/power/spanning-poll", test_spanning_poll);
   g_test_add_func ("/power/long-groups", test_long_groups);
   g_test_add_func ("/power/four-step", test_four_step);
+  g_test_add_func ("/power/complex-carry", test_complex_carry);
   g_test_add_func ("/power/non-finite", test_non_finite);
   g_test_add_func ("/power/db", test_db);
   return et_run ();
