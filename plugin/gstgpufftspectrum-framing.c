@@ -179,6 +179,15 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
       kf = 0;
       break;
     }
+    if (stop_at_boundary) {
+      /* a new geometry starts at the very next boundary b(k+1): do not skip
+       * the intervals that only the old geometry leaves empty */
+      k++;
+      kf = 0;
+      plan->boundary = TRUE;
+      plan->submit = plan->closes;
+      break;
+    }
     {
       /* next interval that can hold a frame, but never past the one that
        * holds sample avail_end (so that b(cur) <= avail_end) */
@@ -190,11 +199,6 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
     }
     if (plan->n_frames == max_frames) {
       plan->submit = TRUE;
-      break;
-    }
-    if (stop_at_boundary) {
-      plan->boundary = TRUE;
-      plan->submit = plan->closes;
       break;
     }
   }

@@ -306,6 +306,7 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
 {
   GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
   GstGpuFftSpectrumSettings *s = &self->settings;
+  GstGpuFftSpectrumSettings old;
   gboolean geometry = TRUE;
 
   if (prop_id == PROP_FFT_SIZE && !gpufft_size_is_valid (g_value_get_uint
@@ -318,6 +319,7 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
+  old = *s;
   switch (prop_id) {
     case PROP_FFT_SIZE:
       s->fft_size = g_value_get_uint (value);
@@ -379,7 +381,8 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
       }
       break;
   }
-  if (geometry)
+  /* (setting a value it already has changes nothing, not even batching) */
+  if (geometry && memcmp (&old, s, sizeof (old)) != 0)
     self->geometry_gen++;
   GST_OBJECT_UNLOCK (self);
 }
@@ -494,6 +497,10 @@ post_engine_error (GstGpuFftSpectrum * self, const gchar * what,
 /* ------------------------------------------------------------------------ */
 /* time                                                                     */
 
+/* A buffer timestamp further than this from where the sample count puts it
+ * is a discontinuity (as audiobasesink's default tolerance). */
+#define PTS_TOLERANCE (40 * GST_MSECOND)
+
 static GstClockTime
 sample_to_time (GstGpuFftSpectrum * self, guint64 sample)
 {
@@ -532,10 +539,15 @@ on_group_result (const GpufftGroupResult * result, gpointer user_data)
   p.timestamp = sample_to_time (self, g.start);
   end = sample_to_time (self, g.end);
   p.duration = end - p.timestamp;
-  p.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
-      p.timestamp);
-  p.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
-      p.timestamp);
+  if (segment->format == GST_FORMAT_TIME) {
+    p.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
+        p.timestamp);
+    p.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+        p.timestamp);
+  } else {
+    /* a non-TIME segment (e.g. appsrc in bytes): no conversion applies */
+    p.stream_time = p.running_time = p.timestamp;
+  }
   p.rate = GST_AUDIO_INFO_RATE (&self->info);
   p.fft_size = self->plan_config.fft_size;
   p.hop = self->plan_config.hop;
@@ -680,6 +692,7 @@ apply_settings (GstGpuFftSpectrum * self, gboolean restart)
     if (self->plan == NULL) {
       post_engine_error (self, "Creating the GPU FFT plan", error);
       g_clear_error (&error);
+      self->running = FALSE;    /* no plan: the next buffer starts over */
       return FALSE;
     }
     self->plan_config = config;
@@ -1011,6 +1024,14 @@ gst_gpu_fft_spectrum_sink_event (GstBaseTransform * trans, GstEvent * event)
       }
       self->next_pts = GST_CLOCK_TIME_NONE;
       break;
+    case GST_EVENT_GAP:
+      /* no data for a while: no frame may span it */
+      if (self->running) {
+        read_live_settings (self);
+        flush_and_restart (self);
+      }
+      self->next_pts = GST_CLOCK_TIME_NONE;
+      break;
     default:
       break;
   }
@@ -1031,15 +1052,30 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   read_live_settings (self);
 
-  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT) && self->running) {
+  /* A discontinuity, flagged or not (a timestamp more than 40 ms away from
+   * where the sample count puts it): no frame may span it. */
+  if (self->running && (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
+          || (GST_BUFFER_PTS_IS_VALID (buf)
+              && ABS (GST_CLOCK_DIFF (sample_to_time (self, self->received),
+                      GST_BUFFER_PTS (buf))) > PTS_TOLERANCE))) {
     GST_DEBUG_OBJECT (self, "discontinuity");
     if (!flush_and_restart (self))
       return GST_FLOW_ERROR;
   }
 
-  if (!gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_READ)) {
-    GST_WARNING_OBJECT (self, "cannot map buffer %" GST_PTR_FORMAT
-        ": not analysed", buf);
+  /* A buffer that cannot be read (e.g. non-interleaved without its
+   * GstAudioMeta) is passed through but breaks the sample count: restart
+   * after it. */
+  if ((GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED
+          && gst_buffer_get_audio_meta (buf) == NULL
+          && gst_buffer_get_size (buf) > 0)
+      || !gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_READ)) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
+        ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio needs "
+            "a GstAudioMeta): passed through, not analysed; the analysis "
+            "restarts after it", buf));
+    if (self->running && !flush_and_restart (self))
+      return GST_FLOW_ERROR;
     return GST_FLOW_OK;
   }
   n = abuf.n_samples;

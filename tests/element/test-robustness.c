@@ -138,6 +138,137 @@ GST_START_TEST (test_no_timestamps)
 
 GST_END_TEST;
 
+/* A BYTES segment (appsrc's default): messages still come, with the
+ * stream and running times equal to the timestamp, and no CRITICAL (the
+ * tests run with G_DEBUG=fatal-criticals). */
+GST_START_TEST (test_bytes_segment)
+{
+  Fmt f = { "F32LE", 48000, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "256", "interval",
+      "10000000", NULL);
+  gdouble *x = g_new0 (gdouble, 2400);
+  GstSegment seg;
+  Msgs *m;
+  guint i;
+
+  gen_tone (x, 2400, 1, 0.5, 1000, 48000, 0);
+  gst_segment_init (&seg, GST_FORMAT_BYTES);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  push_samples (h, &f, x, 2400, 480, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 5, 60);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless_equals_int (m->spectrum->len, 5);
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *s = g_ptr_array_index (m->spectrum, i);
+
+    fail_unless_equals_uint64 (msg_u64 (s, "timestamp"), i * 10 * GST_MSECOND);
+    fail_unless_equals_uint64 (msg_u64 (s, "stream-time"),
+        msg_u64 (s, "timestamp"));
+    fail_unless_equals_uint64 (msg_u64 (s, "running-time"),
+        msg_u64 (s, "timestamp"));
+  }
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* A non-interleaved buffer without its GstAudioMeta cannot be read: it is
+ * passed through as is, a WARNING says why, and the analysis restarts after
+ * it (no frame joins the samples around it). */
+GST_START_TEST (test_planar_without_meta)
+{
+  Fmt f = { "F32LE", 48000, 2, TRUE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "256", "interval",
+      "10000000", NULL);
+  gdouble *x = g_new0 (gdouble, 2 * 960);
+  GstBuffer *bad = gst_buffer_new_allocate (NULL, 480 * 2 * 4, NULL), *out;
+  GstMapInfo map;
+  Msgs *m;
+
+  gen_tone (x, 960, 2, 0.5, 1000, 48000, 0);
+  gen_tone (x + 1, 960, 2, 0.5, 1000, 48000, 0);
+  push_samples (h, &f, x, 480, 480, 0, FALSE);
+  gst_buffer_memset (bad, 0, 0x3f, 480 * 2 * 4);
+  GST_BUFFER_PTS (bad) = 10 * GST_MSECOND;
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (bad)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);                   /* the first good buffer */
+  gst_buffer_unref (out);
+  out = gst_harness_pull (h);                   /* the unreadable one, as is */
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 480 * 2 * 4);
+  fail_unless_equals_int (map.data[100], 0x3f);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_buffer_unref (bad);
+  push_samples (h, &f, x + 2 * 480, 480, 480, 20 * GST_MSECOND, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 2, 60);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless (m->warnings->len >= 1, "no warning for the unreadable buffer");
+  fail_unless (strstr (g_ptr_array_index (m->warnings, 0), "GstAudioMeta")
+      != NULL, "warning: %s", (gchar *) g_ptr_array_index (m->warnings, 0));
+  /* the interval before it and the one after it, each from its own data */
+  fail_unless_equals_int (m->spectrum->len, 2);
+  fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum, 1),
+          "timestamp"), 20 * GST_MSECOND);
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* A timestamp jump without the DISCONT flag, and a GAP event, restart the
+ * framing like a DISCONT: the pending interval is posted, and the next
+ * messages are timed from the new position. */
+GST_START_TEST (test_gap_and_timestamp_jump)
+{
+  Fmt f = { "F32LE", 48000, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "256", "interval",
+      "10000000", NULL);
+  gdouble *x = g_new0 (gdouble, 960);
+  Msgs *m;
+
+  gen_tone (x, 960, 1, 0.5, 1000, 48000, 0);
+  push_samples (h, &f, x, 720, 720, 0, FALSE);          /* 0..15 ms */
+  push_samples (h, &f, x, 720, 720, GST_SECOND, FALSE); /* jump: 1 s */
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_gap (GST_SECOND + 15 * GST_MSECOND,
+              100 * GST_MSECOND)));
+  push_samples (h, &f, x, 480, 480, 2 * GST_SECOND, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 5, 60);
+  fail_unless_equals_int (m->errors->len, 0);
+  /* [0,10) [10,15) | [1000,1010) [1010,1015) | [2000,2010) */
+  fail_unless_equals_int (m->spectrum->len, 5);
+  fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum, 1),
+          "duration"), 5 * GST_MSECOND);
+  fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum, 2),
+          "timestamp"), GST_SECOND);
+  fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum, 3),
+          "duration"), 5 * GST_MSECOND);
+  fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum, 4),
+          "timestamp"), 2 * GST_SECOND);
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* a buffer that is not a whole number of samples must not crash */
 GST_START_TEST (test_partial_sample_buffer)
 {
@@ -787,6 +918,9 @@ robustness_suite (void)
   tcase_add_test (tc, test_empty_buffers);
   tcase_add_test (tc, test_no_timestamps);
   tcase_add_test (tc, test_partial_sample_buffer);
+  tcase_add_test (tc, test_bytes_segment);
+  tcase_add_test (tc, test_planar_without_meta);
+  tcase_add_test (tc, test_gap_and_timestamp_jump);
   tcase_add_test (tc, test_nan_inf);
   tcase_add_test (tc, test_nan_inf_same_interval);
   tcase_add_test (tc, test_renegotiation);

@@ -419,6 +419,56 @@ GST_START_TEST (test_geometry_change_at_boundary)
 
 GST_END_TEST;
 
+/* A smaller fft-size takes effect at the next boundary after the change is
+ * seen, even where the old, larger frames would have left intervals empty:
+ * from there on every interval has its message, back to back. */
+GST_START_TEST (test_geometry_shrink_no_gap)
+{
+  RefConfig c = { 4096, 4096, REF_HANN, FALSE, 48000, 10 * GST_MSECOND };
+  Fmt f = { "F32LE", 48000, 1, FALSE };
+  gsize n = 30000, i;
+  gdouble *x = g_new0 (gdouble, n);
+  GstHarness *h;
+  GstBus *bus;
+  Msgs *m;
+  const GstStructure *prev = NULL;
+
+  gen_tone (x, n, 1, 0.5, 3000, 48000, 0);
+  fmt_quantize (&f, x, n);
+  h = harness_for (&c, -90, &bus, &f);
+  /* to 91.7 ms: interval 8 (80-90 ms) holds the first 4096 frame and is
+   * complete; the next 4096 frame would end in interval 17 (170-180 ms) */
+  push_samples (h, &f, x, 4400, 4400, 0, FALSE);
+  g_object_set (h->element, "fft-size", 256, "hop-size", 128, NULL);
+  /* the rest in one buffer, so that the element sees intervals 9..62 at
+   * once: the new size must start at 100 ms, not at 170 ms */
+  push_samples (h, &f, x + 4400, n - 4400, n - 4400,
+      gst_util_uint64_scale_int_round (4400, GST_SECOND, 48000), FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 20, 60);
+  fail_unless_equals_int (m->errors->len, 0);
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *s = g_ptr_array_index (m->spectrum, i);
+
+    if (msg_uint (s, "fft-size") != 256)
+      continue;
+    if (prev == NULL)
+      fail_unless (msg_u64 (s, "timestamp") <= 110 * GST_MSECOND,
+          "the new size starts only at %" G_GUINT64_FORMAT " ns",
+          msg_u64 (s, "timestamp"));
+    else
+      fail_unless_equals_uint64 (msg_u64 (s, "timestamp"),
+          msg_u64 (prev, "timestamp") + msg_u64 (prev, "duration"));
+    prev = s;
+  }
+  fail_unless (prev != NULL, "no message with the new fft-size");
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* a message is not held back until more data comes: once an interval is
  * complete its message arrives (after the GPU time) with no further buffer
  * and no EOS, as a live monitor needs */
@@ -468,6 +518,7 @@ timing_suite (void)
   tcase_add_test (tc, test_new_segment);
   tcase_add_test (tc, test_burst_at_interval_end);
   tcase_add_test (tc, test_geometry_change_at_boundary);
+  tcase_add_test (tc, test_geometry_shrink_no_gap);
   tcase_add_test (tc, test_message_without_more_data);
   return s;
 }
