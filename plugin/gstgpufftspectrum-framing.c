@@ -151,7 +151,6 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
       g->start = gst_gpu_fft_grid_boundary (&f->grid, k);
       g->end = avail_end >= kend ? kend : avail_end;
       g->n_frames = take;
-      g->total_frames = kf + take;
       g->close = closes;
       plan->n_frames += take;
       plan->closes |= closes;

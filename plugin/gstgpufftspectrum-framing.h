@@ -62,7 +62,6 @@ typedef struct
                                  * when a flush closes it early; only
                                  * meaningful when close is TRUE */
   guint n_frames;               /* frames of this group in this batch */
-  guint total_frames;           /* frames of the interval up to this batch */
   gboolean close;               /* the interval is complete */
 } GstGpuFftBatchGroup;
 

@@ -95,15 +95,6 @@ response2 (const gdouble * a, guint na, guint n, gdouble d)
   return sr * sr + si * si;
 }
 
-gdouble
-gst_gpu_fft_window_response (GpufftWindow window, guint n, gdouble d)
-{
-  const gdouble *a;
-  guint na = gst_gpu_fft_window_coefficients (window, &a);
-
-  return sqrt (response2 (a, na, n, d));
-}
-
 /* Model power at bin j of a tone at f bins (both images), unnormalised. */
 static gdouble
 model (const gdouble * a, guint na, guint n, gdouble j, gdouble f)

@@ -57,10 +57,6 @@ G_BEGIN_DECLS
 guint gst_gpu_fft_window_coefficients (GpufftWindow window,
     const gdouble ** coefficients);
 
-/* |W(d)| of the periodic window of size n at an offset of d bins. */
-gdouble gst_gpu_fft_window_response (GpufftWindow window, guint n,
-    gdouble d);
-
 /* Refines the peak at bin `bin` of an fft_size-point spectrum from the mean
  * (one-sided, scaled, linear) power at bin-1, bin, bin+1 (`power`; a
  * neighbour outside 0..fft_size/2 is ignored), averaged over n_frames

@@ -30,7 +30,11 @@
  * Buffers: empty buffers are ignored; a buffer's trailing bytes that do not
  * make a whole sample frame are ignored (as gst_audio_buffer_map does);
  * buffers without PTS continue the sample count (the first one after a
- * restart takes the end of what came before, else the segment start).
+ * restart takes the end of what came before, else the segment start). A
+ * timestamp more than 40 ms away from where the sample count puts it, and
+ * a GAP event, restart the framing like a DISCONT. A buffer that cannot be
+ * read (non-interleaved without GstAudioMeta) passes through untouched with
+ * a WARNING message, and the framing restarts after it.
  *
  * The element never talks to Vulkan itself: everything goes through the
  * gpufft engine (gpufft.h).
@@ -715,7 +719,6 @@ apply_settings (GstGpuFftSpectrum * self, gboolean restart)
     gst_gpu_fft_framing_set_geometry (&self->framing, config.fft_size,
         config.hop, s.interval);
   self->applied_gen = gen;
-  self->applied_interval = s.interval;
   return TRUE;
 }
 

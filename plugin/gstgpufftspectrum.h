@@ -54,7 +54,6 @@ struct _GstGpuFftSpectrum
   GpufftPlan *plan;
   GpufftPlanConfig plan_config; /* what `plan` was built from */
   guint applied_gen;            /* geometry_gen of plan_config/framing */
-  guint64 applied_interval;
   guint min_bin, max_bin;       /* peak range of the applied settings */
   guint max_frames, max_groups; /* the plan's limits per batch */
 
