@@ -364,8 +364,10 @@ size_plan (GpufftPlan * plan, GError ** error)
   /* (complex output keeps one more group row: the carry of the open
    * group's last frame) */
   if ((groups + (c->complex_out ? 1 : 0)) * group_bytes > range) {
-    groups = MAX (1, range / group_bytes - (c->complex_out ? 1 : 0));
-    if ((groups + (c->complex_out ? 1 : 0)) * group_bytes > range) {
+    guint64 fit = range / group_bytes, extra = c->complex_out ? 1 : 0;
+
+    groups = fit > extra ? fit - extra : 0;
+    if (groups == 0) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
           "%u output channels of %u bins do not fit the device's largest "
           "storage buffer", plan->out_ch, plan->nb);
