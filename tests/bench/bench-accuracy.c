@@ -208,14 +208,8 @@ main (int argc, char **argv)
   if (!bench_args_parse (&args, &argc, &argv,
           "Relative L2 error vs double precision, ours and VkFFT", extra))
     return 2;
-  ctx = gpufft_context_get (args.device, &err);
-  if (!ctx) {
-    g_printerr ("no Vulkan device: %s\n", err->message);
-    g_error_free (err);
+  if (!(ctx = bench_vk_open (&args)))
     return 1;
-  }
-  if (bench_vk_is_cpu (ctx))
-    bench_args_set_small (&args);
   frames = n_frames_opt > 0 ? (guint) n_frames_opt : args.small ? 4 : 16;
 
   bench_print_header ("accuracy: relative L2 error vs double precision",

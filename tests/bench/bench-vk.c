@@ -9,6 +9,22 @@ bench_vk_is_cpu (GpufftContext * ctx)
   return ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
 }
 
+GpufftContext *
+bench_vk_open (BenchArgs * args)
+{
+  GError *err = NULL;
+  GpufftContext *ctx = gpufft_context_get (args->device, &err);
+
+  if (!ctx) {
+    g_printerr ("no Vulkan device: %s\n", err->message);
+    g_error_free (err);
+    return NULL;
+  }
+  if (bench_vk_is_cpu (ctx))
+    bench_args_set_small (args);
+  return ctx;
+}
+
 void
 bench_vk_barrier (VkCommandBuffer cmd)
 {

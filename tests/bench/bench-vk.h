@@ -3,6 +3,7 @@
 #ifndef __BENCH_VK_H__
 #define __BENCH_VK_H__
 
+#include "bench-common.h"
 #include "gpufft-buffer.h"
 #include "gpufft-command.h"
 
@@ -10,6 +11,10 @@ G_BEGIN_DECLS
 
 /* TRUE when the device is a CPU implementation (lavapipe, SwiftShader). */
 gboolean bench_vk_is_cpu (GpufftContext * ctx);
+
+/* The context of args->device, or NULL after printing why; on a CPU device
+ * it switches args to --small. */
+GpufftContext *bench_vk_open (BenchArgs * args);
 
 /* Fills dst[0 .. total) with chunk[0 .. chunk_bytes) repeated (the last
  * copy may be partial), through one staging buffer of chunk_bytes. */

@@ -150,14 +150,8 @@ main (int argc, char **argv)
   if (!bench_args_parse (&args, &argc, &argv,
           "VkFFT batched R2C (FFT only) on the same device", NULL))
     return 2;
-  ctx = gpufft_context_get (args.device, &err);
-  if (!ctx) {
-    g_printerr ("no Vulkan device: %s\n", err->message);
-    g_error_free (err);
+  if (!(ctx = bench_vk_open (&args)))
     return 1;
-  }
-  if (bench_vk_is_cpu (ctx))
-    bench_args_set_small (&args);
   repeats = bench_args_repeats (&args, 50, 2);
 
   bench_print_header ("VkFFT: batched R2C, FFT only, out of place",
