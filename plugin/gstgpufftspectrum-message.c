@@ -113,6 +113,8 @@ gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
       "scaling", G_TYPE_STRING,
       gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_SPECTRUM_SCALING,
           p->scaling), NULL);
+  if (p->dropped > 0)
+    gst_structure_set (s, "dropped", G_TYPE_UINT, p->dropped, NULL);
 
   if (p->magnitude)
     set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);

@@ -47,6 +47,8 @@ typedef struct
   gdouble threshold;            /* dB: floor, and the level a peak must pass */
   guint min_bin, max_bin;       /* peak search range, inclusive */
   guint n_peaks;                /* peaks to report (>= 1) */
+  guint dropped;                /* intervals dropped before this one */
+  gboolean dominant;            /* also post dominant-frequency */
 } GstGpuFftMessageParams;
 
 /* result->power holds dB values (the engine's output_db). */

@@ -94,7 +94,8 @@ enum
   PROP_MESSAGE_FORMAT,
   PROP_BATCH_SIZE,
   PROP_DEVICE_INDEX,
-  PROP_DEVICE_NAME
+  PROP_DEVICE_NAME,
+  PROP_STATS
 };
 
 #define CAPS_STR \
@@ -227,6 +228,16 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           "Name of the Vulkan device in use (NULL before the first start)",
           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "gpufftspectrum-stats: dropped-intervals (guint64: intervals of a "
+          "live stream left unanalysed because the GPU fell behind, since "
+          "the element started), device-submissions and device-batches "
+          "(guint64: GPU submissions made by the device's scheduler for "
+          "every element on the device, and the element batches they "
+          "carried, since the device was opened; 0 before start)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
   gst_element_class_set_static_metadata (element_class,
       "GPU spectrum analyzer", "Filter/Analyzer/Audio",
       "Posts Welch-averaged spectra and dominant frequencies of audio, "
@@ -276,8 +287,7 @@ gst_gpu_fft_spectrum_init (GstGpuFftSpectrum * self)
 
   self->base_pts = GST_CLOCK_TIME_NONE;
   self->next_pts = GST_CLOCK_TIME_NONE;
-  self->closing = g_array_new (FALSE, FALSE, sizeof (GstGpuFftBatchGroup));
-  self->messages = g_ptr_array_new ();
+  self->is_live = -1;
   gst_gpu_fft_store_init (&self->store, 2, 1, FALSE);
 }
 
@@ -294,8 +304,6 @@ gst_gpu_fft_spectrum_finalize (GObject * object)
   g_free (self->batch_groups);
   g_free (self->engine_groups);
   g_free (self->seg_planes);
-  g_array_unref (self->closing);
-  g_ptr_array_unref (self->messages);   /* always empty between calls */
   g_free (self->device_name);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -454,6 +462,19 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
     case PROP_DEVICE_NAME:
       g_value_set_string (value, self->device_name);
       break;
+    case PROP_STATS:{
+      GpufftContextStats st = { 0 };
+
+      /* (ctx is set and cleared by start/stop, under this lock) */
+      if (self->ctx)
+        gpufft_context_get_stats (self->ctx, &st);
+      g_value_take_boxed (value, gst_structure_new ("gpufftspectrum-stats",
+              "dropped-intervals", G_TYPE_UINT64,
+              self->dropped_total,
+              "device-submissions", G_TYPE_UINT64, st.submissions,
+              "device-batches", G_TYPE_UINT64, st.batches, NULL));
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -483,8 +504,12 @@ read_live_settings (GstGpuFftSpectrum * self)
 
 static void
 post_engine_error (GstGpuFftSpectrum * self, const gchar * what,
-    GError * error)
+    const GError * error)
 {
+  /* the streaming thread and the completion thread may both see one
+   * device failure: one error message */
+  if (!g_atomic_int_compare_and_exchange (&self->error_posted, 0, 1))
+    return;
   if (error && error->domain == GPUFFT_ERROR &&
       error->code == GPUFFT_ERROR_DEVICE_LOST) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -515,85 +540,57 @@ sample_to_time (GstGpuFftSpectrum * self, guint64 sample)
 /* ------------------------------------------------------------------------ */
 /* results and messages                                                     */
 
+/* The engine's result function: runs on the device's completion thread,
+ * in interval order, with no lock held. The group's tag is the message
+ * parameters computed when its batch was submitted (NULL: no message). */
 static void
 on_group_result (const GpufftGroupResult * result, gpointer user_data)
 {
   GstGpuFftSpectrum *self = user_data;
-  const GstGpuFftSpectrumSettings *live = &self->live;
-  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
-  GstGpuFftBatchGroup g;
-  GstGpuFftMessageParams p;
-  GstClockTime end;
+  GstGpuFftMessageParams *p = result->tag;
+  GstMessage *spectrum = NULL, *dominant = NULL;
 
-  if (self->closing_next >= self->closing->len) {
-    GST_ERROR_OBJECT (self, "result for an unknown group %" G_GUINT64_FORMAT,
-        result->group_index);
+  if (result->failed) {
+    GError *error = NULL;
+
+    /* the plan's error says why */
+    if (self->plan && gpufft_plan_collect (self->plan, FALSE, NULL, NULL,
+            &error) < 0) {
+      post_engine_error (self, "Analysing on the GPU", error);
+      g_clear_error (&error);
+    }
+    g_free (p);
     return;
   }
-  g = g_array_index (self->closing, GstGpuFftBatchGroup, self->closing_next);
-  self->closing_next++;
-
-  GST_LOG_OBJECT (self, "interval %" G_GUINT64_FORMAT " [%" G_GUINT64_FORMAT
-      ", %" G_GUINT64_FORMAT "): %u frames", g.interval, g.start, g.end,
-      result->n_frames);
-  if (result->n_frames == 0 || !live->post_messages)
+  if (p == NULL)
     return;
-
-  memset (&p, 0, sizeof (p));
-  p.timestamp = sample_to_time (self, g.start);
-  end = sample_to_time (self, g.end);
-  p.duration = end - p.timestamp;
-  if (segment->format == GST_FORMAT_TIME) {
-    p.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
-        p.timestamp);
-    p.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
-        p.timestamp);
-  } else {
-    /* a non-TIME segment (e.g. appsrc in bytes): no conversion applies */
-    p.stream_time = p.running_time = p.timestamp;
+  GST_LOG_OBJECT (self, "interval at %" GST_TIME_FORMAT ": %u frames",
+      GST_TIME_ARGS (p->timestamp), result->n_frames);
+  if (result->n_frames > 0) {
+    spectrum = gst_message_new_element (GST_OBJECT (self),
+        gst_gpu_fft_spectrum_build_spectrum (p, result));
+    if (p->dominant)
+      dominant = gst_message_new_element (GST_OBJECT (self),
+          gst_gpu_fft_spectrum_build_dominant (p, result));
   }
-  p.rate = GST_AUDIO_INFO_RATE (&self->info);
-  p.fft_size = self->plan_config.fft_size;
-  p.hop = self->plan_config.hop;
-  p.window = self->plan_config.window;
-  p.scaling = self->plan_config.scaling;
-  p.multi_channel = !self->plan_config.downmix;
-  p.format = live->message_format;
-  p.magnitude = live->message_magnitude;
-  p.phase = live->message_phase;
-  p.db_offset = self->plan_config.db_offset;
-  p.threshold = live->threshold;
-  p.min_bin = self->min_bin;
-  p.max_bin = self->max_bin;
-  p.n_peaks = self->plan_config.n_peaks;
-
-  g_ptr_array_add (self->messages,
-      gst_message_new_element (GST_OBJECT (self),
-          gst_gpu_fft_spectrum_build_spectrum (&p, result)));
-  if (live->message_dominant)
-    g_ptr_array_add (self->messages,
-        gst_message_new_element (GST_OBJECT (self),
-            gst_gpu_fft_spectrum_build_dominant (&p, result)));
+  g_free (p);
+  if (spectrum)
+    gst_element_post_message (GST_ELEMENT (self), spectrum);
+  if (dominant)
+    gst_element_post_message (GST_ELEMENT (self), dominant);
 }
 
-/* Waits for everything in flight, builds the messages of the closed groups
- * and posts them; no lock is held while doing so. */
+/* Waits until every interval handed to the GPU has been posted: only where
+ * ordering demands it (EOS, flush, caps, a new plan, stop). */
 static gboolean
-collect_and_post (GstGpuFftSpectrum * self)
+drain (GstGpuFftSpectrum * self)
 {
   GError *error = NULL;
-  gint n;
-  guint i;
 
-  n = gpufft_plan_collect (self->plan, TRUE, on_group_result, self, &error);
-  g_array_set_size (self->closing, 0);
-  self->closing_next = 0;
-  for (i = 0; i < self->messages->len; i++)
-    gst_element_post_message (GST_ELEMENT (self),
-        g_ptr_array_index (self->messages, i));
-  g_ptr_array_set_size (self->messages, 0);
-  if (n < 0) {
-    post_engine_error (self, "Collecting GPU results", error);
+  if (self->plan == NULL)
+    return TRUE;
+  if (gpufft_plan_collect (self->plan, TRUE, NULL, NULL, &error) < 0) {
+    post_engine_error (self, "Analysing on the GPU", error);
     g_clear_error (&error);
     return FALSE;
   }
@@ -602,6 +599,28 @@ collect_and_post (GstGpuFftSpectrum * self)
 
 /* ------------------------------------------------------------------------ */
 /* plan and geometry                                                        */
+
+/* batch-size 0: room for two intervals or two buffers (the first buffer's
+ * size), whichever is more, within AUTO_BATCH_BYTES of samples: intervals
+ * are handed to the GPU when they close, so a batch rarely holds more
+ * than one buffer's worth of them, and the engine's 8 slots of this size
+ * bound the plan's memory in flight. */
+#define AUTO_BATCH_BYTES (4u << 20)
+
+static guint
+auto_batch_frames (GstGpuFftSpectrum * self,
+    const GstGpuFftSpectrumSettings * s, guint hop)
+{
+  guint64 rate = GST_AUDIO_INFO_RATE (&self->info);
+  guint64 per_interval = gst_util_uint64_scale_ceil (s->interval, rate,
+      GST_SECOND) / hop + 2;
+  guint64 per_buffer = self->buffer_hint / hop + 2;
+  guint64 samples = AUTO_BATCH_BYTES / GST_AUDIO_INFO_BPF (&self->info);
+  guint64 fit = samples > s->fft_size ? (samples - s->fft_size) / hop + 1 : 1;
+
+  return (guint) MAX (1, MIN (MAX (2 * MAX (per_interval, per_buffer), 16),
+          fit));
+}
 
 static void
 make_plan_config (GstGpuFftSpectrum * self,
@@ -624,7 +643,8 @@ make_plan_config (GstGpuFftSpectrum * self,
   c->downmix = !s->multi_channel;
   c->scaling = (GpufftScaling) s->scaling;
   c->rate = rate;
-  c->max_frames = s->batch_size;
+  c->max_frames = s->batch_size ? s->batch_size :
+      auto_batch_frames (self, s, c->hop);
   c->max_groups = 0;
   c->n_peaks = s->peaks;
   c->complex_out = s->message_phase;
@@ -678,7 +698,7 @@ apply_settings (GstGpuFftSpectrum * self, gboolean restart)
   make_plan_config (self, &s, &config, &min_bin, &max_bin);
 
   if (self->plan && !plan_config_equal (&config, &self->plan_config)) {
-    if (gpufft_plan_in_flight (self->plan) > 0 && !collect_and_post (self))
+    if (!drain (self))
       return FALSE;
     gpufft_plan_free (self->plan);
     self->plan = NULL;
@@ -699,6 +719,7 @@ apply_settings (GstGpuFftSpectrum * self, gboolean restart)
       self->running = FALSE;    /* no plan: the next buffer starts over */
       return FALSE;
     }
+    gpufft_plan_set_result_func (self->plan, on_group_result, self);
     self->plan_config = config;
     self->max_frames = MAX (gpufft_plan_get_max_frames (self->plan), 1);
     self->max_groups = MAX (gpufft_plan_get_max_groups (self->plan), 1);
@@ -724,6 +745,78 @@ apply_settings (GstGpuFftSpectrum * self, gboolean restart)
 
 /* ------------------------------------------------------------------------ */
 /* batches                                                                  */
+
+/* The message parameters of a closing interval, computed now (the
+ * segment, settings and plan in force) and handed to the engine as the
+ * group's tag; NULL when no message is to be posted. */
+static GstGpuFftMessageParams *
+make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
+{
+  const GstGpuFftSpectrumSettings *live = &self->live;
+  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  GstGpuFftMessageParams *p;
+
+  if (!live->post_messages)
+    return NULL;
+  p = g_new0 (GstGpuFftMessageParams, 1);
+  p->timestamp = sample_to_time (self, g->start);
+  p->duration = sample_to_time (self, g->end) - p->timestamp;
+  if (segment->format == GST_FORMAT_TIME) {
+    p->stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
+        p->timestamp);
+    p->running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+        p->timestamp);
+  } else {
+    /* a non-TIME segment (e.g. appsrc in bytes): no conversion applies */
+    p->stream_time = p->running_time = p->timestamp;
+  }
+  p->rate = GST_AUDIO_INFO_RATE (&self->info);
+  p->fft_size = self->plan_config.fft_size;
+  p->hop = self->plan_config.hop;
+  p->window = self->plan_config.window;
+  p->scaling = self->plan_config.scaling;
+  p->multi_channel = !self->plan_config.downmix;
+  p->format = live->message_format;
+  p->magnitude = live->message_magnitude;
+  p->phase = live->message_phase;
+  p->db_offset = self->plan_config.db_offset;
+  p->threshold = live->threshold;
+  p->min_bin = self->min_bin;
+  p->max_bin = self->max_bin;
+  p->n_peaks = self->plan_config.n_peaks;
+  p->dominant = live->message_dominant;
+  p->dropped = self->dropped_pending;
+  return p;
+}
+
+/* Live input whose analysis is behind: the batch's intervals are not
+ * analysed (the audio passes on time); counted in the next message, with a
+ * warning at most every 10 s. */
+#define DROP_WARNING_INTERVAL_US (10 * G_USEC_PER_SEC)
+
+static void
+drop_intervals (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp)
+{
+  guint i, n = 0;
+  gint64 now = g_get_monotonic_time ();
+
+  for (i = 0; i < bp->n_groups; i++)
+    n += bp->groups[i].close ? 1 : 0;
+  self->dropped_pending += n;
+  GST_OBJECT_LOCK (self);       /* (read by the stats property) */
+  self->dropped_total += n;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "GPU behind: %u intervals dropped", n);
+  if (self->drop_warned_at == 0
+      || now - self->drop_warned_at >= DROP_WARNING_INTERVAL_US) {
+    self->drop_warned_at = now;
+    GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
+        ("The GPU falls behind the live stream: intervals of analysis are "
+            "dropped (the audio passes on time)"),
+        ("%" G_GUINT64_FORMAT " intervals dropped so far; the next message "
+            "says how many in its `dropped` field", self->dropped_total));
+  }
+}
 
 /* Hands one planned batch to the engine. Its span comes from the store
  * (samples before `pos`) and from the current input (`planes`, n samples
@@ -791,28 +884,34 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
   for (i = 0; i < bp->n_groups; i++) {
     self->engine_groups[i].n_frames = bp->groups[i].n_frames;
     self->engine_groups[i].close = bp->groups[i].close;
+    self->engine_groups[i].tag = bp->groups[i].close ?
+        make_message_params (self, &bp->groups[i]) : NULL;
   }
   batch.segments = segs;
   batch.n_frames = bp->n_frames;
   batch.groups = self->engine_groups;
   batch.n_groups = bp->n_groups;
   batch.db_floor = (gfloat) self->live.threshold;
+  /* live: never hold the audio for the GPU */
+  batch.no_wait = self->is_live > 0;
 
   GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
       ", %u groups%s", bp->n_frames, s0, bp->n_groups,
       bp->closes ? " (closing)" : "");
-  if (!gpufft_plan_submit (self->plan, &batch, &error)) {
-    post_engine_error (self, "Submitting a GPU batch", error);
-    g_clear_error (&error);
-    return FALSE;
+  if (gpufft_plan_submit (self->plan, &batch, &error)) {
+    self->dropped_pending = 0;  /* (carried by the tags just handed over) */
+    return TRUE;
   }
   for (i = 0; i < bp->n_groups; i++)
-    if (bp->groups[i].close)
-      g_array_append_val (self->closing, bp->groups[i]);
-
-  if (bp->closes)
-    return collect_and_post (self);
-  return TRUE;
+    g_free (self->engine_groups[i].tag);
+  if (g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY)) {
+    g_clear_error (&error);
+    drop_intervals (self, bp);
+    return TRUE;
+  }
+  post_engine_error (self, "Submitting a GPU batch", error);
+  g_clear_error (&error);
+  return FALSE;
 }
 
 /* Runs the planner over what was received up to `avail_end` (the input
@@ -844,22 +943,6 @@ run_batches (GstGpuFftSpectrum * self, guint64 avail_end, gboolean flush,
       break;
   }
 
-  /* batch-size 0 (automatic): also hand over the complete frames of the open
-   * interval now, rather than keeping their samples until the interval
-   * ends: the GPU works while the stream goes on, and the store holds less
-   * than a frame and a hop, so each sample is copied once. */
-  if (!flush && !stop && self->plan_config.max_frames == 0
-      && avail_end >= self->framing.next_start + self->framing.fft_size) {
-    guint64 ready = (avail_end - self->framing.next_start -
-        self->framing.fft_size) / self->framing.hop + 1;
-    GstGpuFftBatchPlan bp;
-
-    bp.groups = self->batch_groups;
-    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE, FALSE,
-        (guint) MIN (ready, self->max_frames), self->max_groups, &bp);
-    if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
-      return FALSE;
-  }
   return TRUE;
 }
 
@@ -889,6 +972,7 @@ static gboolean
 gst_gpu_fft_spectrum_start (GstBaseTransform * trans)
 {
   GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
+  GpufftContext *ctx;
   GError *error = NULL;
   gint index;
 
@@ -896,8 +980,8 @@ gst_gpu_fft_spectrum_start (GstBaseTransform * trans)
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
 
-  self->ctx = gpufft_context_get (index, &error);
-  if (self->ctx == NULL) {
+  ctx = gpufft_context_get (index, &error);
+  if (ctx == NULL) {
     gboolean missing = error && error->domain == GPUFFT_ERROR &&
         (error->code == GPUFFT_ERROR_NO_VULKAN ||
         error->code == GPUFFT_ERROR_NO_DEVICE ||
@@ -916,8 +1000,10 @@ gst_gpu_fft_spectrum_start (GstBaseTransform * trans)
   }
 
   GST_OBJECT_LOCK (self);
+  self->ctx = ctx;              /* (under the lock for the stats property) */
   g_free (self->device_name);
-  self->device_name = g_strdup (gpufft_context_get_device_name (self->ctx));
+  self->device_name = g_strdup (gpufft_context_get_device_name (ctx));
+  self->dropped_total = 0;
   GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
       gpufft_context_get_device_index (self->ctx),
@@ -927,6 +1013,10 @@ gst_gpu_fft_spectrum_start (GstBaseTransform * trans)
   self->running = FALSE;
   self->received = 0;
   self->next_pts = GST_CLOCK_TIME_NONE;
+  self->is_live = -1;
+  self->dropped_pending = 0;
+  self->drop_warned_at = 0;
+  g_atomic_int_set (&self->error_posted, 0);
   return TRUE;
 }
 
@@ -934,18 +1024,20 @@ static gboolean
 gst_gpu_fft_spectrum_stop (GstBaseTransform * trans)
 {
   GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
+  GpufftContext *ctx;
 
   if (self->plan) {
     gpufft_plan_free (self->plan);
     self->plan = NULL;
   }
-  if (self->ctx) {
-    gpufft_context_unref (self->ctx);
-    self->ctx = NULL;
-  }
-  g_array_set_size (self->closing, 0);
-  self->closing_next = 0;
+  GST_OBJECT_LOCK (self);
+  ctx = self->ctx;
+  self->ctx = NULL;
+  GST_OBJECT_UNLOCK (self);
+  gpufft_context_unref (ctx);
   gst_gpu_fft_store_clear (&self->store);
+  self->is_live = -1;
+  self->buffer_hint = 0;
   self->running = FALSE;
   self->received = 0;
   self->have_format = FALSE;
@@ -994,6 +1086,9 @@ gst_gpu_fft_spectrum_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   read_live_settings (self);
   if (self->running && !flush_and_restart (self))
     return FALSE;
+  if (!drain (self))
+    return FALSE;
+  self->buffer_hint = 0;        /* sized again by the next buffer */
 
   GST_DEBUG_OBJECT (self, "format %s, %d Hz, %u channels, %s",
       gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (info)),
@@ -1018,6 +1113,14 @@ gst_gpu_fft_spectrum_sink_event (GstBaseTransform * trans, GstEvent * event)
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
     case GST_EVENT_FLUSH_STOP:
+      /* every interval's messages are posted before these go on */
+      if (self->running) {
+        read_live_settings (self);
+        flush_and_restart (self);
+      }
+      drain (self);
+      self->next_pts = GST_CLOCK_TIME_NONE;
+      break;
     case GST_EVENT_SEGMENT:
       /* before the base class takes the new segment: the pending interval
        * is timed in the old one */
@@ -1039,6 +1142,21 @@ gst_gpu_fft_spectrum_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* Asked once per start: a live upstream gets its intervals dropped when
+ * the GPU falls behind, a non-live one waits (back-pressure). */
+static gboolean
+upstream_is_live (GstGpuFftSpectrum * self)
+{
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
+    gst_query_parse_latency (q, &live, NULL, NULL);
+  gst_query_unref (q);
+  GST_DEBUG_OBJECT (self, "upstream is %slive", live ? "" : "not ");
+  return live;
 }
 
 static GstFlowReturn
@@ -1086,6 +1204,11 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     gst_audio_buffer_unmap (&abuf);
     return GST_FLOW_OK;
   }
+
+  if (self->is_live < 0)
+    self->is_live = upstream_is_live (self) ? 1 : 0;
+  if (self->buffer_hint == 0)
+    self->buffer_hint = n;
 
   if (!self->running) {
     GstSegment *segment = &trans->segment;

@@ -76,9 +76,18 @@ struct _GstGpuFftSpectrum
   GstGpuFftBatchGroup *batch_groups;    /* max_groups */
   GpufftGroup *engine_groups;   /* max_groups */
   gconstpointer *seg_planes;    /* 2 x channels plane pointers */
-  GArray *closing;              /* GstGpuFftBatchGroup awaiting results */
-  guint closing_next;
-  GPtrArray *messages;          /* built during a collect, then posted */
+  gsize buffer_hint;            /* samples of the first buffer after caps:
+                                 * sizes the automatic batch */
+
+  /* live input: the analysis drops whole intervals rather than hold the
+   * audio when the GPU falls behind (-1: not asked yet) */
+  gint is_live;
+  guint dropped_pending;        /* intervals dropped since the last message */
+  guint64 dropped_total;
+  gint64 drop_warned_at;        /* monotonic us of the last warning */
+
+  /* set once an engine error was posted (any thread) */
+  gint error_posted;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (gpufftspectrum);

@@ -178,8 +178,11 @@ gpufft_command_elapsed_ns (GpufftCommand * c, GpufftContext * ctx,
 void
 gpufft_command_clear (GpufftCommand * c, GpufftContext * ctx)
 {
+  /* bounded: a hung GPU must not hang the caller (its objects are then
+   * destroyed anyway: the device is unusable) */
   if (c->pending && c->fence != VK_NULL_HANDLE)
-    vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE, G_MAXUINT64);
+    vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE,
+        ctx->fence_timeout_ns);
   if (c->queries != VK_NULL_HANDLE)
     vkDestroyQueryPool (ctx->device, c->queries, NULL);
   if (c->fence != VK_NULL_HANDLE)

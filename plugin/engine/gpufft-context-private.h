@@ -31,6 +31,15 @@ struct _GpufftContext
   VkPhysicalDeviceFeatures features;    /* only shaderFloat64, shaderInt64,
                                          * shaderInt16 may be set */
   gboolean storage_buffer_16bit;        /* storageBuffer16BitAccess */
+
+  /* Longest wait for one submission before the device counts as hung:
+   * GPUFFT_FENCE_TIMEOUT_S on GPUs, 30x that on CPU devices (the CPU may be
+   * shared or slowed, e.g. by valgrind); the environment variable
+   * GPUFFT_FENCE_TIMEOUT (seconds) overrides both. */
+  guint64 fence_timeout_ns;
+
+  /* The device scheduler (gpufft-scheduler.h), made by the first plan. */
+  struct _GpufftScheduler *scheduler;
 };
 
 /* Submits one command buffer on the context's queue (locked) and signals

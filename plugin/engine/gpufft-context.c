@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "gpufft-context-private.h"
+#include "gpufft-scheduler.h"
 #include "gpufft-vk-error.h"
 
 #define DRIVER_ADVICE "install your GPU's Vulkan driver, or " \
@@ -102,6 +103,18 @@ type_rank (VkPhysicalDeviceType type)
 }
 
 /* Maps the requested index (-1 = automatic) to a physical device. */
+static GpufftContext *registry_lookup (gint index);
+
+/* References held on device `index`'s context (0 if none); under
+ * registry_lock. */
+static gint
+device_load (gint index)
+{
+  GpufftContext *ctx = registry_lookup (index);
+
+  return ctx ? g_atomic_int_get (&ctx->ref_count) : 0;
+}
+
 static gboolean
 resolve_device (VkInstance instance, gint requested,
     VkPhysicalDevice * phys_out, gint * index_out, GError ** error)
@@ -133,14 +146,21 @@ resolve_device (VkInstance instance, gint requested,
     }
     best = requested;
   } else {
+    /* The best type; among devices of that type the least used one (its
+     * context's references: one per element and plan), so that elements
+     * spread over several GPUs. */
+    gint best_load = 0;
+
     for (i = 0; i < n; i++) {
-      gint rank;
+      gint rank, load;
 
       vkGetPhysicalDeviceProperties (devs[i], &props);
       rank = type_rank (props.deviceType);
-      if (rank > best_rank) {
+      load = device_load (i);
+      if (rank > best_rank || (rank == best_rank && load < best_load)) {
         best_rank = rank;
         best = i;
+        best_load = load;
       }
     }
   }
@@ -154,6 +174,7 @@ resolve_device (VkInstance instance, gint requested,
 static void
 context_destroy (GpufftContext * ctx)
 {
+  gpufft_scheduler_free (ctx->scheduler);
   if (ctx->device != VK_NULL_HANDLE) {
     vkDeviceWaitIdle (ctx->device);
     vkDestroyDevice (ctx->device, NULL);
@@ -259,6 +280,16 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   ctx->timestamp_valid_bits = families[family].timestampValidBits;
   ctx->has_timestamps = ctx->timestamp_valid_bits > 0;
   ctx->timestamp_period = ctx->props.limits.timestampPeriod;
+  {
+    const gchar *env = g_getenv ("GPUFFT_FENCE_TIMEOUT");
+    gdouble secs = GPUFFT_FENCE_TIMEOUT_S;
+
+    if (ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
+      secs *= 30;
+    if (env && g_ascii_strtod (env, NULL) > 0)
+      secs = g_ascii_strtod (env, NULL);
+    ctx->fence_timeout_ns = (guint64) (secs * 1e9);
+  }
   g_free (families);
 
   /* Optional features the shaders may use. */

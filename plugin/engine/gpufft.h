@@ -13,8 +13,22 @@
  *   GpufftPlan     everything for one analysis geometry (fft size, hop,
  *                  window, format, channels, scaling, batch size, peaks). It
  *                  allocates all its GPU memory in gpufft_plan_new(); batches
- *                  then run with no allocation. A plan is NOT thread-safe:
- *                  use it from one thread at a time.
+ *                  then run with no allocation. Submit, collect, rerun and
+ *                  free are called from one thread at a time (the plan's
+ *                  owner); results may arrive on the device's completion
+ *                  thread (gpufft_plan_set_result_func()).
+ *
+ * Scheduling (one scheduler per context, shared by all its plans)
+ *   gpufft_plan_submit() only copies the batch's samples into one of the
+ *   plan's 8 staging slots and queues it: it never waits for the GPU while
+ *   a slot is free. The device's submit thread gathers the queued slots of
+ *   every plan into one command buffer and submits it as soon as the
+ *   previous submissions leave room (at most 4 in flight): under load the
+ *   submissions grow instead of multiplying. The device's completion thread
+ *   waits for each submission's fence (a blocking wait, bounded: a GPU that
+ *   does not finish within GPUFFT_FENCE_TIMEOUT_S seconds is reported as
+ *   hung, GPUFFT_ERROR_DEVICE_LOST), then delivers the results of each slot,
+ *   in submission order per plan.
  *
  * Data flow of one batch
  *   The caller hands a span of raw samples (one or more segments that are
@@ -78,21 +92,40 @@ typedef enum
   GPUFFT_ERROR_INVALID_ARGUMENT,        /* bad plan config or batch */
   GPUFFT_ERROR_UNSUPPORTED,     /* valid, but beyond this device's limits */
   GPUFFT_ERROR_OUT_OF_MEMORY,   /* host or device memory exhausted */
-  GPUFFT_ERROR_DEVICE_LOST,     /* the device was lost: make a new context */
-  GPUFFT_ERROR_FAILED           /* any other Vulkan failure */
+  GPUFFT_ERROR_DEVICE_LOST,     /* the device was lost (or hung): make a
+                                 * new context */
+  GPUFFT_ERROR_FAILED,          /* any other Vulkan failure */
+  GPUFFT_ERROR_BUSY             /* batch.no_wait: every slot is in flight */
 } GpufftError;
+
+/* How long the completion thread waits for one submission on a GPU before
+ * it declares the device hung (30x on CPU devices; the environment variable
+ * GPUFFT_FENCE_TIMEOUT, in seconds, overrides it). */
+#define GPUFFT_FENCE_TIMEOUT_S 10
 
 /* ---- Context ------------------------------------------------------------ */
 
 typedef struct _GpufftContext GpufftContext;
 
-/* device_index -1: automatic (discrete > integrated > virtual > CPU, first of
- * the best type); >= 0: that index in vkEnumeratePhysicalDevices order. */
+/* device_index -1: automatic (discrete > integrated > virtual > CPU; among
+ * several devices of the best type, the one with the fewest users in this
+ * process, so that elements spread over the GPUs); >= 0: that index in
+ * vkEnumeratePhysicalDevices order. */
 GpufftContext *gpufft_context_get (gint device_index, GError ** error);
 GpufftContext *gpufft_context_ref (GpufftContext * ctx);
 void gpufft_context_unref (GpufftContext * ctx);
 const gchar *gpufft_context_get_device_name (GpufftContext * ctx);
 gint gpufft_context_get_device_index (GpufftContext * ctx);
+
+/* What the device's scheduler did since the context was made. */
+typedef struct
+{
+  guint64 submissions;          /* command buffers submitted */
+  guint64 batches;              /* plan batches they carried */
+} GpufftContextStats;
+
+void gpufft_context_get_stats (GpufftContext * ctx,
+    GpufftContextStats * stats);
 
 /* Names of all Vulkan devices, in index order (NULL-terminated, g_strfreev). */
 gchar **gpufft_list_devices (GError ** error);
@@ -203,6 +236,7 @@ typedef struct
 {
   guint n_frames;               /* frames of this group in this batch (>= 0) */
   gboolean close;               /* the group ends here: its result comes back */
+  gpointer tag;                 /* close only: handed back in the result */
 } GpufftGroup;
 
 typedef struct
@@ -213,14 +247,19 @@ typedef struct
   const GpufftGroup *groups;    /* 1..max_groups; only the last may stay open */
   guint n_groups;
   gfloat db_floor;              /* output_db only: floor in dB (e.g. -90) */
+  /* TRUE: when every slot is in flight, fail with GPUFFT_ERROR_BUSY (and
+   * change nothing) instead of waiting for one; only for a batch that
+   * neither continues nor leaves open a group (one that does waits). */
+  gboolean no_wait;
 } GpufftBatch;
 
-/* Copies the span (one copy into persistently mapped upload memory), records
- * and submits the batch, and returns without waiting for the GPU. The span
- * must hold at least (n_frames-1)*hop + N samples when n_frames > 0 (extra
- * samples are ignored and not uploaded). When all of the plan's in-flight
- * slots are busy it first waits for the oldest batch (its results stay
- * queued for gpufft_plan_collect()). */
+/* Copies the span (one copy into persistently mapped upload memory) into a
+ * free slot and queues it for the device's scheduler; returns without
+ * waiting for the GPU. The span must hold at least (n_frames-1)*hop + N
+ * samples when n_frames > 0 (extra samples are ignored and not uploaded).
+ * When all of the plan's slots are in flight it waits for the oldest to
+ * complete (or fails with GPUFFT_ERROR_BUSY, see no_wait). Fails with the
+ * plan's error once a batch has failed on the device. */
 gboolean gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
     GError ** error);
 
@@ -248,23 +287,36 @@ typedef struct
                                  * for a group without frames */
   const GpufftPeak *peaks;      /* [channels][n_peaks] or NULL */
   guint n_peaks;
+  gpointer tag;                 /* the closing GpufftGroup's tag */
+  /* TRUE: the batch failed on the device (the plan's error says why); only
+   * group_index, n_frames and tag are set. */
+  gboolean failed;
 } GpufftGroupResult;
 
 /* Called once per closed group, in order. The pointers are valid only for
  * the duration of the call; the callback must not call back into the plan
- * (no submit or collect from it). */
+ * (no submit, collect or free from it). */
 typedef void (*GpufftResultFunc) (const GpufftGroupResult * result,
     gpointer user_data);
 
-/* Hands the results of finished batches, oldest first, to func. wait =
- * TRUE: waits for every batch in flight; FALSE: only those already done.
+/* Results go to func on the device's completion thread, as soon as each
+ * batch is done (no engine lock is held during the call), instead of
+ * waiting for gpufft_plan_collect(). Set it before the first submit. */
+void gpufft_plan_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
+    gpointer user_data);
+
+/* Hands the results of finished batches, oldest first, to func (plans
+ * without a result function). wait = TRUE: first waits until every batch
+ * in flight is done (with a result function: until its results were
+ * delivered; this is the plan's drain); FALSE: only those already done.
  * Returns the number of batches collected, or -1 with error set (device
- * lost, ...). */
+ * lost, hung, ...). Called from the completion thread itself (a result
+ * function's callee), wait does not wait. */
 gint gpufft_plan_collect (GpufftPlan * plan, gboolean wait,
     GpufftResultFunc func, gpointer user_data, GError ** error);
 
-/* Batches submitted and not yet collected (including those whose results
- * submit already had to wait for and set aside). */
+/* Batches submitted and not yet collected (or, with a result function, not
+ * yet delivered). */
 guint gpufft_plan_in_flight (GpufftPlan * plan);
 
 /* ---- Benchmark helpers -------------------------------------------------- */
@@ -285,7 +337,8 @@ typedef struct
  * group open. */
 gboolean gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error);
 
-/* GPU timings of the last collected batch or rerun. */
+/* GPU timings of the last completed batch's submission (which may have
+ * carried other plans' batches too) or rerun. */
 void gpufft_plan_get_timings (GpufftPlan * plan, GpufftTimings * timings);
 
 G_END_DECLS

@@ -314,6 +314,9 @@ harness_newv (GstBus ** bus, const gchar * caps, GPtrArray * props)
   gst_element_set_bus (el, *bus);
   h = gst_harness_new_with_element (el, "sink", "src");
   gst_object_unref (el);
+  /* tests push faster than real time: a non-live upstream (back-pressure,
+   * nothing dropped); test-streams checks the live behaviour */
+  gst_harness_set_live (h, FALSE);
   if (caps)
     gst_harness_set_src_caps_str (h, caps);
   return h;

@@ -1,0 +1,171 @@
+/* The input path: a batch is checked, its span copied into a free
+ * staging slot (the only CPU copy of each sample), its tables written, and
+ * the slot queued for the device's scheduler. Runs on the caller's thread
+ * and never waits for the GPU while one of the plan's slots is free. See
+ * gpufft-plan-private.h. */
+#include <string.h>
+
+#include "gpufft-plan-private.h"
+#include "gpufft-scheduler.h"
+
+static gboolean
+check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
+    GError ** error)
+{
+  gsize span = 0, need;
+  guint64 sum = 0;
+  guint i;
+
+  if (b->n_segments > 0 && !b->segments)
+    return gpufft_plan_invalid (error, "%u segments but no segment array", b->n_segments);
+  if (b->n_groups == 0 || b->n_groups > plan->max_groups || !b->groups)
+    return gpufft_plan_invalid (error, "a batch needs 1 to %u groups, got %u",
+        plan->max_groups, b->n_groups);
+  if (b->n_frames > plan->max_frames)
+    return gpufft_plan_invalid (error, "%u frames in a batch, at most %u", b->n_frames,
+        plan->max_frames);
+  for (i = 0; i < b->n_groups; i++) {
+    sum += b->groups[i].n_frames;
+    if (!b->groups[i].close && i + 1 < b->n_groups)
+      return gpufft_plan_invalid (error, "only the last group of a batch may stay open");
+  }
+  if (sum != b->n_frames)
+    return gpufft_plan_invalid (error, "the groups hold %" G_GUINT64_FORMAT " frames, "
+        "the batch %u", sum, b->n_frames);
+  for (i = 0; i < b->n_segments; i++) {
+    const GpufftSegment *seg = &b->segments[i];
+
+    if (seg->n_samples > 0 && ((!plan->cfg.planar && !seg->data)
+            || (plan->cfg.planar && !seg->planes)))
+      return gpufft_plan_invalid (error, "segment %u has no data", i);
+    if (seg->n_samples > 0 && plan->cfg.planar) {
+      guint c;
+
+      for (c = 0; c < plan->cfg.channels; c++)
+        if (!seg->planes[c])
+          return gpufft_plan_invalid (error, "segment %u has no plane %u", i, c);
+    }
+    span += seg->n_samples;
+  }
+  need = b->n_frames ? (gsize) (b->n_frames - 1) * plan->cfg.hop
+      + plan->cfg.fft_size : 0;
+  if (span < need)
+    return gpufft_plan_invalid (error, "%u frames need %" G_GSIZE_FORMAT " samples, the "
+        "segments hold %" G_GSIZE_FORMAT, b->n_frames, need, span);
+  *span_out = need;
+  return TRUE;
+}
+
+/* Copies the first `span` samples of the segments into the staging buffer:
+ * interleaved as they are, planar as planes of `span` samples each. */
+static void
+copy_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
+{
+  guint8 *dst = s->staging.mapped;
+  gsize frame_bytes = (gsize) plan->cfg.channels * plan->bps;
+  gsize done = 0;
+  guint i, c;
+
+  for (i = 0; i < b->n_segments && done < span; i++) {
+    const GpufftSegment *seg = &b->segments[i];
+    gsize n = MIN (seg->n_samples, span - done);
+
+    if (n == 0)
+      continue;
+    if (!plan->cfg.planar) {
+      memcpy (dst + done * frame_bytes, seg->data, n * frame_bytes);
+    } else {
+      for (c = 0; c < plan->cfg.channels; c++)
+        memcpy (dst + ((gsize) c * span + done) * plan->bps, seg->planes[c],
+            n * plan->bps);
+    }
+    done += n;
+  }
+}
+
+/* Lays the batch's frames into chunks (runs of at most F frames of one
+ * group) and writes the chunk and group tables. */
+
+/* Waits until a slot is free (lock held). FALSE with error set when the
+ * plan failed, or (no_wait) when none is free. */
+static gboolean
+wait_for_slot (GpufftPlan * plan, const GpufftBatch * batch, GError ** error)
+{
+  /* Only a batch that neither continues nor leaves an open group may be
+   * refused: the engine's open group spans batches. */
+  gboolean may_refuse = batch->no_wait && !plan->open
+      && batch->groups[batch->n_groups - 1].close;
+
+  while (plan->error == NULL && plan->n_busy == N_SLOTS) {
+    if (may_refuse) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY,
+          "all %d slots of the plan are in flight", N_SLOTS);
+      return FALSE;
+    }
+    g_cond_wait (&plan->cond, &plan->lock);
+  }
+  if (plan->error) {
+    g_propagate_error (error, g_error_copy (plan->error));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
+    GError ** error)
+{
+  GpufftSlot *s;
+  gsize span = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (plan != NULL && batch != NULL, FALSE);
+  if (!check_batch (plan, batch, &span, error))
+    return FALSE;
+
+  g_mutex_lock (&plan->lock);
+  ok = wait_for_slot (plan, batch, error);
+  g_mutex_unlock (&plan->lock);
+  if (!ok)
+    return FALSE;
+
+  /* The slot is FREE and ours until it is queued. */
+  s = &plan->slots[plan->next];
+  copy_span (plan, s, batch, span);
+  s->carry_read = plan->carry_read;
+  s->first_index = plan->next_group_index;
+  gpufft_plan_write_tables (plan, s, batch);
+  s->upload_bytes = span * plan->cfg.channels * plan->bps;
+
+  s->fft_params.sstride = plan->cfg.planar ? 1 : plan->cfg.channels;
+  s->fft_params.cstride = plan->cfg.planar ? (guint32) span : 1;
+  s->fft_params.in_channels = plan->cfg.channels;
+  s->fft_params.hop = plan->cfg.hop;
+  s->fft_params.downmix = plan->cfg.downmix ? 1 : 0;
+  s->fft_params.out_channels = plan->out_ch;
+  s->fft_params.scale = plan->scale;
+  s->fft_params.inv_channels = 1.0f / plan->cfg.channels;
+  s->reduce_params.out_channels = plan->out_ch;
+  s->reduce_params.peak_lo = MIN (plan->cfg.peak_min_bin, plan->m);
+  s->reduce_params.peak_hi = plan->cfg.peak_max_bin;
+  s->reduce_params.n_peaks = plan->n_peaks;
+  s->reduce_params.output_db = plan->cfg.output_db ? 1 : 0;
+  s->reduce_params.db_offset = plan->cfg.db_offset;
+  s->reduce_params.db_floor = batch->db_floor;
+
+  /* Staging and tables are host-coherent (gpufft-buffer.c): no flush. The
+   * scheduler's queue lock orders these writes before its recording. */
+
+  /* An open group's sum was written to the other carry buffer. */
+  if (plan->open)
+    plan->carry_read = 1 - plan->carry_read;
+  plan->next_group_index += s->n_closed;
+  plan->next = (plan->next + 1) % N_SLOTS;
+
+  g_mutex_lock (&plan->lock);
+  s->state = SLOT_QUEUED;
+  plan->n_busy++;
+  g_mutex_unlock (&plan->lock);
+  gpufft_scheduler_queue (plan->ctx->scheduler, s);
+  return TRUE;
+}

@@ -1,0 +1,199 @@
+/* The plan's insides, shared by the engine files that make up a plan:
+ *
+ *   gpufft-plan.c     configuration, sizing, creation and destruction
+ *   gpufft-input.c    the input path: batch checks, copy into a staging
+ *                     slot, hand-over to the device scheduler
+ *   gpufft-record.c   the chunk/group tables and the commands of one slot
+ *   gpufft-results.c  the result path: delivery on the completion thread,
+ *                     the stash for collect(), draining
+ *
+ * Slots
+ *   A plan has N_SLOTS slots, used round-robin. Each has its own host-side
+ *   memory (staging, tables, readback copies, descriptor sets); the device
+ *   buffers (input, partial sums, carries, results) are shared by all slots
+ *   and used by one slot at a time, in submission order (the scheduler puts
+ *   a plan's slots in successive rounds separated by barriers).
+ *
+ *   FREE --submit (caller's thread)--> QUEUED --scheduler--> RECORDED
+ *        <--completion thread (results delivered)--
+ *
+ *   Only the thread that calls submit touches a FREE slot, only the
+ *   scheduler's submit thread a QUEUED one, only its completion thread a
+ *   RECORDED one. `lock` guards n_busy, the stash, the error and the
+ *   result function; `cond` is signalled whenever a slot becomes FREE.
+ */
+#ifndef __GPUFFT_PLAN_PRIVATE_H__
+#define __GPUFFT_PLAN_PRIVATE_H__
+
+#include "gpufft.h"
+#include "gpufft-buffer.h"
+#include "gpufft-command.h"
+#include "gpufft-pipeline.h"
+
+G_BEGIN_DECLS
+
+#define N_SLOTS 8
+#define AUTO_SPAN_BYTES (4u << 20)      /* staging per slot, automatic */
+#define AUTO_RESULT_BYTES (16u << 20)   /* power results per slot, automatic */
+#define PARTIAL_BYTES (64u << 20)       /* partial sums budget */
+#define FRAMES_PER_CHUNK 8      /* frames summed in registers before a write */
+#define LANE_THREADS 32         /* small FFTs: lanes per workgroup up to a warp */
+#define GROUP_WORDS 8
+#define CPLX_ZERO 0x80000000u
+#define REDUCE_T 256
+#define FFT_E 16                /* complex elements per thread (fft.comp) */
+#define ROWS_T 64               /* four-step second kernel */
+#define FOUR_STEP_LOG2_Q 12     /* four-step column FFT size Q = 4096 */
+#define TEMP_BYTES (32u << 20)  /* four-step slice: about what L2 holds */
+
+/* Timestamps of a submission (gpufft-scheduler.c) */
+enum
+{ Q_START, Q_UPLOADED, Q_COMPUTED, Q_DONE, N_QUERIES };
+
+typedef struct
+{
+  guint32 sstride, cstride, in_channels, hop, downmix, out_channels;
+  gfloat scale, inv_channels;
+  guint32 frame_base;           /* four-step: first frame of the slice */
+} FftParams;
+
+typedef struct
+{
+  guint32 out_channels;
+  gfloat scale;
+  guint32 chunk_base, frame_base;
+} RowsParams;
+
+typedef struct
+{
+  guint32 out_channels, peak_lo, peak_hi, n_peaks, output_db;
+  gfloat db_offset, db_floor;
+} ReduceParams;
+
+typedef enum
+{
+  SLOT_FREE,
+  SLOT_QUEUED,
+  SLOT_RECORDED
+} SlotState;
+
+typedef struct _GpufftSlot GpufftSlot;
+
+struct _GpufftSlot
+{
+  GpufftPlan *plan;
+  SlotState state;
+  GList link;                   /* in the scheduler's pending queue */
+  guint round;                  /* scheduler: the plan's n-th slot in a
+                                 * submission */
+
+  GpufftBuffer staging;         /* raw samples */
+  GpufftBuffer chunks;          /* uvec4 per chunk */
+  guint32 *chunk_frames;        /* host copy: first frame, count per chunk */
+  GpufftBuffer groups;          /* GROUP_WORDS uints per group */
+  /* Host copies of the results (the GPU writes them to device memory and
+   * copies them here at the end of the batch). */
+  GpufftBuffer out;             /* [max_groups][out_ch][nb] */
+  GpufftBuffer counts;          /* [max_groups][out_ch] frames used */
+  GpufftBuffer peaks;           /* [max_groups][out_ch][n_peaks] uvec4 */
+  GpufftBuffer cplx;            /* [max_groups][out_ch][nb] vec2 */
+  VkDescriptorSet fft_set;
+  VkDescriptorSet rows_set;     /* four-step only */
+  VkDescriptorSet reduce_set[2];        /* by carry parity */
+
+  /* What the last filling of this slot holds (for recording, delivery and
+   * rerun). */
+  gsize upload_bytes;
+  guint n_chunks, n_groups, carry_read;
+  FftParams fft_params;
+  ReduceParams reduce_params;
+  guint n_closed;
+  guint *closed_frames;         /* [max_groups] */
+  gpointer *closed_tags;        /* [max_groups] GpufftGroup.tag */
+  /* complex_out: closed groups whose last frame came in an earlier batch
+   * (copy the carry row into their row) or that had no frame (zeros). */
+  guint *cplx_fix;              /* [max_groups]: slot | CPLX_ZERO */
+  guint n_cplx_fix;
+  guint64 first_index;          /* group_index of the first closed group */
+};
+
+struct _GpufftPlan
+{
+  GpufftContext *ctx;
+  GpufftPlanConfig cfg;
+
+  guint log2_m, m, nb, out_ch, bps, fpw;
+  /* Four-step (large N): M = cols x 2^log2_q, the column FFTs by `fft`
+   * (MODE 1) into `temp`, slice after slice of at most slice_frames
+   * frames, then `rows`. */
+  gboolean four_step;
+  guint log2_q, cols, rows_kb, slice_frames;
+  GpufftPipeline rows;
+  GpufftBuffer temp;
+  guint max_frames, max_groups, max_chunks, n_peaks;
+  gsize max_span;
+  gfloat scale;
+
+  GpufftBuffer input, window, twiddles, partial, carry[2], dummy;
+  GpufftBuffer out_dev, counts_dev, peaks_dev, cplx_dev;       /* results */
+  GpufftPipeline fft, reduce;
+  GpufftDescriptorPool pool;
+  GpufftSlot slots[N_SLOTS];
+  guint next;                   /* slot of the next submission (submitter) */
+
+  /* Open group (spanning batches): the submitter's. */
+  gboolean open;
+  guint open_frames;
+  guint carry_read;
+  guint64 next_group_index;
+
+  /* Scheduler's submit thread only: rounds within one submission. */
+  guint64 record_mark;
+  guint record_round;
+
+  /* Completion thread only. */
+  GpufftPeak *peak_scratch;     /* [out_ch][n_peaks] */
+
+  GMutex lock;
+  GCond cond;
+  /* --- under lock --- */
+  guint n_busy;                 /* slots QUEUED or RECORDED */
+  GpufftResultFunc func;        /* NULL: results go to the stash */
+  gpointer func_data;
+  GQueue stash;                 /* StashedResult, for collect() */
+  guint n_stashed;              /* batches whose results are in the stash */
+  GError *error;                /* a failed batch: sticky */
+  GpufftTimings timings;
+
+  GpufftCommand rerun_cmd;
+};
+
+/* gpufft-plan.c */
+gboolean gpufft_plan_invalid (GError ** error, const gchar * fmt, ...)
+    G_GNUC_PRINTF (2, 3);
+
+/* gpufft-record.c: writes the slot's chunk and group tables for the batch
+ * and updates the plan's open-group state (submitter's thread). */
+void gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
+    const GpufftBatch * b);
+/* The phases of one slot, recorded by the scheduler between its barriers. */
+void gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
+    VkCommandBuffer cmd);
+void gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,
+    GpufftCommand * command);
+void gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s,
+    VkCommandBuffer cmd);
+void gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
+    VkCommandBuffer cmd);
+
+/* gpufft-results.c: called by the completion thread once the slot's work
+ * is done (error NULL) or failed: delivers its results (or failure) and
+ * frees the slot. Takes and releases plan->lock; calls the result
+ * function with no lock held. */
+void gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
+    const GpufftTimings * timings, const GError * error);
+void gpufft_plan_stash_clear (GpufftPlan * plan);
+
+G_END_DECLS
+
+#endif /* __GPUFFT_PLAN_PRIVATE_H__ */

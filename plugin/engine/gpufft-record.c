@@ -1,0 +1,243 @@
+/* The commands of one slot: the chunk and group tables of its batch, and
+ * the phases the scheduler records for it (upload, kernels, reduce,
+ * download), plus the benchmark rerun. See gpufft-plan-private.h. */
+#include <string.h>
+
+#include "gpufft-plan-private.h"
+
+void
+gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b)
+{
+  guint32 *chunks = s->chunks.mapped;
+  guint32 *groups = s->groups.mapped;
+  /* Frames per chunk: 1 while there are few (latency), up to
+   * FRAMES_PER_CHUNK once there are enough chunks to fill a GPU, more only
+   * when the partial-sum rows run out. */
+  guint per = CLAMP (b->n_frames / 1024, 1, FRAMES_PER_CHUNK);
+  guint g, frame = 0, nc = 0, closed = 0;
+
+  s->n_cplx_fix = 0;
+  if (plan->four_step)          /* a chunk must fit a slice */
+    per = MIN (per, plan->slice_frames);
+  while (b->n_frames / per + b->n_groups > plan->max_chunks
+      && (!plan->four_step || per < plan->slice_frames))
+    per++;
+
+  for (g = 0; g < b->n_groups; g++) {
+    const GpufftGroup *grp = &b->groups[g];
+    gboolean cont = (g == 0 && plan->open);
+    guint total = grp->n_frames + (cont ? plan->open_frames : 0);
+    guint left = grp->n_frames, first_chunk = nc;
+    guint32 *gw = groups + g * GROUP_WORDS;
+
+    while (left > 0) {
+      guint n = MIN (left, per);
+
+      chunks[4 * nc] = s->chunk_frames[2 * nc] = frame;
+      chunks[4 * nc + 1] = s->chunk_frames[2 * nc + 1] = n;
+      /* The group's last frame writes its complex spectrum: into the
+       * group's row when it closes, else into the carry row (after the
+       * max_groups group rows) for a later batch that closes it. */
+      chunks[4 * nc + 2] = grp->close ? closed : plan->max_groups;
+      chunks[4 * nc + 3] = n == left ? 1 : 0;
+      frame += n;
+      left -= n;
+      nc++;
+    }
+    memset (gw, 0, GROUP_WORDS * sizeof (guint32));
+    gw[0] = first_chunk;
+    gw[1] = nc - first_chunk;
+    gw[2] = (cont ? 1 : 0) | (grp->close ? 2 : 0);
+    gw[3] = grp->close ? closed : 0;
+    if (grp->close && grp->n_frames == 0 && plan->cfg.complex_out)
+      s->cplx_fix[s->n_cplx_fix++] = closed | (total == 0 ? CPLX_ZERO : 0);
+    if (grp->close) {
+      s->closed_tags[closed] = grp->tag;
+      s->closed_frames[closed++] = total;
+      plan->open = FALSE;
+      plan->open_frames = 0;
+    } else {
+      plan->open = TRUE;
+      plan->open_frames = total;
+    }
+  }
+  /* Pad to whole workgroups with empty chunks. */
+  while (nc % plan->fpw) {
+    memset (chunks + 4 * nc, 0, 4 * sizeof (guint32));
+    nc++;
+  }
+  s->n_chunks = nc;
+  s->n_groups = b->n_groups;
+  s->n_closed = closed;
+}
+
+void
+gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s, GpufftCommand * command)
+{
+  VkCommandBuffer cmd = command->cmd;
+  const guint32 *chunks = s->chunk_frames;     /* not the mapped table */
+  FftParams fp = s->fft_params;
+  RowsParams rp;
+  guint c = 0;
+
+  if (s->n_chunks == 0)
+    return;
+  vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->fft.pipeline);
+  vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+      plan->fft.layout, 0, 1, &s->fft_set, 0, NULL);
+  if (!plan->four_step) {
+    vkCmdPushConstants (cmd, plan->fft.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        0, sizeof (FftParams), &fp);
+    vkCmdDispatch (cmd, s->n_chunks / plan->fpw, plan->out_ch, 1);
+    return;
+  }
+
+  /* Four-step: slices of whole chunks whose frames fit the temp buffer, so
+   * that the second kernel reads what the first wrote while it is still in
+   * the L2 cache. */
+  rp.out_channels = plan->out_ch;
+  rp.scale = plan->scale;
+  while (c < s->n_chunks) {
+    guint c0 = c, f0 = chunks[2 * c];
+
+    while (c < s->n_chunks
+        && chunks[2 * c] + chunks[2 * c + 1] - f0 <= plan->slice_frames)
+      c++;
+    rp.chunk_base = c0;
+    fp.frame_base = rp.frame_base = f0;
+    vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+        plan->fft.pipeline);
+    vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+        plan->fft.layout, 0, 1, &s->fft_set, 0, NULL);
+    vkCmdPushConstants (cmd, plan->fft.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        0, sizeof (FftParams), &fp);
+    /* One workgroup per frame and column. */
+    vkCmdDispatch (cmd, (chunks[2 * (c - 1)] + chunks[2 * (c - 1) + 1] - f0)
+        * plan->cols, plan->out_ch, 1);
+    gpufft_command_barrier (command);
+    vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+        plan->rows.pipeline);
+    vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+        plan->rows.layout, 0, 1, &s->rows_set, 0, NULL);
+    vkCmdPushConstants (cmd, plan->rows.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        0, sizeof (RowsParams), &rp);
+    vkCmdDispatch (cmd, (c - c0) * plan->rows_kb, plan->out_ch, 1);
+    if (c < s->n_chunks)
+      gpufft_command_barrier (command);
+  }
+}
+
+void
+gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
+{
+  vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+      plan->reduce.pipeline);
+  vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+      plan->reduce.layout, 0, 1, &s->reduce_set[s->carry_read], 0, NULL);
+  vkCmdPushConstants (cmd, plan->reduce.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+      0, sizeof (ReduceParams), &s->reduce_params);
+  vkCmdDispatch (cmd, s->n_groups, plan->out_ch, 1);
+}
+
+/* complex_out: a group closed with no frame in this batch takes the
+ * complex spectrum its last frame left in the carry row (before this
+ * batch's kernels may overwrite that row); a group with no frame at all
+ * gets zeros. */
+static void
+record_complex_fixes (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
+{
+  VkDeviceSize block = (VkDeviceSize) plan->out_ch * plan->nb * 2 *
+      sizeof (gfloat);
+  guint i;
+
+  for (i = 0; i < s->n_cplx_fix; i++) {
+    guint slot = s->cplx_fix[i] & ~CPLX_ZERO;
+
+    if (s->cplx_fix[i] & CPLX_ZERO) {
+      vkCmdFillBuffer (cmd, plan->cplx_dev.buffer, slot * block, block, 0);
+    } else {
+      VkBufferCopy r = { plan->max_groups * block, slot * block, block };
+      vkCmdCopyBuffer (cmd, plan->cplx_dev.buffer, plan->cplx_dev.buffer, 1,
+          &r);
+    }
+  }
+}
+
+/* The staging copy, and the complex output's carry fixes. */
+void
+gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
+    VkCommandBuffer cmd)
+{
+  if (s->upload_bytes > 0) {
+    VkBufferCopy region = { 0, 0, s->upload_bytes };
+    vkCmdCopyBuffer (cmd, s->staging.buffer, plan->input.buffer, 1, &region);
+  }
+  record_complex_fixes (plan, s, cmd);
+}
+
+/* Copies the closed groups' results from device memory to the slot. */
+void
+gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
+{
+  VkDeviceSize rows = (VkDeviceSize) s->n_closed * plan->out_ch;
+  VkBufferCopy r = { 0, 0, 0 };
+
+  if (rows == 0)
+    return;
+  r.size = rows * plan->nb * sizeof (gfloat);
+  vkCmdCopyBuffer (cmd, plan->out_dev.buffer, s->out.buffer, 1, &r);
+  r.size = rows * sizeof (guint32);
+  vkCmdCopyBuffer (cmd, plan->counts_dev.buffer, s->counts.buffer, 1, &r);
+  if (plan->n_peaks > 0) {
+    r.size = rows * plan->n_peaks * 16;
+    vkCmdCopyBuffer (cmd, plan->peaks_dev.buffer, s->peaks.buffer, 1, &r);
+  }
+  if (plan->cfg.complex_out) {
+    r.size = rows * plan->nb * 2 * sizeof (gfloat);
+    vkCmdCopyBuffer (cmd, plan->cplx_dev.buffer, s->cplx.buffer, 1, &r);
+  }
+}
+
+/* ---- benchmarks --------------------------------------------------------- */
+
+gboolean
+gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
+{
+  GpufftSlot *s = &plan->slots[(plan->next + N_SLOTS - 1) % N_SLOTS];
+  GpufftCommand *c = &plan->rerun_cmd;
+  gdouble ns;
+  guint i;
+
+  if (gpufft_plan_in_flight (plan) > 0)
+    return gpufft_plan_invalid (error, "collect the results before a rerun");
+  if (plan->open)
+    return gpufft_plan_invalid (error, "a rerun needs every group closed");
+  if (!gpufft_command_begin (c, plan->ctx, error))
+    return FALSE;
+  gpufft_command_barrier (c);
+  gpufft_command_timestamp (c, 0);
+  /* Every FFT repeat, then every reduce repeat (both idempotent), so that
+   * the two kernels are timed apart. */
+  for (i = 0; i < MAX (repeats, 1); i++) {
+    gpufft_plan_record_kernels (plan, s, c);
+    gpufft_command_barrier (c);
+  }
+  gpufft_command_timestamp (c, 1);
+  for (i = 0; i < MAX (repeats, 1); i++) {
+    gpufft_plan_record_reduce (plan, s, c->cmd);
+    gpufft_command_barrier (c);
+  }
+  gpufft_command_timestamp (c, 2);
+  if (!gpufft_command_submit (c, plan->ctx, error)
+      || !gpufft_command_wait (c, plan->ctx, G_MAXUINT64, error))
+    return FALSE;
+  ns = gpufft_command_elapsed_ns (c, plan->ctx, 0, 2);
+  g_mutex_lock (&plan->lock);
+  plan->timings.valid = ns >= 0;
+  plan->timings.upload_ns = 0;
+  plan->timings.download_ns = 0;
+  plan->timings.compute_ns = ns;
+  plan->timings.reduce_ns = gpufft_command_elapsed_ns (c, plan->ctx, 1, 2);
+  g_mutex_unlock (&plan->lock);
+  return TRUE;
+}

@@ -1,0 +1,226 @@
+/* The result path: the completion thread finishes each slot (readback
+ * invalidated, results handed to the plan's result function or copied to
+ * its stash, slot freed); collect() hands the stash to its caller and is
+ * also the plan's drain. See gpufft-plan-private.h. */
+#include <string.h>
+
+#include "gpufft-plan-private.h"
+#include "gpufft-scheduler.h"
+
+/* An owned copy of one group result. */
+typedef struct
+{
+  GpufftGroupResult r;
+  gboolean last;                /* the last closed group of its batch */
+  gfloat *power;
+  guint *channel_frames;
+  gfloat *complex_data;
+  GpufftPeak *peaks;
+} StashedResult;
+
+static void
+stashed_free (gpointer data)
+{
+  StashedResult *s = data;
+
+  g_free (s->power);
+  g_free (s->channel_frames);
+  g_free (s->complex_data);
+  g_free (s->peaks);
+  g_free (s);
+}
+
+void
+gpufft_plan_stash_clear (GpufftPlan * plan)
+{
+  g_queue_clear_full (&plan->stash, stashed_free);
+  g_queue_init (&plan->stash);
+  plan->n_stashed = 0;
+}
+
+static StashedResult *
+stash_copy (const GpufftGroupResult * r)
+{
+  StashedResult *s = g_new0 (StashedResult, 1);
+  gsize n = (gsize) r->channels * r->n_bins;
+
+  s->r = *r;
+  if (r->power) {
+    s->power = g_memdup2 (r->power, n * sizeof (gfloat));
+    s->r.power = s->power;
+  }
+  if (r->channel_frames) {
+    s->channel_frames = g_memdup2 (r->channel_frames,
+        r->channels * sizeof (guint));
+    s->r.channel_frames = s->channel_frames;
+  }
+  if (r->complex_data) {
+    s->complex_data = g_memdup2 (r->complex_data, 2 * n * sizeof (gfloat));
+    s->r.complex_data = s->complex_data;
+  }
+  if (r->peaks) {
+    s->peaks = g_memdup2 (r->peaks,
+        (gsize) r->channels * r->n_peaks * sizeof (GpufftPeak));
+    s->r.peaks = s->peaks;
+  }
+  return s;
+}
+
+/* Fills result r for closed group g of slot s (failed: only the group's
+ * identity and tag). */
+static void
+fill_result (GpufftPlan * plan, GpufftSlot * s, guint g, gboolean failed,
+    GpufftGroupResult * r)
+{
+  gsize row = (gsize) plan->out_ch * plan->nb;
+
+  memset (r, 0, sizeof (*r));
+  r->group_index = s->first_index + g;
+  r->n_frames = s->closed_frames[g];
+  r->channels = plan->out_ch;
+  r->n_bins = plan->nb;
+  r->tag = s->closed_tags[g];
+  r->failed = failed;
+  if (failed)
+    return;
+  r->power = (const gfloat *) s->out.mapped + g * row;
+  r->channel_frames = (const guint *) s->counts.mapped + g * plan->out_ch;
+  if (plan->cfg.complex_out)
+    r->complex_data = (const gfloat *) s->cplx.mapped + 2 * g * row;
+  if (plan->n_peaks > 0) {
+    const guint32 *pk = s->peaks.mapped;
+    guint n = plan->out_ch * plan->n_peaks, i;
+
+    for (i = 0; i < n; i++) {
+      const guint32 *e = pk + 4 * ((gsize) g * n + i);
+
+      plan->peak_scratch[i].bin = e[0] == 0xffffffffu ? G_MAXUINT : e[0];
+      memcpy (plan->peak_scratch[i].power, e + 1, 3 * sizeof (gfloat));
+    }
+    r->peaks = plan->peak_scratch;
+    r->n_peaks = plan->n_peaks;
+  }
+}
+
+void
+gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
+    const GpufftTimings * timings, const GError * error)
+{
+  GError *err = NULL;
+  GpufftResultFunc func;
+  gpointer func_data;
+  GQueue local = G_QUEUE_INIT;
+  gboolean failed;
+  guint g;
+
+  if (error == NULL
+      && (!gpufft_buffer_invalidate (&s->out, plan->ctx, &err)
+          || !gpufft_buffer_invalidate (&s->counts, plan->ctx, &err)
+          || (s->peaks.buffer && !gpufft_buffer_invalidate (&s->peaks,
+                  plan->ctx, &err))
+          || (s->cplx.buffer && !gpufft_buffer_invalidate (&s->cplx,
+                  plan->ctx, &err))))
+    error = err;
+  failed = error != NULL;
+
+  g_mutex_lock (&plan->lock);
+  func = plan->func;
+  func_data = plan->func_data;
+  if (failed && plan->error == NULL)
+    plan->error = g_error_copy (error);
+  if (timings)
+    plan->timings = *timings;
+  g_mutex_unlock (&plan->lock);
+
+  for (g = 0; g < s->n_closed; g++) {
+    GpufftGroupResult r;
+
+    fill_result (plan, s, g, failed, &r);
+    if (func) {
+      func (&r, func_data);
+    } else {
+      StashedResult *st = stash_copy (&r);
+
+      st->last = g + 1 == s->n_closed;
+      g_queue_push_tail (&local, st);
+    }
+  }
+  g_clear_error (&err);
+
+  g_mutex_lock (&plan->lock);
+  if (!func) {
+    GList *l;
+
+    while ((l = g_queue_pop_head_link (&local)) != NULL)
+      g_queue_push_tail_link (&plan->stash, l);
+    plan->n_stashed++;
+  }
+  s->state = SLOT_FREE;
+  plan->n_busy--;
+  g_cond_broadcast (&plan->cond);
+  g_mutex_unlock (&plan->lock);
+  /* (the plan may be freed by its owner from here on) */
+}
+
+void
+gpufft_plan_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
+    gpointer user_data)
+{
+  g_mutex_lock (&plan->lock);
+  plan->func = func;
+  plan->func_data = user_data;
+  g_mutex_unlock (&plan->lock);
+}
+
+gint
+gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
+    gpointer user_data, GError ** error)
+{
+  GQueue got = G_QUEUE_INIT;
+  GError *err = NULL;
+  StashedResult *st;
+  gint n;
+
+  g_return_val_if_fail (plan != NULL, -1);
+  g_mutex_lock (&plan->lock);
+  if (wait && !gpufft_scheduler_in_completion (plan->ctx->scheduler))
+    while (plan->n_busy > 0)
+      g_cond_wait (&plan->cond, &plan->lock);
+  got = plan->stash;
+  g_queue_init (&plan->stash);
+  n = plan->n_stashed;
+  plan->n_stashed = 0;
+  if (plan->error)
+    err = g_error_copy (plan->error);
+  g_mutex_unlock (&plan->lock);
+
+  while ((st = g_queue_pop_head (&got)) != NULL) {
+    if (func && !st->r.failed)
+      func (&st->r, user_data);
+    stashed_free (st);
+  }
+  if (err) {
+    g_propagate_error (error, err);
+    return -1;
+  }
+  return n;
+}
+
+guint
+gpufft_plan_in_flight (GpufftPlan * plan)
+{
+  guint n;
+
+  g_mutex_lock (&plan->lock);
+  n = plan->n_busy + plan->n_stashed;
+  g_mutex_unlock (&plan->lock);
+  return n;
+}
+
+void
+gpufft_plan_get_timings (GpufftPlan * plan, GpufftTimings * timings)
+{
+  g_mutex_lock (&plan->lock);
+  *timings = plan->timings;
+  g_mutex_unlock (&plan->lock);
+}

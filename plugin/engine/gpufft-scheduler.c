@@ -1,0 +1,369 @@
+/* The device scheduler: see gpufft-scheduler.h. */
+#include <string.h>
+
+#include "gpufft-scheduler.h"
+#include "gpufft-context-private.h"
+
+#define N_RECORDS 4             /* submissions in flight */
+
+typedef struct
+{
+  GpufftCommand cmd;
+  GPtrArray *slots;             /* GpufftSlot *, in queue order */
+  gboolean submitted;           /* FALSE: recording or submission failed */
+} Record;
+
+struct _GpufftScheduler
+{
+  GpufftContext *ctx;
+  GThread *submit_thread;
+  GThread *completion_thread;
+
+  GMutex lock;
+  GCond cond;
+  /* --- under lock --- */
+  GQueue pending;               /* GpufftSlot.link, QUEUED */
+  GQueue free_records;          /* Record * */
+  GQueue in_flight;             /* Record *, oldest first */
+  gboolean quit;
+  gboolean submit_done;         /* the submit thread has returned */
+  GError *error;                /* sticky: device lost or hung */
+  GpufftSchedulerStats stats;
+
+  Record records[N_RECORDS];
+  guint64 record_seq;           /* submit thread: one per submission */
+};
+
+/* The context's scheduler (one per context; made on first use). */
+static GMutex sched_lock;
+
+static void
+fail_slots (GPtrArray * slots, const GError * error)
+{
+  guint i;
+
+  for (i = 0; i < slots->len; i++) {
+    GpufftSlot *s = g_ptr_array_index (slots, i);
+
+    gpufft_plan_finish_slot (s->plan, s, NULL, error);
+  }
+  g_ptr_array_set_size (slots, 0);
+}
+
+/* Records the slots of one submission: each plan's n-th slot in round n,
+ * the phases of a round separated by barriers. */
+static gboolean
+record (GpufftScheduler * sched, Record * r, GError ** error)
+{
+  GpufftCommand *c = &r->cmd;
+  guint i, round, n_rounds = 1;
+
+  sched->record_seq++;
+  for (i = 0; i < r->slots->len; i++) {
+    GpufftSlot *s = g_ptr_array_index (r->slots, i);
+    GpufftPlan *plan = s->plan;
+
+    if (plan->record_mark == sched->record_seq)
+      plan->record_round++;
+    else
+      plan->record_round = 0;
+    plan->record_mark = sched->record_seq;
+    s->round = plan->record_round;
+    n_rounds = MAX (n_rounds, s->round + 1);
+  }
+
+  if (!gpufft_command_begin (c, sched->ctx, error))
+    return FALSE;
+  gpufft_command_barrier (c);   /* after the previous submission */
+  gpufft_command_timestamp (c, Q_START);
+  for (round = 0; round < n_rounds; round++) {
+    for (i = 0; i < r->slots->len; i++) {
+      GpufftSlot *s = g_ptr_array_index (r->slots, i);
+
+      if (s->round == round)
+        gpufft_plan_record_upload (s->plan, s, c->cmd);
+    }
+    gpufft_command_barrier (c);
+    if (round == 0)
+      gpufft_command_timestamp (c, Q_UPLOADED);
+    for (i = 0; i < r->slots->len; i++) {
+      GpufftSlot *s = g_ptr_array_index (r->slots, i);
+
+      if (s->round == round)
+        gpufft_plan_record_kernels (s->plan, s, c);
+    }
+    gpufft_command_barrier (c);
+    for (i = 0; i < r->slots->len; i++) {
+      GpufftSlot *s = g_ptr_array_index (r->slots, i);
+
+      if (s->round == round)
+        gpufft_plan_record_reduce (s->plan, s, c->cmd);
+    }
+    gpufft_command_barrier (c);
+    if (round + 1 == n_rounds)
+      gpufft_command_timestamp (c, Q_COMPUTED);
+    for (i = 0; i < r->slots->len; i++) {
+      GpufftSlot *s = g_ptr_array_index (r->slots, i);
+
+      if (s->round == round)
+        gpufft_plan_record_download (s->plan, s, c->cmd);
+    }
+    gpufft_command_barrier (c);
+  }
+  gpufft_command_timestamp (c, Q_DONE);
+  return gpufft_command_submit (c, sched->ctx, error);
+}
+
+static gpointer
+submit_thread (gpointer data)
+{
+  GpufftScheduler *sched = data;
+
+  g_mutex_lock (&sched->lock);
+  for (;;) {
+    Record *r;
+    GList *l;
+    GError *err = NULL;
+
+    while (!sched->quit && (g_queue_is_empty (&sched->pending)
+            || g_queue_is_empty (&sched->free_records)))
+      g_cond_wait (&sched->cond, &sched->lock);
+    if (sched->quit && g_queue_is_empty (&sched->pending))
+      break;
+    if (g_queue_is_empty (&sched->free_records)) {
+      g_cond_wait (&sched->cond, &sched->lock);
+      continue;
+    }
+    r = g_queue_pop_head (&sched->free_records);
+    while ((l = g_queue_pop_head_link (&sched->pending)) != NULL) {
+      GpufftSlot *s = l->data;
+
+      s->state = SLOT_RECORDED;
+      g_ptr_array_add (r->slots, s);
+    }
+    if (sched->error) {
+      GError *e = g_error_copy (sched->error);
+
+      g_mutex_unlock (&sched->lock);
+      fail_slots (r->slots, e);
+      g_error_free (e);
+      g_mutex_lock (&sched->lock);
+      g_queue_push_tail (&sched->free_records, r);
+      continue;
+    }
+    g_mutex_unlock (&sched->lock);
+
+    r->submitted = record (sched, r, &err);
+
+    g_mutex_lock (&sched->lock);
+    if (!r->submitted) {
+      if (!sched->error)
+        sched->error = err;
+      else
+        g_clear_error (&err);
+    } else {
+      sched->stats.submissions++;
+      sched->stats.slots += r->slots->len;
+    }
+    g_queue_push_tail (&sched->in_flight, r);
+    g_cond_broadcast (&sched->cond);
+  }
+  sched->submit_done = TRUE;
+  g_cond_broadcast (&sched->cond);
+  g_mutex_unlock (&sched->lock);
+  return NULL;
+}
+
+static gpointer
+completion_thread (gpointer data)
+{
+  GpufftScheduler *sched = data;
+  GpufftContext *ctx = sched->ctx;
+
+  g_mutex_lock (&sched->lock);
+  for (;;) {
+    Record *r;
+    GError *err = NULL;
+    GpufftTimings tm = { 0 };
+    guint i;
+
+    while (!sched->submit_done && g_queue_is_empty (&sched->in_flight))
+      g_cond_wait (&sched->cond, &sched->lock);
+    if (g_queue_is_empty (&sched->in_flight))
+      break;                    /* the submit thread is done: nothing comes */
+    r = g_queue_peek_head (&sched->in_flight);
+    if (!r->submitted && sched->error)
+      err = g_error_copy (sched->error);
+    g_mutex_unlock (&sched->lock);
+
+    if (r->submitted && !gpufft_command_wait (&r->cmd, ctx,
+            ctx->fence_timeout_ns, &err) && err == NULL)
+      g_set_error (&err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+          "the Vulkan device did not finish its work within %.0f s: it "
+          "hangs or is stuck; restart the pipeline",
+          ctx->fence_timeout_ns / 1e9);
+
+    if (err == NULL) {
+      gdouble up, comp, down;
+
+      up = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_START, Q_UPLOADED);
+      comp = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_UPLOADED, Q_COMPUTED);
+      down = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_COMPUTED, Q_DONE);
+      tm.valid = up >= 0 && comp >= 0 && down >= 0;
+      tm.upload_ns = up;
+      tm.compute_ns = comp;
+      tm.download_ns = down;
+      tm.reduce_ns = -1;
+      for (i = 0; i < r->slots->len; i++) {
+        GpufftSlot *s = g_ptr_array_index (r->slots, i);
+
+        gpufft_plan_finish_slot (s->plan, s, &tm, NULL);
+      }
+      g_ptr_array_set_size (r->slots, 0);
+    } else {
+      g_mutex_lock (&sched->lock);
+      if (!sched->error)
+        sched->error = g_error_copy (err);
+      g_mutex_unlock (&sched->lock);
+      fail_slots (r->slots, err);
+      /* the fence may never signal: the command stays pending and is
+       * destroyed with a bounded wait */
+    }
+    g_clear_error (&err);
+
+    g_mutex_lock (&sched->lock);
+    g_queue_pop_head (&sched->in_flight);
+    g_queue_push_tail (&sched->free_records, r);
+    g_cond_broadcast (&sched->cond);
+  }
+  g_mutex_unlock (&sched->lock);
+  return NULL;
+}
+
+static void
+scheduler_destroy (GpufftScheduler * sched)
+{
+  guint i;
+
+  for (i = 0; i < N_RECORDS; i++) {
+    gpufft_command_clear (&sched->records[i].cmd, sched->ctx);
+    if (sched->records[i].slots)
+      g_ptr_array_unref (sched->records[i].slots);
+  }
+  g_queue_clear (&sched->free_records);
+  g_clear_error (&sched->error);
+  g_mutex_clear (&sched->lock);
+  g_cond_clear (&sched->cond);
+  g_free (sched);
+}
+
+static GpufftScheduler *
+scheduler_new (GpufftContext * ctx, GError ** error)
+{
+  GpufftScheduler *sched = g_new0 (GpufftScheduler, 1);
+  guint i;
+
+  sched->ctx = ctx;
+  g_mutex_init (&sched->lock);
+  g_cond_init (&sched->cond);
+  g_queue_init (&sched->pending);
+  g_queue_init (&sched->free_records);
+  g_queue_init (&sched->in_flight);
+  for (i = 0; i < N_RECORDS; i++) {
+    Record *r = &sched->records[i];
+
+    r->slots = g_ptr_array_new ();
+    if (!gpufft_command_init (&r->cmd, ctx, N_QUERIES, error)) {
+      scheduler_destroy (sched);
+      return NULL;
+    }
+    g_queue_push_tail (&sched->free_records, r);
+  }
+  sched->submit_thread = g_thread_try_new ("gpufft-submit", submit_thread,
+      sched, error);
+  if (!sched->submit_thread) {
+    scheduler_destroy (sched);
+    return NULL;
+  }
+  sched->completion_thread = g_thread_try_new ("gpufft-complete",
+      completion_thread, sched, error);
+  if (!sched->completion_thread) {
+    g_mutex_lock (&sched->lock);
+    sched->quit = TRUE;
+    g_cond_broadcast (&sched->cond);
+    g_mutex_unlock (&sched->lock);
+    g_thread_join (sched->submit_thread);
+    scheduler_destroy (sched);
+    return NULL;
+  }
+  return sched;
+}
+
+GpufftScheduler *
+gpufft_scheduler_get (GpufftContext * ctx, GError ** error)
+{
+  GpufftScheduler *sched;
+
+  g_mutex_lock (&sched_lock);
+  if (ctx->scheduler == NULL)
+    ctx->scheduler = scheduler_new (ctx, error);
+  sched = ctx->scheduler;
+  g_mutex_unlock (&sched_lock);
+  return sched;
+}
+
+void
+gpufft_scheduler_free (GpufftScheduler * sched)
+{
+  if (!sched)
+    return;
+  g_mutex_lock (&sched->lock);
+  sched->quit = TRUE;
+  g_cond_broadcast (&sched->cond);
+  g_mutex_unlock (&sched->lock);
+  g_thread_join (sched->submit_thread);
+  g_thread_join (sched->completion_thread);
+  scheduler_destroy (sched);
+}
+
+void
+gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot)
+{
+  slot->link.data = slot;
+  slot->link.next = slot->link.prev = NULL;
+  g_mutex_lock (&sched->lock);
+  g_queue_push_tail_link (&sched->pending, &slot->link);
+  g_cond_broadcast (&sched->cond);
+  g_mutex_unlock (&sched->lock);
+}
+
+gboolean
+gpufft_scheduler_in_completion (GpufftScheduler * sched)
+{
+  return sched && g_thread_self () == sched->completion_thread;
+}
+
+void
+gpufft_scheduler_get_stats (GpufftScheduler * sched,
+    GpufftSchedulerStats * stats)
+{
+  g_mutex_lock (&sched->lock);
+  *stats = sched->stats;
+  g_mutex_unlock (&sched->lock);
+}
+
+/* (the context's public counters live here: they are the scheduler's) */
+void
+gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
+{
+  GpufftSchedulerStats st = { 0 };
+  GpufftScheduler *sched;
+
+  g_mutex_lock (&sched_lock);
+  sched = ctx->scheduler;
+  if (sched)
+    gpufft_scheduler_get_stats (sched, &st);
+  g_mutex_unlock (&sched_lock);
+  stats->submissions = st.submissions;
+  stats->batches = st.slots;
+}

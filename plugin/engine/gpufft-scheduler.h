@@ -1,0 +1,56 @@
+/* The device scheduler: one per context, shared by every plan on it.
+ *
+ * Threads
+ *   submit thread      waits for queued slots; takes all of them, records
+ *                      one command buffer (each plan's slots in rounds:
+ *                      uploads, barrier, FFT kernels, barrier, reduce,
+ *                      barrier, downloads, barrier) and submits it with a
+ *                      fence. At most N_RECORDS submissions are in flight;
+ *                      while they are, newly queued slots wait and join
+ *                      the next submission (so the batches grow with load
+ *                      instead of the number of submissions).
+ *   completion thread  waits for the oldest submission's fence (blocking,
+ *                      at most GPUFFT_FENCE_TIMEOUT_S), then finishes each
+ *                      of its slots in order (gpufft_plan_finish_slot():
+ *                      results delivered, slot freed).
+ * Neither thread holds the scheduler's lock while recording, waiting or
+ * delivering. A failed submission or wait (device lost, hung) becomes the
+ * scheduler's sticky error: the slots in flight are finished with it, and
+ * later queued slots are finished with it at once.
+ *
+ * Lifetime: made with the context's first plan, freed with the context
+ * (every plan holds a context reference, so nothing is queued by then). */
+#ifndef __GPUFFT_SCHEDULER_H__
+#define __GPUFFT_SCHEDULER_H__
+
+#include "gpufft-plan-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GpufftScheduler GpufftScheduler;
+
+/* The context's scheduler, started on first use (thread-safe). */
+GpufftScheduler *gpufft_scheduler_get (GpufftContext * ctx, GError ** error);
+/* Finishes what is in flight, stops the threads, frees. */
+void gpufft_scheduler_free (GpufftScheduler * sched);
+
+/* Queues a filled slot (state QUEUED) for the next submission. */
+void gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot);
+
+/* TRUE when called from the scheduler's completion thread (where waiting
+ * for a plan's results would wait for itself). */
+gboolean gpufft_scheduler_in_completion (GpufftScheduler * sched);
+
+/* Counters since the scheduler started (for benchmarks and tests). */
+typedef struct
+{
+  guint64 submissions;          /* command buffers submitted */
+  guint64 slots;                /* plan batches they carried */
+} GpufftSchedulerStats;
+
+void gpufft_scheduler_get_stats (GpufftScheduler * sched,
+    GpufftSchedulerStats * stats);
+
+G_END_DECLS
+
+#endif /* __GPUFFT_SCHEDULER_H__ */

@@ -1,0 +1,378 @@
+/* bench-streams: many streams with real buffers, as users run them.
+ *
+ * One process, one pipeline of S independent chains
+ *   audiotestsrc wave=silence is-live=L samplesperbuffer=B num-buffers=K
+ *   ! audio/x-raw,format=F32LE,rate=48000,channels=C ! ELEMENT
+ *   ! fakesink sync=false
+ * where ELEMENT is, in the same run of the same case:
+ *   identity                                  (the pipeline's own cost)
+ *   spectrum bands=N/2+1 multi-channel=true   (GStreamer's CPU analyser)
+ *   gpufftspectrum fft-size=N hop-size=H multi-channel=true
+ *       message-format=bytes message-dominant=false
+ * Cases: S = 1, 16, 64, 256, 1024 stereo streams of 480-sample (10 ms)
+ * buffers, fft 1024 hop 512, live and as fast as possible; and 1 stream of
+ * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
+ *
+ * Reported per element: audio seconds / wall seconds (live: 1.00 means
+ * real time held), CPU cores (getrusage of the whole process from PLAYING
+ * to EOS / wall), element CPU ns per sample ((CPU - identity's CPU) /
+ * samples, samples counting every channel), GPU submissions per second
+ * (the device scheduler's count, from the element's `stats`), messages,
+ * and message latency p50/p99: from the closing buffer entering the
+ * analyser (a probe on its sink pad) to the message being posted (a sync
+ * bus handler, which then drops it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gst/gst.h>
+
+#include "bench-common.h"
+
+#define RATE 48000
+
+static gchar *streams_str = NULL;
+static gchar *modes_str = NULL;
+static gchar *elements_str = NULL;
+static gdouble live_seconds = 0, fast_seconds = 0;
+static gboolean small = FALSE, no_wide = FALSE;
+
+static const GOptionEntry entries[] = {
+  {"small", 0, 0, G_OPTION_ARG_NONE, &small,
+      "Fewer streams, shorter runs (for a CPU Vulkan device)", NULL},
+  {"streams", 0, 0, G_OPTION_ARG_STRING, &streams_str,
+      "Stereo stream counts (default 1,16,64,256,1024; small 1,8)", "S,..."},
+  {"modes", 0, 0, G_OPTION_ARG_STRING, &modes_str,
+      "live,fast (default both)", "M,..."},
+  {"elements", 0, 0, G_OPTION_ARG_STRING, &elements_str,
+      "Elements to run (default identity,spectrum,gpufftspectrum)", "E,..."},
+  {"live-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &live_seconds,
+      "Audio seconds per live run (default 5, small 4)", "S"},
+  {"fast-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &fast_seconds,
+      "Audio seconds per stream per fast run (default 20, small 5; the "
+      "64-channel case 10x)", "S"},
+  {"no-wide", 0, 0, G_OPTION_ARG_NONE, &no_wide,
+      "Skip the 1 x 64-channel case", NULL},
+  {NULL}
+};
+
+typedef struct
+{
+  guint streams, channels, buffer, fft, hop;
+  gboolean live;
+  gdouble seconds;              /* audio per stream */
+} Case;
+
+typedef struct
+{
+  const Case *c;
+  guint n_buffers;
+  gint64 *entry;                /* [streams][n_buffers] monotonic us */
+  guint *last;                  /* [streams] latest buffer index entered */
+  GMutex lock;
+  GArray *latency_us;           /* gdouble */
+  gint msgs;
+  gint errors;
+} Run;
+
+static GstPadProbeReturn
+entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *r = user_data;
+  guint stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (pad),
+          "stream"));
+  GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint64 idx;
+
+  if (!GST_BUFFER_PTS_IS_VALID (b))
+    return GST_PAD_PROBE_OK;
+  idx = gst_util_uint64_scale_round (GST_BUFFER_PTS (b), RATE,
+      GST_SECOND) / r->c->buffer;
+  if (idx < r->n_buffers) {
+    r->entry[(gsize) stream * r->n_buffers + idx] = g_get_monotonic_time ();
+    g_atomic_int_set ((gint *) & r->last[stream], (gint) idx);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstBusSyncReply
+on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  Run *r = user_data;
+  const GstStructure *s;
+  guint64 end;
+  guint stream;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    g_printerr ("bench-streams: error: %s\n", err->message);
+    g_error_free (err);
+    g_atomic_int_inc (&r->errors);
+    return GST_BUS_PASS;
+  }
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
+    return GST_BUS_PASS;
+  s = gst_message_get_structure (msg);
+  if (!gst_structure_has_name (s, "spectrum"))
+    return GST_BUS_DROP;
+  g_atomic_int_inc (&r->msgs);
+  stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT
+          (GST_MESSAGE_SRC (msg)), "stream"));
+  if (gst_structure_get_uint64 (s, "endtime", &end) && end > 0) {
+    guint64 idx = gst_util_uint64_scale (end - 1, RATE, GST_SECOND)
+        / r->c->buffer;
+
+    /* (spectrum's endtime can lie beyond the buffer that completes its
+     * interval: that buffer is the latest entered) */
+    idx = MIN (idx, (guint) g_atomic_int_get ((gint *) & r->last[stream]));
+
+    if (idx < r->n_buffers) {
+      gint64 t0 = r->entry[(gsize) stream * r->n_buffers + idx];
+      gdouble us = t0 ? (gdouble) (g_get_monotonic_time () - t0) : -1;
+
+      if (us >= 0) {
+        g_mutex_lock (&r->lock);
+        g_array_append_val (r->latency_us, us);
+        g_mutex_unlock (&r->lock);
+      }
+    }
+  }
+  return GST_BUS_DROP;
+}
+
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static gdouble
+percentile (GArray * a, gdouble p)
+{
+  guint i;
+
+  if (a->len == 0)
+    return -1;
+  i = (guint) MIN (a->len - 1, p * a->len);
+  return g_array_index (a, gdouble, i);
+}
+
+static gchar *
+element_desc (const Case *c, const gchar * el, guint i)
+{
+  if (g_str_equal (el, "spectrum"))
+    return g_strdup_printf ("spectrum name=a%u bands=%u multi-channel=true",
+        i, c->fft / 2 + 1);
+  if (g_str_equal (el, "gpufftspectrum"))
+    return g_strdup_printf ("gpufftspectrum name=a%u fft-size=%u "
+        "hop-size=%u multi-channel=true message-format=bytes "
+        "message-dominant=false", i, c->fft, c->hop);
+  return g_strdup_printf ("%s name=a%u", el, i);
+}
+
+typedef struct
+{
+  gdouble wall, cpu, samples, subs;
+  guint64 dropped;
+  gint msgs, errors;
+  gdouble p50, p99;
+} Result;
+
+static gboolean
+run_case (const Case *c, const gchar * el, Result * res)
+{
+  GString *desc = g_string_new (NULL);
+  GstElement *pipe;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+  Run r = { 0 };
+  gint64 t0, t1;
+  gdouble cpu0, cpu1;
+  guint i;
+
+  r.c = c;
+  r.n_buffers = (guint) (c->seconds * RATE / c->buffer);
+  r.entry = g_new0 (gint64, (gsize) c->streams * r.n_buffers);
+  r.last = g_new0 (guint, c->streams);
+  r.latency_us = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  g_mutex_init (&r.lock);
+  for (i = 0; i < c->streams; i++) {
+    gchar *e = element_desc (c, el, i);
+
+    g_string_append_printf (desc, "audiotestsrc wave=silence is-live=%s "
+        "samplesperbuffer=%u num-buffers=%u ! audio/x-raw,format=F32LE,"
+        "rate=%d,channels=%u ! %s ! fakesink sync=false ",
+        c->live ? "true" : "false", c->buffer, r.n_buffers, RATE,
+        c->channels, e);
+    g_free (e);
+  }
+  pipe = gst_parse_launch (desc->str, &err);
+  g_string_free (desc, TRUE);
+  if (!pipe) {
+    g_printerr ("bench-streams: %s\n", err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  for (i = 0; i < c->streams; i++) {
+    gchar name[32];
+    GstElement *a;
+    GstPad *pad;
+
+    g_snprintf (name, sizeof (name), "a%u", i);
+    a = gst_bin_get_by_name (GST_BIN (pipe), name);
+    g_object_set_data (G_OBJECT (a), "stream", GUINT_TO_POINTER (i));
+    pad = gst_element_get_static_pad (a, "sink");
+    g_object_set_data (G_OBJECT (pad), "stream", GUINT_TO_POINTER (i));
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, entry_probe, &r, NULL);
+    gst_object_unref (pad);
+    gst_object_unref (a);
+  }
+  bus = gst_element_get_bus (pipe);
+  gst_bus_set_sync_handler (bus, on_message, &r, NULL);
+
+  t0 = g_get_monotonic_time ();
+  cpu0 = bench_cpu_seconds ();
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  t1 = g_get_monotonic_time ();
+  cpu1 = bench_cpu_seconds ();
+  res->subs = 0;
+  if (g_str_equal (el, "gpufftspectrum")) {
+    res->dropped = 0;
+    for (i = 0; i < c->streams; i++) {
+      gchar name[32];
+      GstElement *a;
+      GstStructure *st = NULL;
+      guint64 v = 0;
+
+      g_snprintf (name, sizeof (name), "a%u", i);
+      a = gst_bin_get_by_name (GST_BIN (pipe), name);
+      g_object_get (a, "stats", &st, NULL);
+      if (st && i == 0 && gst_structure_get_uint64 (st,
+              "device-submissions", &v))
+        res->subs = v;
+      if (st && gst_structure_get_uint64 (st, "dropped-intervals", &v))
+        res->dropped += v;
+      if (st)
+        gst_structure_free (st);
+      gst_object_unref (a);
+    }
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+
+  g_array_sort (r.latency_us, cmp_double);
+  res->wall = (t1 - t0) / 1e6;
+  res->cpu = cpu1 - cpu0;
+  res->samples = (gdouble) c->streams * c->channels * r.n_buffers * c->buffer;
+  res->msgs = r.msgs;
+  res->errors = r.errors + (msg == NULL);
+  res->p50 = percentile (r.latency_us, 0.5) / 1e3;
+  res->p99 = percentile (r.latency_us, 0.99) / 1e3;
+  g_array_unref (r.latency_us);
+  g_mutex_clear (&r.lock);
+  g_free (r.entry);
+  g_free (r.last);
+  return TRUE;
+}
+
+static void
+run_all (const Case *c, gchar ** elements)
+{
+  Result base = { 0 };
+  gboolean have_base = FALSE;
+  guint i;
+
+  for (i = 0; elements[i]; i++) {
+    Result r = { 0 };
+    gchar ns[32] = "-", subs[32] = "-", lat[48] = "-", drop[32] = "-";
+
+    if (!run_case (c, elements[i], &r))
+      continue;
+    if (g_str_equal (elements[i], "identity")) {
+      base = r;
+      have_base = TRUE;
+    } else if (have_base) {
+      g_snprintf (ns, sizeof (ns), "%.1f", (r.cpu - base.cpu) / r.samples
+          * 1e9);
+    }
+    if (g_str_equal (elements[i], "gpufftspectrum")) {
+      g_snprintf (subs, sizeof (subs), "%.0f", r.subs / r.wall);
+      g_snprintf (drop, sizeof (drop), "%" G_GUINT64_FORMAT, r.dropped);
+    }
+    if (r.p50 >= 0)
+      g_snprintf (lat, sizeof (lat), "%.2f / %.2f", r.p50, r.p99);
+    printf ("| %4u x %-2u | %-4s | %-14s | %6.2f | %6.2f | %5.2f | %8s | "
+        "%7.1f | %7s | %6d | %5s | %13s |%s\n", c->streams, c->channels,
+        c->live ? "live" : "fast", elements[i], c->seconds / r.wall, r.wall,
+        r.cpu / r.wall, ns, r.samples / r.wall / 1e6, subs, r.msgs, drop,
+        lat, r.errors ? " ERRORS" : "");
+    fflush (stdout);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  GOptionContext *ctx = g_option_context_new (NULL);
+  GError *err = NULL;
+  gchar **streams, **modes, **elements;
+  guint m, i;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  g_option_context_set_summary (ctx, "Many streams with 10 ms buffers: "
+      "identity, spectrum and gpufftspectrum in the same run.");
+  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
+    g_printerr ("%s\n", err->message);
+    return 2;
+  }
+  g_option_context_free (ctx);
+  gst_init (&argc, &argv);
+
+  streams = g_strsplit (streams_str ? streams_str : small ? "1,8" :
+      "1,16,64,256,1024", ",", -1);
+  modes = g_strsplit (modes_str ? modes_str : "live,fast", ",", -1);
+  elements = g_strsplit (elements_str ? elements_str :
+      "identity,spectrum,gpufftspectrum", ",", -1);
+  if (live_seconds <= 0)
+    live_seconds = small ? 4 : 5;
+  if (fast_seconds <= 0)
+    fast_seconds = small ? 5 : 20;
+
+  printf ("# bench-streams (%s, %d cores)\n", g_get_host_name (),
+      g_get_num_processors ());
+  printf ("| streams x ch | mode | element | audio/wall | wall s | cores | "
+      "elem ns/sample | M samples/s | subs/s | msgs | dropped | "
+      "latency p50/p99 ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (m = 0; modes[m]; m++) {
+    gboolean live = g_str_equal (modes[m], "live");
+
+    for (i = 0; streams[i]; i++) {
+      Case c = { (guint) atoi (streams[i]), 2, 480, 1024, 512, live,
+        live ? live_seconds : fast_seconds
+      };
+      if (c.streams > 0)
+        run_all (&c, elements);
+    }
+    if (!no_wide) {
+      Case c = { 1, 64, 4800, 4096, 1024, live,
+        live ? live_seconds : 10 * fast_seconds
+      };
+      run_all (&c, elements);
+    }
+  }
+  g_strfreev (streams);
+  g_strfreev (modes);
+  g_strfreev (elements);
+  return 0;
+}
