@@ -235,7 +235,13 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           "the element started), device-submissions and device-batches "
           "(guint64: GPU submissions made by the device's scheduler for "
           "every element on the device, and the element batches they "
-          "carried, since the device was opened; 0 before start)",
+          "carried, since the device was opened; 0 before start), "
+          "device-max-batches (most in one submission), device-record-ns, "
+          "device-wait-ns, device-gpu-ns, device-deliver-ns (guint64 ns: "
+          "the scheduler's time recording and submitting, waiting for the "
+          "device, the device's own time, and delivering results), "
+          "device-plans and device-plan-ns (plans made on the device and "
+          "the time spent making them)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_set_static_metadata (element_class,
@@ -472,7 +478,14 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
               "dropped-intervals", G_TYPE_UINT64,
               self->dropped_total,
               "device-submissions", G_TYPE_UINT64, st.submissions,
-              "device-batches", G_TYPE_UINT64, st.batches, NULL));
+              "device-batches", G_TYPE_UINT64, st.batches,
+              "device-max-batches", G_TYPE_UINT64, st.max_batches,
+              "device-record-ns", G_TYPE_UINT64, st.record_ns,
+              "device-wait-ns", G_TYPE_UINT64, st.wait_ns,
+              "device-gpu-ns", G_TYPE_UINT64, st.gpu_ns,
+              "device-deliver-ns", G_TYPE_UINT64, st.deliver_ns,
+              "device-plans", G_TYPE_UINT64, st.plans,
+              "device-plan-ns", G_TYPE_UINT64, st.plan_ns, NULL));
       break;
     }
     default:

@@ -38,6 +38,11 @@ struct _GpufftContext
    * GPUFFT_FENCE_TIMEOUT (seconds) overrides both. */
   guint64 fence_timeout_ns;
 
+  /* Pipelines and constant buffers shared by the plans (gpufft-shared.h):
+   * GBytes key -> entry, under shared_lock. */
+  GMutex shared_lock;
+  GHashTable *shared;
+
   /* The device scheduler (gpufft-scheduler.h), made by the first plan. */
   struct _GpufftScheduler *scheduler;
 };

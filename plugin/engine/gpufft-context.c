@@ -3,6 +3,7 @@
 
 #include "gpufft-context-private.h"
 #include "gpufft-scheduler.h"
+#include "gpufft-shared.h"
 #include "gpufft-vk-error.h"
 
 #define DRIVER_ADVICE "install your GPU's Vulkan driver, or " \
@@ -175,6 +176,7 @@ static void
 context_destroy (GpufftContext * ctx)
 {
   gpufft_scheduler_free (ctx->scheduler);
+  gpufft_shared_clear (ctx);
   if (ctx->device != VK_NULL_HANDLE) {
     vkDeviceWaitIdle (ctx->device);
     vkDestroyDevice (ctx->device, NULL);
@@ -182,6 +184,7 @@ context_destroy (GpufftContext * ctx)
   if (ctx->instance != VK_NULL_HANDLE)
     vkDestroyInstance (ctx->instance, NULL);
   g_mutex_clear (&ctx->queue_lock);
+  g_mutex_clear (&ctx->shared_lock);
   g_free (ctx->device_name);
   g_free (ctx);
 }
@@ -236,6 +239,7 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   ctx->instance = instance;
   ctx->physical = phys;
   g_mutex_init (&ctx->queue_lock);
+  g_mutex_init (&ctx->shared_lock);
 
   vkGetPhysicalDeviceProperties (phys, &ctx->props);
   ctx->device_name = g_strdup (ctx->props.deviceName);

@@ -128,15 +128,17 @@ struct _GpufftPlan
    * frames, then `rows`. */
   gboolean four_step;
   guint log2_q, cols, rows_kb, slice_frames;
-  GpufftPipeline rows;
+  const GpufftPipeline *rows;
   GpufftBuffer temp;
   guint max_frames, max_groups, max_chunks, n_peaks;
   gsize max_span;
   gfloat scale;
 
-  GpufftBuffer input, window, twiddles, partial, carry[2], dummy;
+  GpufftBuffer input, partial, carry[2], dummy;
   GpufftBuffer out_dev, counts_dev, peaks_dev, cplx_dev;       /* results */
-  GpufftPipeline fft, reduce;
+  /* shared by every plan of the context (gpufft-shared.h) */
+  GpufftBuffer *window, *twiddles;
+  const GpufftPipeline *fft, *reduce;
   GpufftDescriptorPool pool;
   GpufftSlot slots[N_SLOTS];
   guint next;                   /* slot of the next submission (submitter) */

@@ -19,6 +19,7 @@
 
 #include "gpufft-plan-private.h"
 #include "gpufft-scheduler.h"
+#include "gpufft-shared.h"
 #include "gpufft-vk-error.h"
 
 static const guint32 fft_spv[] =
@@ -129,68 +130,30 @@ check_config (const GpufftPlanConfig * c, GError ** error)
   return TRUE;
 }
 
-/* Fills a device buffer with host data (through a temporary staging buffer
- * when the device memory is not mapped). */
-static gboolean
-upload_now (GpufftPlan * plan, GpufftBuffer * dst, gconstpointer data,
-    gsize size, GError ** error)
-{
-  GpufftBuffer tmp = { 0 };
-  GpufftCommand cmd = { 0 };
-  VkBufferCopy region = { 0, 0, size };
-  gboolean ok = FALSE;
-
-  if (dst->mapped) {
-    memcpy (dst->mapped, data, size);
-    return gpufft_buffer_flush (dst, plan->ctx, error);
-  }
-  if (!gpufft_buffer_init (&tmp, plan->ctx, size, GPUFFT_MEMORY_UPLOAD, error))
-    return FALSE;
-  memcpy (tmp.mapped, data, size);
-  if (gpufft_buffer_flush (&tmp, plan->ctx, error)
-      && gpufft_command_init (&cmd, plan->ctx, 0, error)
-      && gpufft_command_begin (&cmd, plan->ctx, error)) {
-    vkCmdCopyBuffer (cmd.cmd, tmp.buffer, dst->buffer, 1, &region);
-    gpufft_command_barrier (&cmd);
-    ok = gpufft_command_submit (&cmd, plan->ctx, error)
-        && gpufft_command_wait (&cmd, plan->ctx, G_MAXUINT64, error);
-  }
-  gpufft_command_clear (&cmd, plan->ctx);
-  gpufft_buffer_clear (&tmp, plan->ctx);
-  return ok;
-}
-
+/* The window and twiddles (shared by the context's plans) and the
+ * scaling of |X|^2, from the window's sums in double. */
 static gboolean
 fill_constants (GpufftPlan * plan, GError ** error)
 {
   guint n = plan->cfg.fft_size, i;
   gdouble *w = g_new (gdouble, n);
-  gfloat *wf = g_new (gfloat, n);
-  gfloat *tw = g_new (gfloat, 2 * n);
   gdouble sum = 0.0, sum2 = 0.0;
-  gboolean ok;
 
   gpufft_window_fill (plan->cfg.window, n, w);
   for (i = 0; i < n; i++) {
-    wf[i] = (gfloat) w[i];
     sum += w[i];
     sum2 += w[i] * w[i];
-    /* e^{-2 pi i m / N}, the angle from the integer phase. */
-    tw[2 * i] = (gfloat) cos (2.0 * G_PI * i / n);
-    tw[2 * i + 1] = (gfloat) - sin (2.0 * G_PI * i / n);
   }
+  g_free (w);
   if (plan->cfg.scaling == GPUFFT_SCALING_SPECTRUM)
     plan->scale = (gfloat) (1.0 / (sum * sum));
   else
     plan->scale = (gfloat) (1.0 / (plan->cfg.rate * sum2));
 
-  ok = upload_now (plan, &plan->window, wf, n * sizeof (gfloat), error)
-      && upload_now (plan, &plan->twiddles, tw, 2 * n * sizeof (gfloat),
-      error);
-  g_free (w);
-  g_free (wf);
-  g_free (tw);
-  return ok;
+  plan->window = gpufft_shared_window (plan->ctx, plan->cfg.window, n, error);
+  if (plan->window)
+    plan->twiddles = gpufft_shared_twiddles (plan->ctx, n, error);
+  return plan->twiddles != NULL;
 }
 
 /* ---- plan creation ------------------------------------------------------ */
@@ -365,10 +328,12 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   fft_spec[8] = plan->four_step ? plan->log2_m - plan->log2_q : 0;
   red_spec[0] = plan->log2_m;
   red_spec[1] = red_t;
-  if (!gpufft_pipeline_init (&plan->fft, plan->ctx, fft_spv,
-          sizeof (fft_spv), 6, sizeof (FftParams), fft_spec, 9, error)
-      || !gpufft_pipeline_init (&plan->reduce, plan->ctx, reduce_spv,
-          sizeof (reduce_spv), 7, sizeof (ReduceParams), red_spec, 2, error))
+  plan->fft = gpufft_shared_pipeline (plan->ctx, fft_spv, sizeof (fft_spv),
+      6, sizeof (FftParams), fft_spec, 9, error);
+  if (plan->fft)
+    plan->reduce = gpufft_shared_pipeline (plan->ctx, reduce_spv,
+        sizeof (reduce_spv), 7, sizeof (ReduceParams), red_spec, 2, error);
+  if (!plan->reduce)
     return FALSE;
   if (!plan->four_step)
     return TRUE;
@@ -381,8 +346,9 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   spv = plan->cols == 2 ? rows2_spv : plan->cols == 4 ? rows4_spv : rows8_spv;
   spv_size = plan->cols == 2 ? sizeof (rows2_spv) : plan->cols == 4 ?
       sizeof (rows4_spv) : sizeof (rows8_spv);
-  return gpufft_pipeline_init (&plan->rows, plan->ctx, spv, spv_size, 5,
+  plan->rows = gpufft_shared_pipeline (plan->ctx, spv, spv_size, 5,
       sizeof (RowsParams), rows_spec, 4, error);
+  return plan->rows != NULL;
 }
 
 static gboolean
@@ -423,22 +389,22 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
           plan->fpw));
 
   fft_bufs[0] = &plan->input;
-  fft_bufs[1] = &plan->window;
-  fft_bufs[2] = &plan->twiddles;
+  fft_bufs[1] = plan->window;
+  fft_bufs[2] = plan->twiddles;
   fft_bufs[3] = &s->chunks;
   fft_bufs[4] = &plan->partial;
   fft_bufs[5] = plan->cfg.complex_out ? &plan->cplx_dev : &plan->dummy;
   if (plan->four_step)
     fft_bufs[5] = &plan->temp;
-  if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, &plan->fft, fft_bufs,
+  if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->fft, fft_bufs,
           &s->fft_set, error))
     return FALSE;
   if (plan->four_step) {
-    GpufftBuffer *rows_bufs[5] = { &plan->temp, &plan->twiddles, &s->chunks,
+    GpufftBuffer *rows_bufs[5] = { &plan->temp, plan->twiddles, &s->chunks,
       &plan->partial, plan->cfg.complex_out ? &plan->cplx_dev : &plan->dummy
     };
 
-    if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, &plan->rows,
+    if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->rows,
             rows_bufs, &s->rows_set, error))
       return FALSE;
   }
@@ -450,7 +416,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
     red_bufs[4] = plan->n_peaks > 0 ? &plan->peaks_dev : &plan->dummy;
     red_bufs[5] = &s->groups;
     red_bufs[6] = &plan->counts_dev;
-    if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, &plan->reduce,
+    if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->reduce,
             red_bufs, &s->reduce_set[p], error))
       return FALSE;
   }
@@ -464,6 +430,8 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   GpufftPlan *plan;
   guint64 row_bytes, part_bytes, out_bytes;
   guint i;
+
+  gint64 t0 = g_get_monotonic_time ();
 
   g_return_val_if_fail (ctx != NULL && config != NULL, NULL);
   if (!check_config (config, error))
@@ -496,10 +464,6 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   if (!gpufft_buffer_init (&plan->input, ctx,
           plan->max_span * config->channels * plan->bps + 16,
           GPUFFT_MEMORY_DEVICE, error)
-      || !gpufft_buffer_init (&plan->window, ctx,
-          config->fft_size * sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error)
-      || !gpufft_buffer_init (&plan->twiddles, ctx,
-          config->fft_size * 2 * sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&plan->partial, ctx,
           plan->max_chunks * part_bytes, GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&plan->carry[0], ctx, part_bytes,
@@ -533,6 +497,8 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     goto fail;
   plan->peak_scratch = g_new0 (GpufftPeak, MAX (1,
           plan->out_ch * plan->n_peaks));
+  gpufft_scheduler_count_plan (ctx->scheduler,
+      (guint64) (g_get_monotonic_time () - t0) * 1000);
   return plan;
 
 fail:
@@ -569,13 +535,8 @@ gpufft_plan_free (GpufftPlan * plan)
   }
   gpufft_command_clear (&plan->rerun_cmd, ctx);
   gpufft_descriptor_pool_clear (&plan->pool, ctx);
-  gpufft_pipeline_clear (&plan->fft, ctx);
-  gpufft_pipeline_clear (&plan->reduce, ctx);
-  gpufft_pipeline_clear (&plan->rows, ctx);
   gpufft_buffer_clear (&plan->temp, ctx);
   gpufft_buffer_clear (&plan->input, ctx);
-  gpufft_buffer_clear (&plan->window, ctx);
-  gpufft_buffer_clear (&plan->twiddles, ctx);
   gpufft_buffer_clear (&plan->partial, ctx);
   gpufft_buffer_clear (&plan->carry[0], ctx);
   gpufft_buffer_clear (&plan->carry[1], ctx);

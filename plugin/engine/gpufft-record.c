@@ -82,11 +82,11 @@ gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s, GpufftCommand * c
 
   if (s->n_chunks == 0)
     return;
-  vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->fft.pipeline);
+  vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->fft->pipeline);
   vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-      plan->fft.layout, 0, 1, &s->fft_set, 0, NULL);
+      plan->fft->layout, 0, 1, &s->fft_set, 0, NULL);
   if (!plan->four_step) {
-    vkCmdPushConstants (cmd, plan->fft.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+    vkCmdPushConstants (cmd, plan->fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
         0, sizeof (FftParams), &fp);
     vkCmdDispatch (cmd, s->n_chunks / plan->fpw, plan->out_ch, 1);
     return;
@@ -106,20 +106,20 @@ gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s, GpufftCommand * c
     rp.chunk_base = c0;
     fp.frame_base = rp.frame_base = f0;
     vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-        plan->fft.pipeline);
+        plan->fft->pipeline);
     vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-        plan->fft.layout, 0, 1, &s->fft_set, 0, NULL);
-    vkCmdPushConstants (cmd, plan->fft.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        plan->fft->layout, 0, 1, &s->fft_set, 0, NULL);
+    vkCmdPushConstants (cmd, plan->fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
         0, sizeof (FftParams), &fp);
     /* One workgroup per frame and column. */
     vkCmdDispatch (cmd, (chunks[2 * (c - 1)] + chunks[2 * (c - 1) + 1] - f0)
         * plan->cols, plan->out_ch, 1);
     gpufft_command_barrier (command);
     vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-        plan->rows.pipeline);
+        plan->rows->pipeline);
     vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-        plan->rows.layout, 0, 1, &s->rows_set, 0, NULL);
-    vkCmdPushConstants (cmd, plan->rows.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        plan->rows->layout, 0, 1, &s->rows_set, 0, NULL);
+    vkCmdPushConstants (cmd, plan->rows->layout, VK_SHADER_STAGE_COMPUTE_BIT,
         0, sizeof (RowsParams), &rp);
     vkCmdDispatch (cmd, (c - c0) * plan->rows_kb, plan->out_ch, 1);
     if (c < s->n_chunks)
@@ -131,10 +131,10 @@ void
 gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
 {
   vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-      plan->reduce.pipeline);
+      plan->reduce->pipeline);
   vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-      plan->reduce.layout, 0, 1, &s->reduce_set[s->carry_read], 0, NULL);
-  vkCmdPushConstants (cmd, plan->reduce.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+      plan->reduce->layout, 0, 1, &s->reduce_set[s->carry_read], 0, NULL);
+  vkCmdPushConstants (cmd, plan->reduce->layout, VK_SHADER_STAGE_COMPUTE_BIT,
       0, sizeof (ReduceParams), &s->reduce_params);
   vkCmdDispatch (cmd, s->n_groups, plan->out_ch, 1);
 }

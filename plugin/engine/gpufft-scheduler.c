@@ -31,6 +31,7 @@ struct _GpufftScheduler
   GpufftSchedulerStats stats;
 
   Record records[N_RECORDS];
+  gulong slow_us;               /* GPUFFT_DEBUG_SLOW_DEVICE_MS */
   guint64 record_seq;           /* submit thread: one per submission */
 };
 
@@ -124,6 +125,7 @@ submit_thread (gpointer data)
     Record *r;
     GList *l;
     GError *err = NULL;
+    gint64 t0;
 
     while (!sched->quit && (g_queue_is_empty (&sched->pending)
             || g_queue_is_empty (&sched->free_records)))
@@ -153,9 +155,12 @@ submit_thread (gpointer data)
     }
     g_mutex_unlock (&sched->lock);
 
+    t0 = g_get_monotonic_time ();
     r->submitted = record (sched, r, &err);
+    t0 = g_get_monotonic_time () - t0;
 
     g_mutex_lock (&sched->lock);
+    sched->stats.record_ns += t0 * 1000;
     if (!r->submitted) {
       if (!sched->error)
         sched->error = err;
@@ -164,6 +169,7 @@ submit_thread (gpointer data)
     } else {
       sched->stats.submissions++;
       sched->stats.slots += r->slots->len;
+      sched->stats.max_slots = MAX (sched->stats.max_slots, r->slots->len);
     }
     g_queue_push_tail (&sched->in_flight, r);
     g_cond_broadcast (&sched->cond);
@@ -186,6 +192,8 @@ completion_thread (gpointer data)
     GError *err = NULL;
     GpufftTimings tm = { 0 };
     guint i;
+    gint64 t0, t1, t2;
+    gdouble gpu = -1;
 
     while (!sched->submit_done && g_queue_is_empty (&sched->in_flight))
       g_cond_wait (&sched->cond, &sched->lock);
@@ -196,6 +204,7 @@ completion_thread (gpointer data)
       err = g_error_copy (sched->error);
     g_mutex_unlock (&sched->lock);
 
+    t0 = g_get_monotonic_time ();
     if (r->submitted && !gpufft_command_wait (&r->cmd, ctx,
             ctx->fence_timeout_ns, &err) && err == NULL)
       g_set_error (&err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
@@ -203,6 +212,9 @@ completion_thread (gpointer data)
           "hangs or is stuck; restart the pipeline",
           ctx->fence_timeout_ns / 1e9);
 
+    if (sched->slow_us)
+      g_usleep (sched->slow_us);  /* a slow device, for tests */
+    t1 = g_get_monotonic_time ();
     if (err == NULL) {
       gdouble up, comp, down;
 
@@ -214,6 +226,7 @@ completion_thread (gpointer data)
       tm.compute_ns = comp;
       tm.download_ns = down;
       tm.reduce_ns = -1;
+      gpu = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_START, Q_DONE);
       for (i = 0; i < r->slots->len; i++) {
         GpufftSlot *s = g_ptr_array_index (r->slots, i);
 
@@ -230,8 +243,13 @@ completion_thread (gpointer data)
        * destroyed with a bounded wait */
     }
     g_clear_error (&err);
+    t2 = g_get_monotonic_time ();
 
     g_mutex_lock (&sched->lock);
+    sched->stats.wait_ns += (t1 - t0) * 1000;
+    sched->stats.finish_ns += (t2 - t1) * 1000;
+    if (gpu > 0)
+      sched->stats.gpu_ns += (guint64) gpu;
     g_queue_pop_head (&sched->in_flight);
     g_queue_push_tail (&sched->free_records, r);
     g_cond_broadcast (&sched->cond);
@@ -264,6 +282,13 @@ scheduler_new (GpufftContext * ctx, GError ** error)
   guint i;
 
   sched->ctx = ctx;
+  /* Debugging aid: the environment variable GPUFFT_DEBUG_SLOW_DEVICE_MS
+   * makes every submission take at least that long to complete (read when
+   * the device's scheduler starts), to see how callers cope with a device
+   * that falls behind. */
+  if (g_getenv ("GPUFFT_DEBUG_SLOW_DEVICE_MS"))
+    sched->slow_us = (gulong) MIN (g_ascii_strtoull (g_getenv
+            ("GPUFFT_DEBUG_SLOW_DEVICE_MS"), NULL, 10), 60000) * 1000;
   g_mutex_init (&sched->lock);
   g_cond_init (&sched->cond);
   g_queue_init (&sched->pending);
@@ -352,6 +377,15 @@ gpufft_scheduler_get_stats (GpufftScheduler * sched,
   g_mutex_unlock (&sched->lock);
 }
 
+void
+gpufft_scheduler_count_plan (GpufftScheduler * sched, guint64 ns)
+{
+  g_mutex_lock (&sched->lock);
+  sched->stats.plans++;
+  sched->stats.plan_ns += ns;
+  g_mutex_unlock (&sched->lock);
+}
+
 /* (the context's public counters live here: they are the scheduler's) */
 void
 gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
@@ -366,4 +400,11 @@ gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
   g_mutex_unlock (&sched_lock);
   stats->submissions = st.submissions;
   stats->batches = st.slots;
+  stats->max_batches = st.max_slots;
+  stats->record_ns = st.record_ns;
+  stats->wait_ns = st.wait_ns;
+  stats->gpu_ns = st.gpu_ns;
+  stats->deliver_ns = st.finish_ns;
+  stats->plans = st.plans;
+  stats->plan_ns = st.plan_ns;
 }

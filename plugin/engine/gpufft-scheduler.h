@@ -18,6 +18,10 @@
  * scheduler's sticky error: the slots in flight are finished with it, and
  * later queued slots are finished with it at once.
  *
+ * GPUFFT_DEBUG_SLOW_DEVICE_MS (environment, read when the scheduler
+ * starts): each submission completes no sooner than that (tests of a device
+ * that falls behind).
+ *
  * Lifetime: made with the context's first plan, freed with the context
  * (every plan holds a context reference, so nothing is queued by then). */
 #ifndef __GPUFFT_SCHEDULER_H__
@@ -46,10 +50,19 @@ typedef struct
 {
   guint64 submissions;          /* command buffers submitted */
   guint64 slots;                /* plan batches they carried */
+  guint64 max_slots;            /* most in one submission */
+  guint64 record_ns;            /* submit thread: recording + vkQueueSubmit */
+  guint64 wait_ns;              /* completion thread: in the fence wait */
+  guint64 gpu_ns;               /* device timestamps, first to last */
+  guint64 finish_ns;            /* completion thread: delivering results */
+  guint64 plans;                /* plans made on the device */
+  guint64 plan_ns;              /* time spent making them */
 } GpufftSchedulerStats;
 
 void gpufft_scheduler_get_stats (GpufftScheduler * sched,
     GpufftSchedulerStats * stats);
+/* Counts a plan made in ns nanoseconds. */
+void gpufft_scheduler_count_plan (GpufftScheduler * sched, guint64 ns);
 
 G_END_DECLS
 

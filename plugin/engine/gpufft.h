@@ -122,6 +122,15 @@ typedef struct
 {
   guint64 submissions;          /* command buffers submitted */
   guint64 batches;              /* plan batches they carried */
+  guint64 max_batches;          /* most batches in one submission */
+  guint64 record_ns;            /* CPU time recording and submitting */
+  guint64 wait_ns;              /* time the completion thread waited */
+  guint64 gpu_ns;               /* GPU time of the submissions (0 without
+                                 * timestamps) */
+  guint64 deliver_ns;           /* CPU time delivering results (the result
+                                 * functions included) */
+  guint64 plans;                /* plans made */
+  guint64 plan_ns;              /* time spent making them */
 } GpufftContextStats;
 
 void gpufft_context_get_stats (GpufftContext * ctx,

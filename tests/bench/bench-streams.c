@@ -33,7 +33,7 @@
 static gchar *streams_str = NULL;
 static gchar *modes_str = NULL;
 static gchar *elements_str = NULL;
-static gdouble live_seconds = 0, fast_seconds = 0;
+static gdouble live_seconds = 0, fast_seconds = 0, fast_msamples = 0;
 static gboolean small = FALSE, no_wide = FALSE;
 
 static const GOptionEntry entries[] = {
@@ -50,6 +50,9 @@ static const GOptionEntry entries[] = {
   {"fast-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &fast_seconds,
       "Audio seconds per stream per fast run (default 20, small 5; the "
       "64-channel case 10x)", "S"},
+  {"fast-msamples", 0, 0, G_OPTION_ARG_DOUBLE, &fast_msamples,
+      "At most this many M samples (all streams and channels) per fast "
+      "run; the 64-channel case 4x (default 64, small 4)", "M"},
   {"no-wide", 0, 0, G_OPTION_ARG_NONE, &no_wide,
       "Skip the 1 x 64-channel case", NULL},
   {NULL}
@@ -177,6 +180,7 @@ typedef struct
 {
   gdouble wall, cpu, samples, subs;
   guint64 dropped;
+  GstStructure *stats;          /* a0's, gpufftspectrum only */
   gint msgs, errors;
   gdouble p50, p99;
 } Result;
@@ -254,8 +258,10 @@ run_case (const Case *c, const gchar * el, Result * res)
       a = gst_bin_get_by_name (GST_BIN (pipe), name);
       g_object_get (a, "stats", &st, NULL);
       if (st && i == 0 && gst_structure_get_uint64 (st,
-              "device-submissions", &v))
+              "device-submissions", &v)) {
         res->subs = v;
+        res->stats = gst_structure_copy (st);
+      }
       if (st && gst_structure_get_uint64 (st, "dropped-intervals", &v))
         res->dropped += v;
       if (st)
@@ -316,6 +322,26 @@ run_all (const Case *c, gchar ** elements)
         c->live ? "live" : "fast", elements[i], c->seconds / r.wall, r.wall,
         r.cpu / r.wall, ns, r.samples / r.wall / 1e6, subs, r.msgs, drop,
         lat, r.errors ? " ERRORS" : "");
+    if (r.stats) {
+      guint64 b = 0, mb = 0, rec = 0, w = 0, g = 0, d = 0, np = 0, pns = 0;
+
+      gst_structure_get (r.stats, "device-batches", G_TYPE_UINT64, &b,
+          "device-max-batches", G_TYPE_UINT64, &mb, "device-record-ns",
+          G_TYPE_UINT64, &rec, "device-wait-ns", G_TYPE_UINT64, &w,
+          "device-gpu-ns", G_TYPE_UINT64, &g, "device-deliver-ns",
+          G_TYPE_UINT64, &d, "device-plans", G_TYPE_UINT64, &np,
+          "device-plan-ns", G_TYPE_UINT64, &pns, NULL);
+      /* per submission, in us; @ line for the machine-readable results */
+      printf ("@streams-sched streams=%u ch=%u live=%d subs=%.0f batches=%"
+          G_GUINT64_FORMAT " max_batches=%" G_GUINT64_FORMAT
+          " record_us=%.1f wait_us=%.1f gpu_us=%.1f deliver_us=%.1f"
+          " plans=%" G_GUINT64_FORMAT " plan_ms=%.2f\n",
+          c->streams, c->channels, c->live, r.subs, b, mb,
+          rec / 1e3 / MAX (r.subs, 1), w / 1e3 / MAX (r.subs, 1),
+          g / 1e3 / MAX (r.subs, 1), d / 1e3 / MAX (r.subs, 1), np,
+          pns / 1e6 / MAX (np, 1));
+      gst_structure_free (r.stats);
+    }
     fflush (stdout);
   }
 }
@@ -348,6 +374,8 @@ main (int argc, char **argv)
     live_seconds = small ? 4 : 5;
   if (fast_seconds <= 0)
     fast_seconds = small ? 5 : 20;
+  if (fast_msamples <= 0)
+    fast_msamples = small ? 4 : 64;
 
   printf ("# bench-streams (%s, %d cores)\n", g_get_host_name (),
       g_get_num_processors ());
@@ -359,15 +387,20 @@ main (int argc, char **argv)
 
     for (i = 0; streams[i]; i++) {
       Case c = { (guint) atoi (streams[i]), 2, 480, 1024, 512, live,
-        live ? live_seconds : fast_seconds
+        live_seconds
       };
+      if (!live)
+        c.seconds = MAX (0.1, MIN (fast_seconds, fast_msamples * 1e6 /
+                (RATE * 2.0 * MAX (c.streams, 1))));
       if (c.streams > 0)
         run_all (&c, elements);
     }
     if (!no_wide) {
-      Case c = { 1, 64, 4800, 4096, 1024, live,
-        live ? live_seconds : 10 * fast_seconds
-      };
+      Case c = { 1, 64, 4800, 4096, 1024, live, live_seconds };
+
+      if (!live)
+        c.seconds = MIN (10 * fast_seconds, 4 * fast_msamples * 1e6 /
+            (RATE * 64.0));
       run_all (&c, elements);
     }
   }

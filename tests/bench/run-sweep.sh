@@ -6,6 +6,8 @@
 #           first of .bench-build, build-bench, build that has the benchmarks)
 # --budget  wall seconds for the whole sweep (default 450); each program also
 #           has its own cap and is skipped once the budget is spent
+# --only    a comma-separated subset of: kernel,vkfft,accuracy,cufft,fftw,
+#           gst,latency,streams (default all)
 # bench-kernel, bench-vkfft and bench-cufft run once per FFT size, each size
 # in a fresh process (device memory allocated after freeing earlier big
 # allocations can be much slower in a VM), their rows merged into one table
@@ -19,6 +21,7 @@ set -u -o pipefail
 small=""
 build=""
 budget=450
+only=""
 sizes="1024 4096 8192 16384 32768 65536"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,7 +30,9 @@ while [ $# -gt 0 ]; do
     --build=*) build=${1#*=} ;;
     --budget) budget=$2; shift ;;
     --budget=*) budget=${1#*=} ;;
-    *) echo "usage: $0 [--small] [--build DIR] [--budget SECONDS]" >&2; exit 2 ;;
+    --only) only=$2; shift ;;
+    --only=*) only=${1#*=} ;;
+    *) echo "usage: $0 [--small] [--build DIR] [--budget SECONDS] [--only LIST]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -61,6 +66,8 @@ export GST_DEBUG_NO_COLOR=1
 start=$(date +%s)
 
 say() { echo "$*" | tee -a "$tables"; }
+# want NAME: NAME is in --only (or there is no --only)
+want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 
 # run NAME CAP_SECONDS COMMAND...: output to the tables (without @ lines),
 # @ lines to results.txt, all of it to the log.
@@ -125,23 +132,27 @@ run_sizes() {
 }
 
 say "gst-gpufft benchmark sweep: $(date -u '+%Y-%m-%d %H:%M UTC')"
-say "command: bash tests/bench/run-sweep.sh ${small:+$small }--build ${build#$top/}"
+say "command: bash tests/bench/run-sweep.sh ${small:+$small }--build ${build#$top/}${only:+ --only $only}"
 say "host: $(uname -srm), $(nproc) CPUs$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: */, /')"
 if command -v nvidia-smi >/dev/null 2>&1; then
   say "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
 fi
 say ""
 
-run_sizes kernel 60 "$bin/bench-kernel" $small
-[ -x "$bin/bench-vkfft" ] && run_sizes vkfft 60 "$bin/bench-vkfft" $small \
-  || say "== VkFFT: not built (libvkfft-dev + glslang-dev missing at build time) =="
-run accuracy 90 "$bin/bench-accuracy" $small --sizes "$(echo $sizes | tr ' ' ,)"
+want kernel && run_sizes kernel 60 "$bin/bench-kernel" $small
+if want vkfft; then
+  [ -x "$bin/bench-vkfft" ] && run_sizes vkfft 60 "$bin/bench-vkfft" $small \
+    || say "== VkFFT: not built (libvkfft-dev + glslang-dev missing at build time) =="
+fi
+want accuracy && run accuracy 90 "$bin/bench-accuracy" $small --sizes "$(echo $sizes | tr ' ' ,)"
 
 # cuFFT: compiled here, from the tree, when there is an NVIDIA GPU and nvcc;
 # nvcc and the program run without the carried Debian libraries (gpu-env.sh
 # puts /opt/gst first in LD_LIBRARY_PATH), and find libcufft by rpath.
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-if [ -x "$nvcc" ] && nvidia-smi -L >/dev/null 2>&1; then
+if ! want cufft; then
+  :
+elif [ -x "$nvcc" ] && nvidia-smi -L >/dev/null 2>&1; then
   cufft=/tmp/gpufft-bench-cufft
   cudalib=$(cd "$(dirname "$(readlink -f "$nvcc")")/.." && pwd)/lib64
   ldp=$(printf '%s' "${LD_LIBRARY_PATH:-}" | tr ':' '\n' | grep -v '^/opt/gst' | paste -sd: -)
@@ -159,10 +170,13 @@ else
   say ""
 fi
 
-[ -x "$bin/bench-fftw" ] && run fftw 120 "$bin/bench-fftw" $small \
-  || say "== FFTW: not built (libfftw3-dev missing at build time) =="
-run gst 200 "$bin/bench-gst" $small
-run latency 60 "$bin/bench-latency" $small
+if want fftw; then
+  [ -x "$bin/bench-fftw" ] && run fftw 120 "$bin/bench-fftw" $small \
+    || say "== FFTW: not built (libfftw3-dev missing at build time) =="
+fi
+want gst && run gst 200 "$bin/bench-gst" $small
+want latency && run latency 60 "$bin/bench-latency" $small
+want streams && run streams 420 "$bin/bench-streams" $small
 
 # One summary table from the @ lines: G samples/s of each, same N and batch
 # (FFTW: its own batch).

@@ -1,0 +1,190 @@
+/* Objects shared by every plan of a context: see gpufft-shared.h. */
+#include <math.h>
+#include <string.h>
+
+#include "gpufft-shared.h"
+#include "gpufft-command.h"
+#include "gpufft-context-private.h"
+
+typedef enum
+{
+  KIND_PIPELINE,
+  KIND_WINDOW,
+  KIND_TWIDDLES
+} Kind;
+
+typedef struct
+{
+  Kind kind;
+  GpufftPipeline pipeline;
+  GpufftBuffer buffer;
+} Entry;
+
+static void
+entry_free (GpufftContext * ctx, Entry * e)
+{
+  if (e->kind == KIND_PIPELINE)
+    gpufft_pipeline_clear (&e->pipeline, ctx);
+  else
+    gpufft_buffer_clear (&e->buffer, ctx);
+  g_free (e);
+}
+
+/* The entry for key, or NULL; with ctx->shared_lock held. */
+static Entry *
+lookup (GpufftContext * ctx, GBytes * key)
+{
+  if (ctx->shared == NULL)
+    ctx->shared = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+        (GDestroyNotify) g_bytes_unref, NULL);
+  return g_hash_table_lookup (ctx->shared, key);
+}
+
+const GpufftPipeline *
+gpufft_shared_pipeline (GpufftContext * ctx, const guint32 * spirv,
+    gsize spirv_bytes, guint n_buffers, guint push_size,
+    const guint32 * spec_values, guint n_spec, GError ** error)
+{
+  /* (the module's address identifies it: every module is embedded) */
+  guint64 words[4 + 16];
+  GBytes *key;
+  Entry *e;
+
+  g_return_val_if_fail (n_spec <= 16, NULL);
+  memset (words, 0, sizeof (words));
+  words[0] = KIND_PIPELINE;
+  words[1] = (guint64) (guintptr) spirv;
+  words[2] = n_buffers | ((guint64) push_size << 32);
+  words[3] = n_spec;
+  memcpy (words + 4, spec_values, n_spec * sizeof (guint32));
+  key = g_bytes_new (words, sizeof (words));
+
+  g_mutex_lock (&ctx->shared_lock);
+  e = lookup (ctx, key);
+  if (e == NULL) {
+    e = g_new0 (Entry, 1);
+    e->kind = KIND_PIPELINE;
+    if (gpufft_pipeline_init (&e->pipeline, ctx, spirv, spirv_bytes,
+            n_buffers, push_size, spec_values, n_spec, error)) {
+      g_hash_table_insert (ctx->shared, g_bytes_ref (key), e);
+    } else {
+      entry_free (ctx, e);
+      e = NULL;
+    }
+  }
+  g_mutex_unlock (&ctx->shared_lock);
+  g_bytes_unref (key);
+  return e ? &e->pipeline : NULL;
+}
+
+/* Fills a device buffer with host data (through a temporary staging buffer
+ * when the device memory is not mapped); waits for the copy. */
+static gboolean
+upload_now (GpufftContext * ctx, GpufftBuffer * dst, gconstpointer data,
+    gsize size, GError ** error)
+{
+  GpufftBuffer tmp = { 0 };
+  GpufftCommand cmd = { 0 };
+  VkBufferCopy region = { 0, 0, size };
+  gboolean ok = FALSE;
+
+  if (dst->mapped) {
+    memcpy (dst->mapped, data, size);
+    return gpufft_buffer_flush (dst, ctx, error);
+  }
+  if (!gpufft_buffer_init (&tmp, ctx, size, GPUFFT_MEMORY_UPLOAD, error))
+    return FALSE;
+  memcpy (tmp.mapped, data, size);
+  if (gpufft_buffer_flush (&tmp, ctx, error)
+      && gpufft_command_init (&cmd, ctx, 0, error)
+      && gpufft_command_begin (&cmd, ctx, error)) {
+    vkCmdCopyBuffer (cmd.cmd, tmp.buffer, dst->buffer, 1, &region);
+    gpufft_command_barrier (&cmd);
+    ok = gpufft_command_submit (&cmd, ctx, error)
+        && gpufft_command_wait (&cmd, ctx, ctx->fence_timeout_ns, error);
+    if (!ok && error && *error == NULL)
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+          "the Vulkan device did not finish a copy within %.0f s",
+          ctx->fence_timeout_ns / 1e9);
+  }
+  gpufft_command_clear (&cmd, ctx);
+  gpufft_buffer_clear (&tmp, ctx);
+  return ok;
+}
+
+/* The constant buffer of kind/window/n, made and filled on first use. */
+static GpufftBuffer *
+shared_constants (GpufftContext * ctx, Kind kind, GpufftWindow window,
+    guint n, GError ** error)
+{
+  guint64 words[3] = { kind, window, n };
+  GBytes *key = g_bytes_new (words, sizeof (words));
+  Entry *e;
+
+  g_mutex_lock (&ctx->shared_lock);
+  e = lookup (ctx, key);
+  if (e == NULL) {
+    gsize floats = kind == KIND_WINDOW ? n : 2 * (gsize) n;
+    gfloat *v = g_new (gfloat, floats);
+    gboolean ok;
+    guint i;
+
+    if (kind == KIND_WINDOW) {
+      gdouble *w = g_new (gdouble, n);
+
+      gpufft_window_fill (window, n, w);
+      for (i = 0; i < n; i++)
+        v[i] = (gfloat) w[i];
+      g_free (w);
+    } else {
+      for (i = 0; i < n; i++) {
+        /* the angle from the integer phase, in double */
+        v[2 * i] = (gfloat) cos (2.0 * G_PI * i / n);
+        v[2 * i + 1] = (gfloat) - sin (2.0 * G_PI * i / n);
+      }
+    }
+    e = g_new0 (Entry, 1);
+    e->kind = kind;
+    ok = gpufft_buffer_init (&e->buffer, ctx, floats * sizeof (gfloat),
+        GPUFFT_MEMORY_DEVICE, error)
+        && upload_now (ctx, &e->buffer, v, floats * sizeof (gfloat), error);
+    g_free (v);
+    if (ok) {
+      g_hash_table_insert (ctx->shared, g_bytes_ref (key), e);
+    } else {
+      entry_free (ctx, e);
+      e = NULL;
+    }
+  }
+  g_mutex_unlock (&ctx->shared_lock);
+  g_bytes_unref (key);
+  return e ? &e->buffer : NULL;
+}
+
+GpufftBuffer *
+gpufft_shared_window (GpufftContext * ctx, GpufftWindow window, guint n,
+    GError ** error)
+{
+  return shared_constants (ctx, KIND_WINDOW, window, n, error);
+}
+
+GpufftBuffer *
+gpufft_shared_twiddles (GpufftContext * ctx, guint n, GError ** error)
+{
+  return shared_constants (ctx, KIND_TWIDDLES, 0, n, error);
+}
+
+void
+gpufft_shared_clear (GpufftContext * ctx)
+{
+  GHashTableIter it;
+  gpointer value;
+
+  if (ctx->shared == NULL)
+    return;
+  g_hash_table_iter_init (&it, ctx->shared);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    entry_free (ctx, value);
+  g_hash_table_destroy (ctx->shared);
+  ctx->shared = NULL;
+}

@@ -1,0 +1,40 @@
+/* Objects shared by every plan of a context: they are immutable once
+ * made, so one copy serves every element with the same geometry.
+ *
+ *   pipelines   keyed by (SPIR-V module, bindings, push size,
+ *               specialization constants)
+ *   constants   device buffers of the periodic window (window, N) and of
+ *               the twiddles e^{-2 pi i m / N} (N), filled once
+ *
+ * Made on first request, under the context's cache lock (so that two
+ * elements asking at once make one), and kept until the context is freed:
+ * the number of distinct geometries a process uses is small, and a new
+ * element of a known geometry then costs no pipeline compilation and no
+ * GPU round trip. Thread-safe. The returned objects are owned by the
+ * context: never clear them. */
+#ifndef __GPUFFT_SHARED_H__
+#define __GPUFFT_SHARED_H__
+
+#include "gpufft-pipeline.h"
+
+G_BEGIN_DECLS
+
+const GpufftPipeline *gpufft_shared_pipeline (GpufftContext * ctx,
+    const guint32 * spirv, gsize spirv_bytes, guint n_buffers,
+    guint push_size, const guint32 * spec_values, guint n_spec,
+    GError ** error);
+
+/* The window w[0..n) as float (periodic form, gpufft_window_fill()). */
+GpufftBuffer *gpufft_shared_window (GpufftContext * ctx, GpufftWindow window,
+    guint n, GError ** error);
+
+/* tw[m] = e^{-2 pi i m / n}, m < n, as float pairs. */
+GpufftBuffer *gpufft_shared_twiddles (GpufftContext * ctx, guint n,
+    GError ** error);
+
+/* Frees every shared object (context destruction). */
+void gpufft_shared_clear (GpufftContext * ctx);
+
+G_END_DECLS
+
+#endif /* __GPUFFT_SHARED_H__ */

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Runs the built engine and element test programs directly, without meson
+# (for the GPU machine, which has the runtime but no build tools), with the
+# environment tests/meson.build gives them. The no-device test is left out
+# (it hides the Vulkan driver). Prints each program's verdict and a final
+# "N passed, N failed" line.
+#   bash tests/run-binaries.sh [BUILD_DIR]
+set -u
+build=$(cd "${1:-build}" && pwd)
+export GST_PLUGIN_PATH=$build/plugin GST_REGISTRY=/tmp/gpufft-tests-registry.bin
+export GST_DEBUG_NO_COLOR=1 CK_DEFAULT_TIMEOUT=600 G_DEBUG=fatal-criticals
+export GPUFFT_TESTS_REQUIRE_DEVICE=1
+pass=0 fail=0
+for t in "$build"/tests/engine/test-engine-* "$build"/tests/element/test-*; do
+  [ -f "$t" ] && [ -x "$t" ] || continue
+  case "$t" in *test-nodevice) continue ;; esac
+  case "$t" in */engine/*) args=--tap ;; *) args= ;; esac
+  log=$(timeout 600 "$t" $args 2>&1)
+  rc=$?
+  if [ $rc = 0 ] && ! grep -qE '^(not ok|Bail out)' <<<"$log"; then
+    pass=$((pass + 1)); echo "PASS ${t#$build/} $(grep -cE '^ok' <<<"$log") cases"
+  else
+    fail=$((fail + 1)); echo "FAIL ${t#$build/} (exit $rc)"
+    grep -E '^(not ok|Bail out|# FAIL|FAIL)|Failures|Errors|CRITICAL|ERROR' <<<"$log" | head -20
+  fi
+done
+echo "$pass passed, $fail failed"
