@@ -927,6 +927,8 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
   return FALSE;
 }
 
+#define HANDOVER_BYTES (256u << 10)
+
 /* Runs the planner over what was received up to `avail_end` (the input
  * being [pos, pos + n)), submitting every batch that is due. */
 static gboolean
@@ -956,6 +958,27 @@ run_batches (GstGpuFftSpectrum * self, guint64 avail_end, gboolean flush,
       break;
   }
 
+  /* batch-size 0 (automatic), and at least HANDOVER_BYTES of samples
+   * waiting (big buffers, long intervals): hand the complete frames of the
+   * open interval over now rather than keep their samples until the
+   * interval ends: the store then holds less than a frame and a hop, so
+   * each sample is copied once (into staging), and the GPU works while the
+   * stream goes on. Smaller buffers wait for the interval to close: one
+   * batch per interval, whatever the buffer size. */
+  if (!flush && !stop && self->live.batch_size == 0
+      && (avail_end - self->framing.next_start) *
+      GST_AUDIO_INFO_BPF (&self->info) >= HANDOVER_BYTES
+      && avail_end >= self->framing.next_start + self->framing.fft_size) {
+    guint64 ready = (avail_end - self->framing.next_start -
+        self->framing.fft_size) / self->framing.hop + 1;
+    GstGpuFftBatchPlan bp;
+
+    bp.groups = self->batch_groups;
+    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE, FALSE,
+        (guint) MIN (ready, self->max_frames), self->max_groups, &bp);
+    if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
+      return FALSE;
+  }
   return TRUE;
 }
 

@@ -49,9 +49,6 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
         VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
     .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
-  VkMemoryAllocateInfo ainfo = {
-    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-  };
   VkMemoryRequirements req;
   VkMemoryPropertyFlags flags;
   VkResult res;
@@ -110,34 +107,13 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
   }
   flags = ctx->mem_props.memoryTypes[type].propertyFlags;
 
-  /* req.size already covers the alignment the driver needs. */
-  ainfo.allocationSize = req.size;
-  ainfo.memoryTypeIndex = type;
-  res = vkAllocateMemory (ctx->device, &ainfo, NULL, &buf->memory);
-  if (res != VK_SUCCESS) {
-    buf->memory = VK_NULL_HANDLE;
-    if (res == VK_ERROR_OUT_OF_HOST_MEMORY
-        || res == VK_ERROR_OUT_OF_DEVICE_MEMORY)
-      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_OUT_OF_MEMORY,
-          "could not allocate %" G_GUINT64_FORMAT " bytes of %s memory on "
-          "'%s': %s", (guint64) req.size, kind_name (kind), ctx->device_name,
-          gpufft_vk_result_string (res));
-    else
-      gpufft_vk_check (res, "vkAllocateMemory", error);
+  if (!gpufft_memory_alloc (ctx, type, &req, &buf->range, error))
     goto fail;
-  }
-  res = vkBindBufferMemory (ctx->device, buf->buffer, buf->memory, 0);
+  res = vkBindBufferMemory (ctx->device, buf->buffer, buf->range.memory,
+      buf->range.offset);
   if (!gpufft_vk_check (res, "vkBindBufferMemory", error))
     goto fail;
-
-  if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
-    res = vkMapMemory (ctx->device, buf->memory, 0, VK_WHOLE_SIZE, 0,
-        &buf->mapped);
-    if (!gpufft_vk_check (res, "vkMapMemory", error)) {
-      buf->mapped = NULL;
-      goto fail;
-    }
-  }
+  buf->mapped = buf->range.mapped;
   buf->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
   buf->size = size;
   return TRUE;
@@ -150,12 +126,9 @@ fail:
 void
 gpufft_buffer_clear (GpufftBuffer * buf, GpufftContext * ctx)
 {
-  if (buf->mapped != NULL)
-    vkUnmapMemory (ctx->device, buf->memory);
   if (buf->buffer != VK_NULL_HANDLE)
     vkDestroyBuffer (ctx->device, buf->buffer, NULL);
-  if (buf->memory != VK_NULL_HANDLE)
-    vkFreeMemory (ctx->device, buf->memory, NULL);
+  gpufft_memory_free (ctx, &buf->range);
   memset (buf, 0, sizeof (*buf));
 }
 
@@ -165,13 +138,13 @@ gpufft_buffer_invalidate (GpufftBuffer * buf, GpufftContext * ctx,
 {
   VkMappedMemoryRange range = {
     .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-    .offset = 0,
-    .size = VK_WHOLE_SIZE,
   };
 
   if (buf->mapped == NULL || buf->coherent)
     return TRUE;
-  range.memory = buf->memory;
+  range.memory = buf->range.memory;
+  range.offset = buf->range.offset;
+  range.size = buf->range.size;
   return gpufft_vk_check (vkInvalidateMappedMemoryRanges (ctx->device, 1,
           &range), "vkInvalidateMappedMemoryRanges", error);
 }
@@ -182,13 +155,13 @@ gpufft_buffer_flush (GpufftBuffer * buf, GpufftContext * ctx,
 {
   VkMappedMemoryRange range = {
     .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-    .offset = 0,
-    .size = VK_WHOLE_SIZE,
   };
 
   if (buf->mapped == NULL || buf->coherent)
     return TRUE;
-  range.memory = buf->memory;
+  range.memory = buf->range.memory;
+  range.offset = buf->range.offset;
+  range.size = buf->range.size;
   return gpufft_vk_check (vkFlushMappedMemoryRanges (ctx->device, 1,
           &range), "vkFlushMappedMemoryRanges", error);
 }

@@ -1,8 +1,9 @@
-/* A VkBuffer with its own memory, mapped when host-visible. */
+/* A VkBuffer bound to a range of the context's memory blocks
+ * (gpufft-memory.h), mapped when host-visible. */
 #ifndef __GPUFFT_BUFFER_H__
 #define __GPUFFT_BUFFER_H__
 
-#include "gpufft-context-private.h"
+#include "gpufft-memory.h"
 
 G_BEGIN_DECLS
 
@@ -16,7 +17,7 @@ typedef enum
 typedef struct
 {
   VkBuffer buffer;
-  VkDeviceMemory memory;
+  GpufftMemoryRange range;
   VkDeviceSize size;
   gpointer mapped;              /* NULL when not host-visible */
   gboolean coherent;

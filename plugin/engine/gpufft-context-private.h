@@ -43,6 +43,11 @@ struct _GpufftContext
   GMutex shared_lock;
   GHashTable *shared;
 
+  /* Memory blocks the buffers are sub-allocated from (gpufft-memory.h),
+   * under memory_lock. */
+  GMutex memory_lock;
+  GList *memory_blocks;
+
   /* The device scheduler (gpufft-scheduler.h), made by the first plan. */
   struct _GpufftScheduler *scheduler;
 };

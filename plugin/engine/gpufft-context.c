@@ -4,6 +4,7 @@
 #include "gpufft-context-private.h"
 #include "gpufft-scheduler.h"
 #include "gpufft-shared.h"
+#include "gpufft-memory.h"
 #include "gpufft-vk-error.h"
 
 #define DRIVER_ADVICE "install your GPU's Vulkan driver, or " \
@@ -177,6 +178,8 @@ context_destroy (GpufftContext * ctx)
 {
   gpufft_scheduler_free (ctx->scheduler);
   gpufft_shared_clear (ctx);
+  if (ctx->device != VK_NULL_HANDLE)
+    gpufft_memory_clear (ctx);
   if (ctx->device != VK_NULL_HANDLE) {
     vkDeviceWaitIdle (ctx->device);
     vkDestroyDevice (ctx->device, NULL);
@@ -185,6 +188,7 @@ context_destroy (GpufftContext * ctx)
     vkDestroyInstance (ctx->instance, NULL);
   g_mutex_clear (&ctx->queue_lock);
   g_mutex_clear (&ctx->shared_lock);
+  g_mutex_clear (&ctx->memory_lock);
   g_free (ctx->device_name);
   g_free (ctx);
 }
@@ -240,6 +244,7 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   ctx->physical = phys;
   g_mutex_init (&ctx->queue_lock);
   g_mutex_init (&ctx->shared_lock);
+  g_mutex_init (&ctx->memory_lock);
 
   vkGetPhysicalDeviceProperties (phys, &ctx->props);
   ctx->device_name = g_strdup (ctx->props.deviceName);

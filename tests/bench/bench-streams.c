@@ -13,9 +13,11 @@
  * buffers, fft 1024 hop 512, live and as fast as possible; and 1 stream of
  * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
  *
+ * Everything is measured from the warm point, when every stream has passed
+ * its first buffer and a quarter of all the audio has entered (so the device's opening and the plans' making,
+ * reported apart as plan_ms, are left out), to EOS.
  * Reported per element: audio seconds / wall seconds (live: 1.00 means
- * real time held), CPU cores (getrusage of the whole process from PLAYING
- * to EOS / wall), element CPU ns per sample ((CPU - identity's CPU) /
+ * real time held), CPU cores (getrusage of the whole process / wall), element CPU ns per sample ((CPU - identity's CPU) /
  * samples, samples counting every channel), GPU submissions per second
  * (the device scheduler's count, from the element's `stats`), messages,
  * and message latency p50/p99: from the closing buffer entering the
@@ -75,6 +77,12 @@ typedef struct
   GArray *latency_us;           /* gdouble */
   gint msgs;
   gint errors;
+  gint n_started;               /* streams past their first buffer */
+  gint entered;                 /* buffers entered, all streams */
+  gint warm_done;               /* the warm point was taken */
+  gint64 t_warm;
+  gdouble cpu_warm;
+  guint64 samples_before_warm;  /* per channel, all streams */
 } Run;
 
 static GstPadProbeReturn
@@ -91,8 +99,25 @@ entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   idx = gst_util_uint64_scale_round (GST_BUFFER_PTS (b), RATE,
       GST_SECOND) / r->c->buffer;
   if (idx < r->n_buffers) {
+    gint entered, started;
+
     r->entry[(gsize) stream * r->n_buffers + idx] = g_get_monotonic_time ();
     g_atomic_int_set ((gint *) & r->last[stream], (gint) idx);
+    entered = g_atomic_int_add (&r->entered, 1) + 1;
+    started = idx == 1 ? g_atomic_int_add (&r->n_started, 1) + 1 :
+        g_atomic_int_get (&r->n_started);
+
+    if (started == (gint) r->c->streams
+        && entered >= (gint) ((guint64) r->c->streams * r->n_buffers / 4)
+        && g_atomic_int_compare_and_exchange (&r->warm_done, 0, 1)) {
+      guint s, n = 0;
+
+      r->t_warm = g_get_monotonic_time ();
+      r->cpu_warm = bench_cpu_seconds ();
+      for (s = 0; s < r->c->streams; s++)
+        n += (guint) g_atomic_int_get ((gint *) & r->last[s]) + 1;
+      r->samples_before_warm = (guint64) n * r->c->buffer;
+    }
   }
   return GST_PAD_PROBE_OK;
 }
@@ -134,7 +159,7 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
       gint64 t0 = r->entry[(gsize) stream * r->n_buffers + idx];
       gdouble us = t0 ? (gdouble) (g_get_monotonic_time () - t0) : -1;
 
-      if (us >= 0) {
+      if (us >= 0 && g_atomic_int_get (&r->warm_done)) {
         g_mutex_lock (&r->lock);
         g_array_append_val (r->latency_us, us);
         g_mutex_unlock (&r->lock);
@@ -179,6 +204,7 @@ element_desc (const Case *c, const gchar * el, guint i)
 typedef struct
 {
   gdouble wall, cpu, samples, subs;
+  gdouble audio;                /* audio seconds per stream measured */
   guint64 dropped;
   GstStructure *stats;          /* a0's, gpufftspectrum only */
   gint msgs, errors;
@@ -277,9 +303,16 @@ run_case (const Case *c, const gchar * el, Result * res)
   gst_object_unref (pipe);
 
   g_array_sort (r.latency_us, cmp_double);
-  res->wall = (t1 - t0) / 1e6;
-  res->cpu = cpu1 - cpu0;
-  res->samples = (gdouble) c->streams * c->channels * r.n_buffers * c->buffer;
+  if (!r.warm_done) {            /* (too short to warm up) */
+    r.t_warm = t0;
+    r.cpu_warm = cpu0;
+    r.samples_before_warm = 0;
+  }
+  res->wall = (t1 - r.t_warm) / 1e6;
+  res->cpu = cpu1 - r.cpu_warm;
+  res->samples = ((gdouble) c->streams * r.n_buffers * c->buffer
+      - r.samples_before_warm) * c->channels;
+  res->audio = res->samples / c->channels / c->streams / RATE;
   res->msgs = r.msgs;
   res->errors = r.errors + (msg == NULL);
   res->p50 = percentile (r.latency_us, 0.5) / 1e3;
@@ -319,7 +352,7 @@ run_all (const Case *c, gchar ** elements)
       g_snprintf (lat, sizeof (lat), "%.2f / %.2f", r.p50, r.p99);
     printf ("| %4u x %-2u | %-4s | %-14s | %6.2f | %6.2f | %5.2f | %8s | "
         "%7.1f | %7s | %6d | %5s | %13s |%s\n", c->streams, c->channels,
-        c->live ? "live" : "fast", elements[i], c->seconds / r.wall, r.wall,
+        c->live ? "live" : "fast", elements[i], r.audio / r.wall, r.wall,
         r.cpu / r.wall, ns, r.samples / r.wall / 1e6, subs, r.msgs, drop,
         lat, r.errors ? " ERRORS" : "");
     if (r.stats) {
