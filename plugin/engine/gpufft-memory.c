@@ -134,8 +134,7 @@ block_give (GpufftMemoryBlock * b, VkDeviceSize offset, VkDeviceSize size)
 
 gboolean
 gpufft_memory_alloc (GpufftContext * ctx, guint32 type,
-    const VkMemoryRequirements * req, GpufftMemoryRange * out,
-    GError ** error)
+    const VkMemoryRequirements * req, GpufftMemoryRange * out, GError ** error)
 {
   VkMemoryPropertyFlags flags = ctx->mem_props.memoryTypes[type].propertyFlags;
   VkDeviceSize align = MAX (req->alignment, 16);

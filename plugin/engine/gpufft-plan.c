@@ -98,8 +98,7 @@ gpufft_plan_invalid (GError ** error, const gchar * fmt, ...)
   va_start (args, fmt);
   msg = g_strdup_vprintf (fmt, args);
   va_end (args);
-  g_set_error_literal (error, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT,
-      msg);
+  g_set_error_literal (error, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT, msg);
   g_free (msg);
   return FALSE;
 }
@@ -108,13 +107,15 @@ static gboolean
 check_config (const GpufftPlanConfig * c, GError ** error)
 {
   if (!gpufft_size_is_valid (c->fft_size))
-    return gpufft_plan_invalid (error, "FFT size %u is not supported: use a power of two "
-        "from %u to %u", c->fft_size, GPUFFT_MIN_SIZE, GPUFFT_MAX_SIZE);
+    return gpufft_plan_invalid (error,
+        "FFT size %u is not supported: use a power of two " "from %u to %u",
+        c->fft_size, GPUFFT_MIN_SIZE, GPUFFT_MAX_SIZE);
   if (c->hop == 0)
     return gpufft_plan_invalid (error, "hop must be at least 1 sample");
   if (c->channels == 0 || c->channels > GPUFFT_MAX_CHANNELS)
-    return gpufft_plan_invalid (error, "%u channels: between 1 and %u are supported",
-        c->channels, GPUFFT_MAX_CHANNELS);
+    return gpufft_plan_invalid (error,
+        "%u channels: between 1 and %u are supported", c->channels,
+        GPUFFT_MAX_CHANNELS);
   if (gpufft_format_bytes (c->format) == 0)
     return gpufft_plan_invalid (error, "unknown sample format %d", c->format);
   if (!gpufft_window_scipy_name (c->window))
@@ -125,8 +126,8 @@ check_config (const GpufftPlanConfig * c, GError ** error)
   if (!(c->rate > 0.0) || !isfinite (c->rate))
     return gpufft_plan_invalid (error, "sample rate must be positive");
   if (c->n_peaks > GPUFFT_MAX_PEAKS)
-    return gpufft_plan_invalid (error, "%u peaks requested, at most %u", c->n_peaks,
-        GPUFFT_MAX_PEAKS);
+    return gpufft_plan_invalid (error, "%u peaks requested, at most %u",
+        c->n_peaks, GPUFFT_MAX_PEAKS);
   return TRUE;
 }
 
@@ -263,7 +264,8 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   guint max_t = MIN (lim->maxComputeWorkGroupInvocations,
       lim->maxComputeWorkGroupSize[0]);
   /* Shared floats for the exchange, less room for the kernel's flags. */
-  guint shared_floats = (lim->maxComputeSharedMemorySize - 64) / sizeof (gfloat);
+  guint shared_floats =
+      (lim->maxComputeSharedMemorySize - 64) / sizeof (gfloat);
   guint log2_sh = MIN (ilog2 (shared_floats), 16);
   guint t, fpw = 1, lane_floats, pad, vec2;
   /* Large spectra: more threads per (group, channel) for the reduction. */
@@ -485,8 +487,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       || (plan->four_step && !gpufft_buffer_init (&plan->temp, ctx,
               (gsize) plan->slice_frames * plan->out_ch * plan->m * 2 *
               sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error))
-      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 7,
-          error)
+      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 7, error)
       || !fill_constants (plan, error))
     goto fail;
 

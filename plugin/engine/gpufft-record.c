@@ -6,7 +6,8 @@
 #include "gpufft-plan-private.h"
 
 void
-gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b)
+gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
+    const GpufftBatch * b)
 {
   guint32 *chunks = s->chunks.mapped;
   guint32 *groups = s->groups.mapped;
@@ -72,10 +73,11 @@ gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch *
 }
 
 void
-gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s, GpufftCommand * command)
+gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,
+    GpufftCommand * command)
 {
   VkCommandBuffer cmd = command->cmd;
-  const guint32 *chunks = s->chunk_frames;     /* not the mapped table */
+  const guint32 *chunks = s->chunk_frames;      /* not the mapped table */
   FftParams fp = s->fft_params;
   RowsParams rp;
   guint c = 0;
@@ -128,7 +130,8 @@ gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s, GpufftCommand * c
 }
 
 void
-gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
+gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s,
+    VkCommandBuffer cmd)
 {
   vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
       plan->reduce->pipeline);
@@ -177,7 +180,8 @@ gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
 
 /* Copies the closed groups' results from device memory to the slot. */
 void
-gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
+gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
+    VkCommandBuffer cmd)
 {
   VkDeviceSize rows = (VkDeviceSize) s->n_closed * plan->out_ch;
   VkBufferCopy r = { 0, 0, 0 };

@@ -113,8 +113,7 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   gboolean failed;
   guint g;
 
-  if (error == NULL
-      && (!gpufft_buffer_invalidate (&s->out, plan->ctx, &err)
+  if (error == NULL && (!gpufft_buffer_invalidate (&s->out, plan->ctx, &err)
           || !gpufft_buffer_invalidate (&s->counts, plan->ctx, &err)
           || (s->peaks.buffer && !gpufft_buffer_invalidate (&s->peaks,
                   plan->ctx, &err))

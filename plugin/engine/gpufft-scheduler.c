@@ -213,7 +213,7 @@ completion_thread (gpointer data)
           ctx->fence_timeout_ns / 1e9);
 
     if (sched->slow_us)
-      g_usleep (sched->slow_us);  /* a slow device, for tests */
+      g_usleep (sched->slow_us);        /* a slow device, for tests */
     t1 = g_get_monotonic_time ();
     if (err == NULL) {
       gdouble up, comp, down;

@@ -51,10 +51,10 @@ static const GOptionEntry entries[] = {
       "Audio seconds per live run (default 5, small 4)", "S"},
   {"fast-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &fast_seconds,
       "Audio seconds per stream per fast run (default 20, small 5; the "
-      "64-channel case 10x)", "S"},
+        "64-channel case 10x)", "S"},
   {"fast-msamples", 0, 0, G_OPTION_ARG_DOUBLE, &fast_msamples,
       "At most this many M samples (all streams and channels) per fast "
-      "run; the 64-channel case 4x (default 64, small 4)", "M"},
+        "run; the 64-channel case 4x (default 64, small 4)", "M"},
   {"no-wide", 0, 0, G_OPTION_ARG_NONE, &no_wide,
       "Skip the 1 x 64-channel case", NULL},
   {NULL}
@@ -116,7 +116,7 @@ entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       r->cpu_warm = bench_cpu_seconds ();
       for (s = 0; s < r->c->streams; s++)
         n += (guint) g_atomic_int_get ((gint *) & r->last[s]) + 1;
-      r->samples_before_warm = (guint64) n * r->c->buffer;
+      r->samples_before_warm = (guint64) n *r->c->buffer;
     }
   }
   return GST_PAD_PROBE_OK;
@@ -189,7 +189,7 @@ percentile (GArray * a, gdouble p)
 }
 
 static gchar *
-element_desc (const Case *c, const gchar * el, guint i)
+element_desc (const Case * c, const gchar * el, guint i)
 {
   if (g_str_equal (el, "spectrum"))
     return g_strdup_printf ("spectrum name=a%u bands=%u multi-channel=true",
@@ -212,7 +212,7 @@ typedef struct
 } Result;
 
 static gboolean
-run_case (const Case *c, const gchar * el, Result * res)
+run_case (const Case * c, const gchar * el, Result * res)
 {
   GString *desc = g_string_new (NULL);
   GstElement *pipe;
@@ -303,7 +303,7 @@ run_case (const Case *c, const gchar * el, Result * res)
   gst_object_unref (pipe);
 
   g_array_sort (r.latency_us, cmp_double);
-  if (!r.warm_done) {            /* (too short to warm up) */
+  if (!r.warm_done) {           /* (too short to warm up) */
     r.t_warm = t0;
     r.cpu_warm = cpu0;
     r.samples_before_warm = 0;
@@ -325,7 +325,7 @@ run_case (const Case *c, const gchar * el, Result * res)
 }
 
 static void
-run_all (const Case *c, gchar ** elements)
+run_all (const Case * c, gchar ** elements)
 {
   Result base = { 0 };
   gboolean have_base = FALSE;

@@ -1,0 +1,101 @@
+/* gpufftspectrum: the result path. gst_gpu_fft_spectrum_on_result() is the
+ * engine's result function: it runs on the device's completion thread, in
+ * interval order per element, with no lock held, builds the interval's
+ * messages from the parameters its batch was tagged with, and posts them.
+ * gst_gpu_fft_spectrum_drain() waits (streaming thread) until every
+ * interval handed to the GPU is posted. Engine errors become one element
+ * error, from whichever thread sees them first. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstgpufftspectrum-private.h"
+
+#define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
+
+/* ------------------------------------------------------------------------ */
+/* errors                                                                   */
+
+void
+gst_gpu_fft_spectrum_post_engine_error (GstGpuFftSpectrum * self,
+    const gchar * what, const GError * error)
+{
+  /* the streaming thread and the completion thread may both see one
+   * device failure: one error message */
+  if (!g_atomic_int_compare_and_exchange (&self->error_posted, 0, 1))
+    return;
+  if (error && error->domain == GPUFFT_ERROR &&
+      error->code == GPUFFT_ERROR_DEVICE_LOST) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("The Vulkan device was lost: %s", error->message),
+        ("%s failed; restart the pipeline (a new device context is made at "
+            "the next start)", what));
+  } else {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("%s", error ? error->message : "GPU FFT engine failure"),
+        ("%s failed", what));
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* results and messages                                                     */
+
+/* The engine's result function: runs on the device's completion thread,
+ * in interval order, with no lock held. The group's tag is the message
+ * parameters computed when its batch was submitted (NULL: no message). */
+void
+gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
+    gpointer user_data)
+{
+  GstGpuFftSpectrum *self = user_data;
+  GstGpuFftMessageParams *p = result->tag;
+  GstMessage *spectrum = NULL, *dominant = NULL;
+
+  if (result->failed) {
+    GError *error = NULL;
+
+    /* the plan's error says why */
+    if (self->plan && gpufft_plan_collect (self->plan, FALSE, NULL, NULL,
+            &error) < 0) {
+      gst_gpu_fft_spectrum_post_engine_error (self, "Analysing on the GPU",
+          error);
+      g_clear_error (&error);
+    }
+    g_free (p);
+    return;
+  }
+  if (p == NULL)
+    return;
+  GST_LOG_OBJECT (self, "interval at %" GST_TIME_FORMAT ": %u frames",
+      GST_TIME_ARGS (p->timestamp), result->n_frames);
+  if (result->n_frames > 0) {
+    spectrum = gst_message_new_element (GST_OBJECT (self),
+        gst_gpu_fft_spectrum_build_spectrum (p, result));
+    if (p->dominant)
+      dominant = gst_message_new_element (GST_OBJECT (self),
+          gst_gpu_fft_spectrum_build_dominant (p, result));
+  }
+  g_free (p);
+  if (spectrum)
+    gst_element_post_message (GST_ELEMENT (self), spectrum);
+  if (dominant)
+    gst_element_post_message (GST_ELEMENT (self), dominant);
+}
+
+/* Waits until every interval handed to the GPU has been posted: only where
+ * ordering demands it (EOS, flush, caps, a new plan, stop). */
+gboolean
+gst_gpu_fft_spectrum_drain (GstGpuFftSpectrum * self)
+{
+  GError *error = NULL;
+
+  if (self->plan == NULL)
+    return TRUE;
+  if (gpufft_plan_collect (self->plan, TRUE, NULL, NULL, &error) < 0) {
+    gst_gpu_fft_spectrum_post_engine_error (self, "Analysing on the GPU",
+        error);
+    g_clear_error (&error);
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,439 @@
+/* gpufftspectrum: the streaming path. Runs on the streaming thread (and in
+ * start/stop/setup/events, which GStreamer serialises with it): the plan and
+ * its geometry, the framing of received samples into engine batches (each
+ * closing interval tagged with its message parameters), restarts, and the
+ * live drop of intervals when the GPU falls behind. Never waits for the GPU
+ * except in gst_gpu_fft_spectrum_drain() (gstgpufftspectrum-results.c),
+ * which it calls before replacing a plan. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstgpufftspectrum-private.h"
+
+#define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
+
+/* ------------------------------------------------------------------------ */
+/* time                                                                     */
+
+
+GstClockTime
+gst_gpu_fft_spectrum_sample_to_time (GstGpuFftSpectrum * self, guint64 sample)
+{
+  return self->base_pts + gst_util_uint64_scale_round (sample, GST_SECOND,
+      GST_AUDIO_INFO_RATE (&self->info));
+}
+
+/* ------------------------------------------------------------------------ */
+/* plan and geometry                                                        */
+
+/* batch-size 0: room for two intervals or two buffers (the first buffer's
+ * size), whichever is more, within AUTO_BATCH_BYTES of samples: intervals
+ * are handed to the GPU when they close, so a batch rarely holds more
+ * than one buffer's worth of them, and the engine's 8 slots of this size
+ * bound the plan's memory in flight. */
+#define AUTO_BATCH_BYTES (4u << 20)
+
+static guint
+auto_batch_frames (GstGpuFftSpectrum * self,
+    const GstGpuFftSpectrumSettings * s, guint hop)
+{
+  guint64 rate = GST_AUDIO_INFO_RATE (&self->info);
+  guint64 per_interval = gst_util_uint64_scale_ceil (s->interval, rate,
+      GST_SECOND) / hop + 2;
+  guint64 per_buffer = self->buffer_hint / hop + 2;
+  guint64 samples = AUTO_BATCH_BYTES / GST_AUDIO_INFO_BPF (&self->info);
+  guint64 fit = samples > s->fft_size ? (samples - s->fft_size) / hop + 1 : 1;
+
+  return (guint) MAX (1, MIN (MAX (2 * MAX (per_interval, per_buffer), 16),
+          fit));
+}
+
+static void
+make_plan_config (GstGpuFftSpectrum * self,
+    const GstGpuFftSpectrumSettings * s, GpufftPlanConfig * c,
+    guint * min_bin, guint * max_bin)
+{
+  const GstAudioInfo *info = &self->info;
+  gint rate = GST_AUDIO_INFO_RATE (info);
+  guint nyq = s->fft_size / 2;
+  gdouble lo, hi;
+
+  memset (c, 0, sizeof (*c));
+  gpufft_plan_config_init (c);
+  c->fft_size = s->fft_size;
+  c->hop = s->hop_size ? s->hop_size : s->fft_size / 2;
+  c->window = (GpufftWindow) s->window;
+  c->format = self->format;
+  c->channels = GST_AUDIO_INFO_CHANNELS (info);
+  c->planar = GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  c->downmix = !s->multi_channel;
+  c->scaling = (GpufftScaling) s->scaling;
+  c->rate = rate;
+  c->max_frames = s->batch_size ? s->batch_size :
+      auto_batch_frames (self, s, c->hop);
+  c->max_groups = 0;
+  c->n_peaks = s->peaks;
+  c->complex_out = s->message_phase;
+  c->output_db = TRUE;
+  c->db_offset = s->scaling == GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM ?
+      10.0 * log10 (2.0) : 0.0;
+
+  /* peak search range in bins: [ceil (min f), floor (max f)] */
+  lo = ceil (s->min_frequency * s->fft_size / rate - 1e-9);
+  hi = s->max_frequency > 0.0 ?
+      floor (s->max_frequency * s->fft_size / rate + 1e-9) : nyq;
+  *min_bin = (guint) MIN (lo, (gdouble) nyq + 1);
+  *max_bin = (guint) MIN (hi, (gdouble) nyq);
+  if (*min_bin <= *max_bin && *max_bin > 0) {
+    c->peak_min_bin = *min_bin;
+    c->peak_max_bin = *max_bin;
+  } else {
+    /* empty range or DC only: the engine searches everything and the
+     * message filters */
+    c->peak_min_bin = 0;
+    c->peak_max_bin = nyq;
+  }
+}
+
+static gboolean
+plan_config_equal (const GpufftPlanConfig * a, const GpufftPlanConfig * b)
+{
+  return a->fft_size == b->fft_size && a->hop == b->hop &&
+      a->window == b->window && a->format == b->format &&
+      a->channels == b->channels && a->planar == b->planar &&
+      a->downmix == b->downmix && a->scaling == b->scaling &&
+      a->rate == b->rate && a->max_frames == b->max_frames &&
+      a->max_groups == b->max_groups && a->n_peaks == b->n_peaks &&
+      a->peak_min_bin == b->peak_min_bin &&
+      a->peak_max_bin == b->peak_max_bin &&
+      a->complex_out == b->complex_out && a->output_db == b->output_db &&
+      a->db_offset == b->db_offset;
+}
+
+/* Applies the current settings: at a restart (framing from sample 0) or at
+ * the interval boundary the framing stopped at. Rebuilds the plan when its
+ * configuration changed. */
+gboolean
+gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self, gboolean restart)
+{
+  GstGpuFftSpectrumSettings s;
+  GpufftPlanConfig config;
+  guint gen, min_bin, max_bin;
+
+  gst_gpu_fft_spectrum_read_settings (self, &s, &gen);
+  make_plan_config (self, &s, &config, &min_bin, &max_bin);
+
+  if (self->plan && !plan_config_equal (&config, &self->plan_config)) {
+    if (!gst_gpu_fft_spectrum_drain (self))
+      return FALSE;
+    gpufft_plan_free (self->plan);
+    self->plan = NULL;
+  }
+  if (self->plan == NULL) {
+    GError *error = NULL;
+
+    GST_DEBUG_OBJECT (self, "new plan: N %u hop %u window %d channels %u%s "
+        "%s rate %g batch %u peaks %u [%u, %u]%s", config.fft_size,
+        config.hop, config.window, config.channels,
+        config.planar ? " planar" : "", config.downmix ? "downmix" : "multi",
+        config.rate, config.max_frames, config.n_peaks, config.peak_min_bin,
+        config.peak_max_bin, config.complex_out ? " complex" : "");
+    self->plan = gpufft_plan_new (self->ctx, &config, &error);
+    if (self->plan == NULL) {
+      gst_gpu_fft_spectrum_post_engine_error (self, "Creating the GPU FFT plan",
+          error);
+      g_clear_error (&error);
+      self->running = FALSE;    /* no plan: the next buffer starts over */
+      return FALSE;
+    }
+    gpufft_plan_set_result_func (self->plan, gst_gpu_fft_spectrum_on_result,
+        self);
+    self->plan_config = config;
+    self->max_frames = MAX (gpufft_plan_get_max_frames (self->plan), 1);
+    self->max_groups = MAX (gpufft_plan_get_max_groups (self->plan), 1);
+    self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,
+        self->max_groups);
+    self->engine_groups = g_renew (GpufftGroup, self->engine_groups,
+        self->max_groups);
+    GST_DEBUG_OBJECT (self, "plan: %u frames, %u groups per batch",
+        self->max_frames, self->max_groups);
+  }
+  self->min_bin = min_bin;
+  self->max_bin = max_bin;
+
+  if (restart)
+    gst_gpu_fft_framing_init (&self->framing, config.fft_size, config.hop,
+        GST_AUDIO_INFO_RATE (&self->info), s.interval);
+  else
+    gst_gpu_fft_framing_set_geometry (&self->framing, config.fft_size,
+        config.hop, s.interval);
+  self->applied_gen = gen;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* batches                                                                  */
+
+/* The message parameters of a closing interval, computed now (the
+ * segment, settings and plan in force) and handed to the engine as the
+ * group's tag; NULL when no message is to be posted. */
+static GstGpuFftMessageParams *
+make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
+{
+  const GstGpuFftSpectrumSettings *live = &self->live;
+  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  GstGpuFftMessageParams *p;
+
+  if (!live->post_messages)
+    return NULL;
+  p = g_new0 (GstGpuFftMessageParams, 1);
+  p->timestamp = gst_gpu_fft_spectrum_sample_to_time (self, g->start);
+  p->duration =
+      gst_gpu_fft_spectrum_sample_to_time (self, g->end) - p->timestamp;
+  if (segment->format == GST_FORMAT_TIME) {
+    p->stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
+        p->timestamp);
+    p->running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+        p->timestamp);
+  } else {
+    /* a non-TIME segment (e.g. appsrc in bytes): no conversion applies */
+    p->stream_time = p->running_time = p->timestamp;
+  }
+  p->rate = GST_AUDIO_INFO_RATE (&self->info);
+  p->fft_size = self->plan_config.fft_size;
+  p->hop = self->plan_config.hop;
+  p->window = self->plan_config.window;
+  p->scaling = self->plan_config.scaling;
+  p->multi_channel = !self->plan_config.downmix;
+  p->format = live->message_format;
+  p->magnitude = live->message_magnitude;
+  p->phase = live->message_phase;
+  p->db_offset = self->plan_config.db_offset;
+  p->threshold = live->threshold;
+  p->min_bin = self->min_bin;
+  p->max_bin = self->max_bin;
+  p->n_peaks = self->plan_config.n_peaks;
+  p->dominant = live->message_dominant;
+  p->dropped = self->dropped_pending;
+  return p;
+}
+
+/* Live input whose analysis is behind: the batch's intervals are not
+ * analysed (the audio passes on time); counted in the next message, with a
+ * warning at most every 10 s. */
+#define DROP_WARNING_INTERVAL_US (10 * G_USEC_PER_SEC)
+
+static void
+drop_intervals (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp)
+{
+  guint i, n = 0;
+  gint64 now = g_get_monotonic_time ();
+
+  for (i = 0; i < bp->n_groups; i++)
+    n += bp->groups[i].close ? 1 : 0;
+  self->dropped_pending += n;
+  GST_OBJECT_LOCK (self);       /* (read by the stats property) */
+  self->dropped_total += n;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "GPU behind: %u intervals dropped", n);
+  if (self->drop_warned_at == 0
+      || now - self->drop_warned_at >= DROP_WARNING_INTERVAL_US) {
+    self->drop_warned_at = now;
+    GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
+        ("The GPU falls behind the live stream: intervals of analysis are "
+            "dropped (the audio passes on time)"),
+        ("%" G_GUINT64_FORMAT " intervals dropped so far; the next message "
+            "says how many in its `dropped` field", self->dropped_total));
+  }
+}
+
+/* Hands one planned batch to the engine. Its span comes from the store
+ * (samples before `pos`) and from the current input (`planes`, n samples
+ * from `pos`). Posts the messages of the groups it closes. */
+static gboolean
+submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
+    guint64 pos, gpointer const *planes, gsize n)
+{
+  const GstAudioInfo *info = &self->info;
+  guint channels = GST_AUDIO_INFO_CHANNELS (info);
+  gboolean planar = self->plan_config.planar;
+  gsize bps = GST_AUDIO_INFO_BPS (info);
+  GpufftSegment segs[2];
+  GpufftBatch batch;
+  GError *error = NULL;
+  guint64 s0 = bp->span_start;
+  guint64 s1 = s0 + gst_gpu_fft_framing_span (&self->framing, bp->n_frames);
+  guint i, c;
+
+  /* (the framing was updated by the planner; its N and hop are those the
+   * batch was planned with) */
+  memset (&batch, 0, sizeof (batch));
+  memset (segs, 0, sizeof (segs));
+  if (bp->n_frames > 0) {
+    if (s0 < pos) {
+      GpufftSegment *seg = &segs[batch.n_segments++];
+
+      if (s0 < self->store.start || pos > gst_gpu_fft_store_end (&self->store)) {
+        GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
+            ("internal: samples %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT
+                " not stored", s0, pos));
+        return FALSE;
+      }
+      seg->n_samples = MIN (pos, s1) - s0;
+      if (planar) {
+        for (c = 0; c < channels; c++)
+          self->seg_planes[c] = gst_gpu_fft_store_at (&self->store, c, s0);
+        seg->planes = self->seg_planes;
+      } else {
+        seg->data = gst_gpu_fft_store_at (&self->store, 0, s0);
+      }
+    }
+    if (s1 > pos) {
+      GpufftSegment *seg = &segs[batch.n_segments++];
+      guint64 from = MAX (s0, pos);
+      gsize off = (gsize) (from - pos);
+
+      if (s1 > pos + n) {
+        GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
+            ("internal: batch beyond the input"));
+        return FALSE;
+      }
+      seg->n_samples = s1 - from;
+      if (planar) {
+        for (c = 0; c < channels; c++)
+          self->seg_planes[channels + c] =
+              (const guint8 *) planes[c] + off * bps;
+        seg->planes = self->seg_planes + channels;
+      } else {
+        seg->data = (const guint8 *) planes[0] + off * bps * channels;
+      }
+    }
+  }
+
+  for (i = 0; i < bp->n_groups; i++) {
+    self->engine_groups[i].n_frames = bp->groups[i].n_frames;
+    self->engine_groups[i].close = bp->groups[i].close;
+    self->engine_groups[i].tag = bp->groups[i].close ?
+        make_message_params (self, &bp->groups[i]) : NULL;
+  }
+  batch.segments = segs;
+  batch.n_frames = bp->n_frames;
+  batch.groups = self->engine_groups;
+  batch.n_groups = bp->n_groups;
+  batch.db_floor = (gfloat) self->live.threshold;
+  /* live: never hold the audio for the GPU */
+  batch.no_wait = self->is_live > 0;
+
+  GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
+      ", %u groups%s", bp->n_frames, s0, bp->n_groups,
+      bp->closes ? " (closing)" : "");
+  if (gpufft_plan_submit (self->plan, &batch, &error)) {
+    self->dropped_pending = 0;  /* (carried by the tags just handed over) */
+    return TRUE;
+  }
+  for (i = 0; i < bp->n_groups; i++)
+    g_free (self->engine_groups[i].tag);
+  if (g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY)) {
+    g_clear_error (&error);
+    drop_intervals (self, bp);
+    return TRUE;
+  }
+  gst_gpu_fft_spectrum_post_engine_error (self, "Submitting a GPU batch",
+      error);
+  g_clear_error (&error);
+  return FALSE;
+}
+
+#define HANDOVER_BYTES (256u << 10)
+
+/* Runs the planner over what was received up to `avail_end` (the input
+ * being [pos, pos + n)), submitting every batch that is due. */
+gboolean
+gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
+    gboolean flush, guint64 pos, gpointer const *planes, gsize n)
+{
+  gboolean stop = !flush && self->live_gen != self->applied_gen;
+
+  for (;;) {
+    GstGpuFftBatchPlan bp;
+
+    bp.groups = self->batch_groups;
+    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, flush, stop,
+        self->max_frames, self->max_groups, &bp);
+    if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
+      return FALSE;
+    if (bp.boundary) {
+      GST_DEBUG_OBJECT (self, "settings changed: applying them at sample %"
+          G_GUINT64_FORMAT,
+          gst_gpu_fft_framing_current_boundary (&self->framing));
+      if (!gst_gpu_fft_spectrum_apply_settings (self, FALSE))
+        return FALSE;
+      stop = FALSE;
+      continue;
+    }
+    if (!bp.submit || bp.flushed)
+      break;
+  }
+
+  /* batch-size 0 (automatic), and at least HANDOVER_BYTES of samples
+   * waiting (big buffers, long intervals): hand the complete frames of the
+   * open interval over now rather than keep their samples until the
+   * interval ends: the store then holds less than a frame and a hop, so
+   * each sample is copied once (into staging), and the GPU works while the
+   * stream goes on. Smaller buffers wait for the interval to close: one
+   * batch per interval, whatever the buffer size. */
+  if (!flush && !stop && self->live.batch_size == 0
+      && (avail_end - self->framing.next_start) *
+      GST_AUDIO_INFO_BPF (&self->info) >= HANDOVER_BYTES
+      && avail_end >= self->framing.next_start + self->framing.fft_size) {
+    guint64 ready = (avail_end - self->framing.next_start -
+        self->framing.fft_size) / self->framing.hop + 1;
+    GstGpuFftBatchPlan bp;
+
+    bp.groups = self->batch_groups;
+    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE, FALSE,
+        (guint) MIN (ready, self->max_frames), self->max_groups, &bp);
+    if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Posts the pending interval (if it holds frames) and restarts the
+ * framing: nothing before can reach a frame after. */
+gboolean
+gst_gpu_fft_spectrum_flush_and_restart (GstGpuFftSpectrum * self)
+{
+  gboolean ok = TRUE;
+
+  if (self->running && self->plan) {
+    GST_DEBUG_OBJECT (self, "restart after %" G_GUINT64_FORMAT " samples",
+        self->received);
+    ok = gst_gpu_fft_spectrum_run_batches (self, self->received, TRUE,
+        self->received, NULL, 0);
+    self->next_pts = gst_gpu_fft_spectrum_sample_to_time (self, self->received);
+  }
+  self->running = FALSE;
+  self->received = 0;
+  gst_gpu_fft_store_reset (&self->store, 0);
+  return ok;
+}
+
+/* Asked once per start: a live upstream gets its intervals dropped when
+ * the GPU falls behind, a non-live one waits (back-pressure). */
+gboolean
+gst_gpu_fft_spectrum_upstream_is_live (GstGpuFftSpectrum * self)
+{
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
+    gst_query_parse_latency (q, &live, NULL, NULL);
+  gst_query_unref (q);
+  GST_DEBUG_OBJECT (self, "upstream is %slive", live ? "" : "not ");
+  return live;
+}

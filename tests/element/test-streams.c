@@ -1,0 +1,459 @@
+/* Many elements on one device: the device scheduler batches their work;
+ * each stream's messages must be what it gets alone, EOS must leave after
+ * every message, flushes must not leak old messages, and a live stream whose
+ * device falls behind must keep its audio on time and count what it drops.
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <string.h>
+
+#include "gpufft-test-common.h"
+
+#define RATE 48000
+#define CHUNK 480               /* 10 ms buffers, as live sources push */
+
+typedef struct
+{
+  guint fft, hop, channels, interval_ms;
+  gboolean multi, s16;
+  const gchar *window;
+} Geometry;
+
+static void
+geometry_of (guint i, Geometry * g)
+{
+  static const guint ffts[] = { 256, 512, 1024, 2048 };
+  static const guint hop_div[] = { 2, 4, 1 };
+  static const guint intervals[] = { 100, 30, 50, 70, 20 };
+  static const gchar *windows[] = { "hann", "hamming", "blackman-harris" };
+
+  g->fft = ffts[i % 4];
+  g->hop = g->fft / hop_div[(i / 4) % 3];
+  g->channels = 1 + i % 3;
+  g->multi = (i / 2) % 2;
+  g->interval_ms = intervals[i % 5];
+  g->s16 = (i / 3) % 2;
+  g->window = windows[i % 3];
+}
+
+static GstHarness *
+harness_for (const Geometry * g, Fmt * f, GstBus ** bus)
+{
+  GstHarness *h;
+  gchar *caps;
+
+  f->format = g->s16 ? "S16LE" : "F32LE";
+  f->rate = RATE;
+  f->channels = g->channels;
+  f->planar = FALSE;
+  caps = fmt_caps_string (f);
+  h = harness_new (bus, caps, NULL, NULL);
+  g_free (caps);
+  g_object_set (h->element, "fft-size", g->fft, "hop-size", g->hop,
+      "multi-channel", g->multi, "interval",
+      (guint64) g->interval_ms * GST_MSECOND, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "window", g->window);
+  return h;
+}
+
+/* Tone + noise, different per stream. */
+static gdouble *
+stream_signal (guint i, guint channels, gsize n)
+{
+  gdouble *x = g_new0 (gdouble, n * channels);
+  guint c;
+
+  for (c = 0; c < channels; c++) {
+    gen_tone (x + c, n, channels, 0.5, 300.0 + 37.0 * i + 100.0 * c, RATE,
+        0.1 * c);
+    gen_noise (x + c, n, channels, 0.01, 1000 + i * 8 + c);
+  }
+  return x;
+}
+
+static void
+push_chunk (GstHarness * h, const Fmt * f, const gdouble * x, gsize off,
+    gsize len)
+{
+  GstClockTime pts = gst_util_uint64_scale_int_round (off, GST_SECOND,
+      f->rate);
+  GstBuffer *buf = fmt_make_buffer (f, x + off * f->channels, len, pts);
+
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  /* (the harness keeps what comes out: drop it) */
+  gst_buffer_unref (gst_harness_pull (h));
+}
+
+/* Every spectrum and dominant-frequency message, as strings, in order. */
+static GPtrArray *
+messages_as_strings (Msgs * m)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  guint i;
+
+  for (i = 0; i < m->spectrum->len; i++)
+    g_ptr_array_add (out, gst_structure_to_string (g_ptr_array_index
+            (m->spectrum, i)));
+  for (i = 0; i < m->dominant->len; i++)
+    g_ptr_array_add (out, gst_structure_to_string (g_ptr_array_index
+            (m->dominant, i)));
+  return out;
+}
+
+static GPtrArray *
+run_alone (guint i, gsize n)
+{
+  Geometry g;
+  Fmt f;
+  GstBus *bus;
+  GstHarness *h;
+  gdouble *x;
+  Msgs *m;
+  GPtrArray *out;
+  gsize off;
+
+  geometry_of (i, &g);
+  h = harness_for (&g, &f, &bus);
+  x = stream_signal (i, g.channels, n);
+  fmt_quantize (&f, x, n * g.channels);
+  for (off = 0; off < n; off += CHUNK)
+    push_chunk (h, &f, x, off, MIN (CHUNK, n - off));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* (everything is posted before EOS leaves the element) */
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless (m->spectrum->len > 0);
+  out = messages_as_strings (m);
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+  return out;
+}
+
+#define N_MANY 64
+
+GST_START_TEST (test_many_elements_mixed_geometries)
+{
+  const gsize n = RATE * 3 / 10;        /* 0.3 s per stream */
+  GstHarness *h[N_MANY];
+  GstBus *bus[N_MANY];
+  Fmt f[N_MANY];
+  Geometry g[N_MANY];
+  gdouble *x[N_MANY];
+  gsize off;
+  guint i, j;
+
+  for (i = 0; i < N_MANY; i++) {
+    geometry_of (i, &g[i]);
+    h[i] = harness_for (&g[i], &f[i], &bus[i]);
+    x[i] = stream_signal (i, g[i].channels, n);
+    fmt_quantize (&f[i], x[i], n * g[i].channels);
+  }
+  /* all streams at once, buffer by buffer, as 64 live sources would */
+  for (off = 0; off < n; off += CHUNK)
+    for (i = 0; i < N_MANY; i++)
+      push_chunk (h[i], &f[i], x[i], off, MIN (CHUNK, n - off));
+  for (i = 0; i < N_MANY; i++)
+    fail_unless (gst_harness_push_event (h[i], gst_event_new_eos ()));
+
+  for (i = 0; i < N_MANY; i++) {
+    Msgs *m = msgs_collect (bus[i], 0, 0);
+    GPtrArray *together = messages_as_strings (m), *alone;
+
+    fail_unless_equals_int (m->errors->len, 0);
+    msgs_free (m);
+    harness_free (h[i], bus[i]);
+
+    alone = run_alone (i, n);
+    fail_unless_equals_int (together->len, alone->len);
+    for (j = 0; j < alone->len; j++)
+      fail_unless_equals_string (g_ptr_array_index (together, j),
+          g_ptr_array_index (alone, j));
+    g_ptr_array_unref (together);
+    g_ptr_array_unref (alone);
+    g_free (x[i]);
+  }
+}
+
+GST_END_TEST;
+
+/* Counts the spectrum messages posted so far (any thread). */
+static GstBusSyncReply
+count_spectrum (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT &&
+      gst_structure_has_name (gst_message_get_structure (msg), "spectrum"))
+    g_atomic_int_inc ((gint *) user_data);
+  return GST_BUS_PASS;
+}
+
+typedef struct
+{
+  gint *posted;
+  gint at_eos;
+} EosProbe;
+
+static GstPadProbeReturn
+on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  EosProbe *p = user_data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    p->at_eos = g_atomic_int_get (p->posted);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_eos_with_work_in_flight)
+{
+  const gsize n = RATE * 2;
+  GstBus *bus;
+  GstHarness *h;
+  gdouble *x = g_new0 (gdouble, n);
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gint posted = 0;
+  EosProbe probe = { &posted, -1 };
+  GstPad *src;
+  gchar *caps = fmt_caps_string (&f);
+
+  h = harness_new (&bus, caps, "fft-size", "256", "hop-size", "128",
+      "interval", "10000000", NULL);
+  g_free (caps);
+  gst_bus_set_sync_handler (bus, count_spectrum, &posted, NULL);
+  src = gst_element_get_static_pad (h->element, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_eos,
+      &probe, NULL);
+  gst_object_unref (src);
+  gen_tone (x, n, 1, 0.5, 1000.0, RATE, 0.0);
+  /* 200 intervals of 10 ms, pushed as fast as the element takes them:
+   * many are still on the GPU when EOS arrives */
+  push_samples (h, &f, x, n, CHUNK, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* every interval was posted before EOS left the element */
+  fail_unless_equals_int (probe.at_eos, 200);
+  fail_unless_equals_int (g_atomic_int_get (&posted), 200);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  harness_free (h, bus);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstHarness *h;
+  Fmt f;
+  const gdouble *x;
+  gsize n;
+} Feeder;
+
+static gpointer
+feed (gpointer data)
+{
+  Feeder *fd = data;
+  gsize off;
+
+  for (off = 0; off < fd->n; off += CHUNK)
+    push_chunk (fd->h, &fd->f, fd->x, off, MIN (CHUNK, fd->n - off));
+  fail_unless (gst_harness_push_event (fd->h, gst_event_new_eos ()));
+  return NULL;
+}
+
+GST_START_TEST (test_streams_come_and_go)
+{
+  const gsize n = RATE;         /* stream A: 1 s */
+  const gsize nb = RATE / 2;    /* each B: 0.5 s */
+  guint a = 5, cycle;           /* A has the geometry of stream 5 */
+  Geometry ga;
+  Feeder fd;
+  GstBus *bus_a;
+  GThread *thread;
+  gdouble *xa, *xb;
+  Msgs *m;
+  GPtrArray *together, *alone;
+  guint j;
+
+  geometry_of (a, &ga);
+  fd.h = harness_for (&ga, &fd.f, &bus_a);
+  xa = stream_signal (a, ga.channels, n);
+  fmt_quantize (&fd.f, xa, n * ga.channels);
+  fd.x = xa;
+  fd.n = n;
+  xb = stream_signal (99, 2, nb);
+  thread = g_thread_new ("stream-a", feed, &fd);
+
+  /* meanwhile: elements start, flush, renegotiate and stop */
+  for (cycle = 0; cycle < 6; cycle++) {
+    Fmt fb = { "F32LE", RATE, 1, FALSE };
+    GstBus *bus;
+    GstHarness *h;
+    gchar *caps = fmt_caps_string (&fb);
+    gsize off;
+    Msgs *mb;
+    guint before;
+
+    h = harness_new (&bus, caps, "fft-size", cycle % 2 ? "512" : "2048",
+        "interval", "20000000", NULL);
+    g_free (caps);
+    for (off = 0; off < nb; off += CHUNK)
+      push_chunk (h, &fb, xb, off, MIN (CHUNK, nb - off));
+    /* a flush: what came before is posted before FLUSH_STOP leaves, and
+     * nothing of it after */
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+    mb = msgs_collect (bus, 0, 0);
+    before = mb->spectrum->len;
+    fail_unless (before > 0);
+    msgs_free (mb);
+    mb = msgs_collect (bus, 1, 0.3);
+    fail_unless_equals_int (mb->spectrum->len, 0);
+    msgs_free (mb);
+    /* new caps: two channels */
+    {
+      GstSegment seg;
+
+      gst_segment_init (&seg, GST_FORMAT_TIME);
+      fb.channels = 2;
+      caps = fmt_caps_string (&fb);
+      gst_harness_set_src_caps_str (h, caps);
+      g_free (caps);
+      fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    }
+    for (off = 0; off < nb / 2; off += CHUNK)
+      push_chunk (h, &fb, xb, off, MIN (CHUNK, nb / 2 - off));
+    /* and it stops (with an interval open) */
+    harness_free (h, bus);
+  }
+
+  g_thread_join (thread);
+  m = msgs_collect (bus_a, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  together = messages_as_strings (m);
+  msgs_free (m);
+  harness_free (fd.h, bus_a);
+  alone = run_alone (a, n);
+  fail_unless_equals_int (together->len, alone->len);
+  for (j = 0; j < alone->len; j++)
+    fail_unless_equals_string (g_ptr_array_index (together, j),
+        g_ptr_array_index (alone, j));
+  g_ptr_array_unref (together);
+  g_ptr_array_unref (alone);
+  g_free (xa);
+  g_free (xb);
+}
+
+GST_END_TEST;
+
+static guint64
+stats_dropped (GstElement * el)
+{
+  GstStructure *st = NULL;
+  guint64 v = G_MAXUINT64;
+
+  g_object_get (el, "stats", &st, NULL);
+  fail_unless (st != NULL);
+  fail_unless (gst_structure_get_uint64 (st, "dropped-intervals", &v));
+  gst_structure_free (st);
+  return v;
+}
+
+GST_START_TEST (test_live_falls_behind)
+{
+  const gsize n1 = RATE * 2, n2 = RATE / 2;
+  Fmt f = { "F32LE", RATE, 2, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, (n1 + n2) * 2);
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *m1, *m2;
+  guint64 dropped1, dropped_field = 0;
+  gsize off;
+  guint i, warned = 0;
+
+  /* every GPU submission takes 300 ms (read when the device's scheduler
+   * starts: this test runs in its own process) */
+  g_setenv ("GPUFFT_DEBUG_SLOW_DEVICE_MS", "300", TRUE);
+  h = harness_new (&bus, caps, "interval", "100000000", NULL);
+  g_free (caps);
+  gst_harness_set_live (h, TRUE);
+  gen_tone (x, n1 + n2, 2, 0.5, 1000.0, RATE, 0.0);
+  gen_tone (x + 1, n1 + n2, 2, 0.25, 2000.0, RATE, 0.0);
+  fmt_quantize (&f, x, (n1 + n2) * 2);
+
+  /* 2 s pushed at once: the device cannot keep up; the audio comes out
+   * at once and untouched */
+  for (off = 0; off < n1; off += CHUNK) {
+    GstClockTime pts = gst_util_uint64_scale_int_round (off, GST_SECOND,
+        RATE);
+    GstBuffer *in = fmt_make_buffer (&f, x + off * 2, CHUNK, pts), *out;
+    GstMapInfo a, b;
+
+    gst_buffer_ref (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    gst_buffer_map (in, &a, GST_MAP_READ);
+    gst_buffer_map (out, &b, GST_MAP_READ);
+    fail_unless_equals_int (a.size, b.size);
+    fail_unless (memcmp (a.data, b.data, a.size) == 0);
+    gst_buffer_unmap (in, &a);
+    gst_buffer_unmap (out, &b);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+  }
+  dropped1 = stats_dropped (h->element);
+  fail_unless (dropped1 > 0, "nothing was dropped");
+  fail_unless (dropped1 < 20);
+  /* the intervals that were not dropped are all posted */
+  m1 = msgs_collect (bus, 20 - (guint) dropped1, 120);
+  fail_unless_equals_int (m1->spectrum->len, 20 - dropped1);
+  for (i = 0; i < m1->warnings->len; i++)
+    warned += strstr (g_ptr_array_index (m1->warnings, i),
+        "falls behind") != NULL;
+  fail_unless_equals_int (warned, 1);
+
+  /* the device has caught up: the next intervals are analysed, the first
+   * message says how many were dropped before it */
+  for (off = n1; off < n1 + n2; off += CHUNK)
+    push_chunk (h, &f, x, off, CHUNK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m2 = msgs_collect (bus, 5, 120);
+  fail_unless_equals_int (m2->spectrum->len, 5);
+  fail_unless_equals_int (m2->errors->len, 0);
+  /* no drop in phase 2 (5 intervals, 8 free slots); every drop is counted
+   * once, in the next message posted after it */
+  fail_unless_equals_int (stats_dropped (h->element), dropped1);
+  for (i = 0; i < m1->spectrum->len + m2->spectrum->len; i++) {
+    GstStructure *st = i < m1->spectrum->len ?
+        g_ptr_array_index (m1->spectrum, i) :
+        g_ptr_array_index (m2->spectrum, i - m1->spectrum->len);
+    guint d = 0;
+
+    if (gst_structure_get_uint (st, "dropped", &d)) {
+      fail_unless (d > 0);
+      dropped_field += d;
+    }
+  }
+  fail_unless_equals_int (dropped_field, dropped1);
+  msgs_free (m1);
+  msgs_free (m2);
+  harness_free (h, bus);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+static Suite *
+streams_suite (void)
+{
+  Suite *s = suite_create ("gpufftspectrum-streams");
+  TCase *tc = tcase_create ("streams");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_many_elements_mixed_geometries);
+  tcase_add_test (tc, test_eos_with_work_in_flight);
+  tcase_add_test (tc, test_streams_come_and_go);
+  tcase_add_test (tc, test_live_falls_behind);
+  return s;
+}
+
+GST_CHECK_MAIN (streams);

@@ -1,0 +1,264 @@
+/* The device scheduler: many plans, each fed from its own thread, with
+ * results delivered by the completion thread through result functions,
+ * get exactly what the same batches give a plan alone (the scheduler puts
+ * them in shared submissions); tags come back with their groups, in order;
+ * freeing a plan delivers what it had in flight; the context counts the
+ * submissions. Also run under valgrind (meson.build). */
+#include <string.h>
+
+#include "engine-test.h"
+
+#define N_PLANS 12
+#define N_BATCHES 5
+
+typedef struct
+{
+  guint id;
+  GpufftPlanConfig cfg;
+  EtInput *in;
+  GPtrArray *results;           /* EtResult*, by the result function */
+  GPtrArray *tags;              /* the tags that came back, in order */
+  gchar *failure;
+} Stream;
+
+static void
+config_of (guint id, GpufftPlanConfig * cfg)
+{
+  gpufft_plan_config_init (cfg);
+  cfg->fft_size = 64u << (id % 5);      /* 64 .. 1024 */
+  cfg->hop = cfg->fft_size / (1 + id % 3);
+  cfg->channels = 1 + id % 2;
+  cfg->downmix = (id / 2) % 2;
+  cfg->window = id % 2 ? GPUFFT_WINDOW_HANN : GPUFFT_WINDOW_BLACKMAN;
+  cfg->max_frames = 8;
+  cfg->n_peaks = 2;
+}
+
+/* Batch b of a stream: 2 + (b % 3) frames in two groups, the second one
+ * left open on odd batches (it goes on in the next batch). */
+static void
+batch_of (Stream * st, guint b, gsize * first, GpufftSegment * seg,
+    GpufftGroup * groups, GpufftBatch * batch, guint64 * next_tag)
+{
+  guint frames = 2 + b % 3;
+  gsize start = 0;
+  guint i;
+
+  for (i = 0; i < b; i++)
+    start += (gsize) (2 + i % 3) * st->cfg.hop;
+  *first = start;
+  et_input_segments (st->in, start, (gsize) (frames - 1) * st->cfg.hop +
+      st->cfg.fft_size, 1, seg, NULL);
+  groups[0].n_frames = 1;
+  groups[0].close = TRUE;
+  groups[1].n_frames = frames - 1;
+  groups[1].close = b % 2 == 0 || b + 1 == N_BATCHES;
+  groups[0].tag = GUINT_TO_POINTER ((guint)++ * next_tag);
+  groups[1].tag = groups[1].close ?
+      GUINT_TO_POINTER ((guint)++ * next_tag) : NULL;
+  memset (batch, 0, sizeof (*batch));
+  batch->segments = seg;
+  batch->n_segments = 1;
+  batch->n_frames = frames;
+  batch->groups = groups;
+  batch->n_groups = 2;
+}
+
+/* Result function: runs on the completion thread, one call at a time. */
+static void
+on_result (const GpufftGroupResult * r, gpointer user_data)
+{
+  Stream *st = user_data;
+
+  g_ptr_array_add (st->tags, r->tag);
+  if (r->failed) {
+    if (!st->failure)
+      st->failure = g_strdup_printf ("stream %u: a batch failed", st->id);
+    return;
+  }
+  et_collect_cb (r, st->results);
+}
+
+static gpointer
+stream_thread (gpointer data)
+{
+  Stream *st = data;
+  GError *err = NULL;
+  GpufftPlan *plan = gpufft_plan_new (et_context (), &st->cfg, &err);
+  guint64 tag = 0;
+  guint b;
+
+  if (plan == NULL) {
+    st->failure = g_strdup_printf ("stream %u: %s", st->id, err->message);
+    g_error_free (err);
+    return NULL;
+  }
+  gpufft_plan_set_result_func (plan, on_result, st);
+  for (b = 0; b < N_BATCHES; b++) {
+    GpufftSegment seg;
+    GpufftGroup groups[2];
+    GpufftBatch batch;
+    gsize first;
+
+    batch_of (st, b, &first, &seg, groups, &batch, &tag);
+    if (!gpufft_plan_submit (plan, &batch, &err)) {
+      st->failure = g_strdup_printf ("stream %u batch %u: %s", st->id, b,
+          err->message);
+      g_clear_error (&err);
+      break;
+    }
+  }
+  /* the drain: returns once every result was delivered */
+  if (gpufft_plan_collect (plan, TRUE, NULL, NULL, &err) < 0) {
+    st->failure = g_strdup_printf ("stream %u: %s", st->id, err->message);
+    g_clear_error (&err);
+  }
+  if (gpufft_plan_in_flight (plan) != 0 && !st->failure)
+    st->failure = g_strdup_printf ("stream %u: work in flight after the "
+        "drain", st->id);
+  gpufft_plan_free (plan);
+  return NULL;
+}
+
+/* The same batches through a plan alone, results collected (stash). */
+static GPtrArray *
+alone (Stream * st)
+{
+  GPtrArray *res = et_results_new ();
+  GpufftPlan *plan = gpufft_plan_new (et_context (), &st->cfg, NULL);
+  guint64 tag = 0;
+  guint b;
+
+  g_assert_nonnull (plan);
+  for (b = 0; b < N_BATCHES; b++) {
+    GpufftSegment seg;
+    GpufftGroup groups[2];
+    GpufftBatch batch;
+    gsize first;
+
+    batch_of (st, b, &first, &seg, groups, &batch, &tag);
+    g_assert_true (gpufft_plan_submit (plan, &batch, NULL));
+  }
+  g_assert_cmpint (gpufft_plan_collect (plan, TRUE, et_collect_cb, res,
+          NULL), ==, N_BATCHES);
+  gpufft_plan_free (plan);
+  return res;
+}
+
+static void
+test_many_plans (void)
+{
+  Stream st[N_PLANS];
+  GThread *th[N_PLANS];
+  GpufftContextStats before, after;
+  guint i, j;
+
+  if (et_context () == NULL)
+    return;
+  gpufft_context_get_stats (et_context (), &before);
+  for (i = 0; i < N_PLANS; i++) {
+    memset (&st[i], 0, sizeof (st[i]));
+    st[i].id = i;
+    config_of (i, &st[i].cfg);
+    st[i].in = et_input_new (GPUFFT_FORMAT_F32, FALSE, st[i].cfg.channels,
+        (gsize) 20 * st[i].cfg.hop + st[i].cfg.fft_size, 0.5, 0.3, 40 + i);
+    st[i].results = et_results_new ();
+    st[i].tags = g_ptr_array_new ();
+  }
+  for (i = 0; i < N_PLANS; i++)
+    th[i] = g_thread_new ("stream", stream_thread, &st[i]);
+  for (i = 0; i < N_PLANS; i++)
+    g_thread_join (th[i]);
+  gpufft_context_get_stats (et_context (), &after);
+
+  for (i = 0; i < N_PLANS; i++) {
+    GPtrArray *ref;
+
+    if (st[i].failure)
+      et_fail ("%s", st[i].failure);
+    /* every closed group came back once, in order, with its tag */
+    for (j = 0; j < st[i].tags->len; j++)
+      g_assert_cmpuint (GPOINTER_TO_UINT (g_ptr_array_index (st[i].tags, j)),
+          ==, j + 1);
+    ref = alone (&st[i]);
+    g_assert_cmpuint (st[i].results->len, ==, ref->len);
+    g_assert_cmpuint (st[i].tags->len, ==, ref->len);
+    for (j = 0; j < ref->len; j++) {
+      EtResult *a = g_ptr_array_index (st[i].results, j);
+      EtResult *b = g_ptr_array_index (ref, j);
+      gsize nv = (gsize) a->channels * a->n_bins;
+
+      g_assert_cmpuint (a->group_index, ==, b->group_index);
+      g_assert_cmpuint (a->n_frames, ==, b->n_frames);
+      g_assert_cmpuint (a->channels, ==, b->channels);
+      /* the same GPU work on the same input: bit for bit */
+      g_assert_cmpmem (a->power, nv * sizeof (gfloat), b->power,
+          nv * sizeof (gfloat));
+      g_assert_cmpmem (a->channel_frames, a->channels * sizeof (guint),
+          b->channel_frames, b->channels * sizeof (guint));
+      g_assert_cmpmem (a->peaks, a->channels * a->n_peaks *
+          sizeof (GpufftPeak), b->peaks, b->channels * b->n_peaks *
+          sizeof (GpufftPeak));
+    }
+    g_ptr_array_unref (ref);
+    g_ptr_array_unref (st[i].results);
+    g_ptr_array_unref (st[i].tags);
+    et_input_free (st[i].in);
+    g_free (st[i].failure);
+  }
+  /* the batches of all plans went in shared submissions */
+  g_assert_cmpuint (after.batches - before.batches, ==, N_PLANS * N_BATCHES);
+  g_assert_cmpuint (after.submissions - before.submissions, >=, 1);
+  g_assert_cmpuint (after.submissions - before.submissions, <=,
+      N_PLANS * N_BATCHES);
+  g_test_message ("%u batches in %" G_GUINT64_FORMAT " submissions (at most "
+      "%" G_GUINT64_FORMAT " in one)", N_PLANS * N_BATCHES,
+      after.submissions - before.submissions, after.max_batches);
+}
+
+static void
+count_result (const GpufftGroupResult * r, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* gpufft_plan_free() with work in flight delivers it first. */
+static void
+test_free_in_flight (void)
+{
+  GpufftPlanConfig cfg;
+  GpufftPlan *plan;
+  EtInput *in;
+  guint delivered = 0, b;
+
+  if (et_context () == NULL)
+    return;
+  gpufft_plan_config_init (&cfg);
+  cfg.fft_size = 256;
+  cfg.hop = 128;
+  cfg.max_frames = 4;
+  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 4096, 0.5, 0.3, 7);
+  plan = gpufft_plan_new (et_context (), &cfg, NULL);
+  g_assert_nonnull (plan);
+  gpufft_plan_set_result_func (plan, count_result, &delivered);
+  for (b = 0; b < 12; b++) {
+    GpufftSegment seg;
+    GpufftGroup group = { 4, TRUE, NULL };
+    GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
+
+    et_input_segments (in, (gsize) b * 128, 3 * 128 + 256, 1, &seg, NULL);
+    g_assert_true (gpufft_plan_submit (plan, &batch, NULL));
+  }
+  gpufft_plan_free (plan);
+  g_assert_cmpuint (delivered, ==, 12);
+  et_input_free (in);
+}
+
+int
+main (int argc, char **argv)
+{
+  et_init (&argc, &argv);
+  g_test_add_func ("/scheduler/many-plans", test_many_plans);
+  g_test_add_func ("/scheduler/free-in-flight", test_free_in_flight);
+  return et_run ();
+}
