@@ -73,6 +73,8 @@ typedef struct
   guint n_buffers;
   gint64 *entry;                /* [streams][n_buffers] monotonic us */
   guint *last;                  /* [streams] latest buffer index entered */
+  gint *count;                  /* [streams] buffers entered (a live source
+                                 * that starts late does not start at 0) */
   GMutex lock;
   GArray *latency_us;           /* gdouble */
   gint msgs;
@@ -104,7 +106,8 @@ entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     r->entry[(gsize) stream * r->n_buffers + idx] = g_get_monotonic_time ();
     g_atomic_int_set ((gint *) & r->last[stream], (gint) idx);
     entered = g_atomic_int_add (&r->entered, 1) + 1;
-    started = idx == 1 ? g_atomic_int_add (&r->n_started, 1) + 1 :
+    started = g_atomic_int_add (&r->count[stream], 1) + 1 == 2 ?
+        g_atomic_int_add (&r->n_started, 1) + 1 :
         g_atomic_int_get (&r->n_started);
 
     if (started == (gint) r->c->streams
@@ -115,7 +118,7 @@ entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       r->t_warm = g_get_monotonic_time ();
       r->cpu_warm = bench_cpu_seconds ();
       for (s = 0; s < r->c->streams; s++)
-        n += (guint) g_atomic_int_get ((gint *) & r->last[s]) + 1;
+        n += (guint) g_atomic_int_get (&r->count[s]);
       r->samples_before_warm = (guint64) n *r->c->buffer;
     }
   }
@@ -228,6 +231,7 @@ run_case (const Case * c, const gchar * el, Result * res)
   r.n_buffers = (guint) (c->seconds * RATE / c->buffer);
   r.entry = g_new0 (gint64, (gsize) c->streams * r.n_buffers);
   r.last = g_new0 (guint, c->streams);
+  r.count = g_new0 (gint, c->streams);
   r.latency_us = g_array_new (FALSE, FALSE, sizeof (gdouble));
   g_mutex_init (&r.lock);
   for (i = 0; i < c->streams; i++) {
@@ -321,6 +325,7 @@ run_case (const Case * c, const gchar * el, Result * res)
   g_mutex_clear (&r.lock);
   g_free (r.entry);
   g_free (r.last);
+  g_free (r.count);
   return TRUE;
 }
 
