@@ -236,7 +236,8 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "gpufftspectrum-stats: dropped-intervals (guint64: intervals of a "
+          "gpufftspectrum-stats: device (gint: the Vulkan device index in "
+          "use, -1 before start), dropped-intervals (guint64: intervals of a "
           "live stream left unanalysed because the GPU fell behind, since "
           "the element started), device-submissions and device-batches "
           "(guint64: GPU submissions made by the device's scheduler for "
@@ -481,8 +482,9 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
       if (self->ctx)
         gpufft_context_get_stats (self->ctx, &st);
       g_value_take_boxed (value, gst_structure_new ("gpufftspectrum-stats",
-              "dropped-intervals", G_TYPE_UINT64,
-              self->dropped_total,
+              "device", G_TYPE_INT, self->ctx ?
+              gpufft_context_get_device_index (self->ctx) : -1,
+              "dropped-intervals", G_TYPE_UINT64, self->dropped_total,
               "device-submissions", G_TYPE_UINT64, st.submissions,
               "device-batches", G_TYPE_UINT64, st.batches,
               "device-max-batches", G_TYPE_UINT64, st.max_batches,

@@ -210,6 +210,7 @@ typedef struct
   gdouble audio;                /* audio seconds per stream measured */
   guint64 dropped;
   GstStructure *stats;          /* a0's, gpufftspectrum only */
+  guint per_device[8];          /* elements per Vulkan device index */
   gint msgs, errors;
   gdouble p50, p99;
 } Result;
@@ -283,6 +284,7 @@ run_case (const Case * c, const gchar * el, Result * res)
       GstElement *a;
       GstStructure *st = NULL;
       guint64 v = 0;
+      gint dev = -1;
 
       g_snprintf (name, sizeof (name), "a%u", i);
       a = gst_bin_get_by_name (GST_BIN (pipe), name);
@@ -294,6 +296,9 @@ run_case (const Case * c, const gchar * el, Result * res)
       }
       if (st && gst_structure_get_uint64 (st, "dropped-intervals", &v))
         res->dropped += v;
+      if (st && gst_structure_get_int (st, "device", &dev) && dev >= 0
+          && dev < 8)
+        res->per_device[dev]++;
       if (st)
         gst_structure_free (st);
       gst_object_unref (a);
@@ -362,6 +367,8 @@ run_all (const Case * c, gchar ** elements)
         lat, r.errors ? " ERRORS" : "");
     if (r.stats) {
       guint64 b = 0, mb = 0, rec = 0, w = 0, g = 0, d = 0, np = 0, pns = 0;
+      guint k;
+      GString *devs = g_string_new (NULL);
 
       gst_structure_get (r.stats, "device-batches", G_TYPE_UINT64, &b,
           "device-max-batches", G_TYPE_UINT64, &mb, "device-record-ns",
@@ -369,15 +376,22 @@ run_all (const Case * c, gchar ** elements)
           "device-gpu-ns", G_TYPE_UINT64, &g, "device-deliver-ns",
           G_TYPE_UINT64, &d, "device-plans", G_TYPE_UINT64, &np,
           "device-plan-ns", G_TYPE_UINT64, &pns, NULL);
-      /* per submission, in us; @ line for the machine-readable results */
+
+      for (k = 0; k < 8; k++)
+        if (r.per_device[k])
+          g_string_append_printf (devs, "%s%u:%u", devs->len ? "," : "", k,
+              r.per_device[k]);
+      /* per submission, in us (a0's device); elements per device; @ line
+       * for the machine-readable results */
       printf ("@streams-sched streams=%u ch=%u live=%d subs=%.0f batches=%"
           G_GUINT64_FORMAT " max_batches=%" G_GUINT64_FORMAT
           " record_us=%.1f wait_us=%.1f gpu_us=%.1f deliver_us=%.1f"
-          " plans=%" G_GUINT64_FORMAT " plan_ms=%.2f\n",
+          " plans=%" G_GUINT64_FORMAT " plan_ms=%.2f devices=%s\n",
           c->streams, c->channels, c->live, r.subs, b, mb,
           rec / 1e3 / MAX (r.subs, 1), w / 1e3 / MAX (r.subs, 1),
           g / 1e3 / MAX (r.subs, 1), d / 1e3 / MAX (r.subs, 1), np,
-          pns / 1e6 / MAX (np, 1));
+          pns / 1e6 / MAX (np, 1), devs->str);
+      g_string_free (devs, TRUE);
       gst_structure_free (r.stats);
     }
     fflush (stdout);
