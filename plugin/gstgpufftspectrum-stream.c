@@ -23,8 +23,14 @@
 GstClockTime
 gst_gpu_fft_spectrum_sample_to_time (GstGpuFftSpectrum * self, guint64 sample)
 {
-  return self->base_pts + gst_util_uint64_scale_round (sample, GST_SECOND,
+  /* saturating: a stream that starts near the end of the clock's range
+   * keeps end >= start instead of wrapping (GST_CLOCK_TIME_NONE excluded) */
+  guint64 t = gst_util_uint64_scale_round (sample, GST_SECOND,
       GST_AUDIO_INFO_RATE (&self->info));
+
+  if (t >= G_MAXUINT64 - 1 - self->base_pts)
+    return G_MAXUINT64 - 1;
+  return self->base_pts + t;
 }
 
 /* ------------------------------------------------------------------------ */

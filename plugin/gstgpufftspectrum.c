@@ -27,8 +27,9 @@
  * an interval whose frames were all left out reads the threshold in every
  * bin and has no dominant frequency (0). The audio passes through as is.
  *
- * Buffers: empty buffers are ignored; a buffer's trailing bytes that do not
- * make a whole sample frame are ignored (as gst_audio_buffer_map does);
+ * Buffers: a buffer without a whole sample frame is ignored, whatever its
+ * timestamp and flags; a buffer's trailing bytes that do not make a whole
+ * sample frame are ignored;
  * buffers without PTS continue the sample count (the first one after a
  * restart takes the end of what came before, else the segment start). A
  * timestamp more than 40 ms away from where the sample count puts it, and
@@ -108,7 +109,7 @@ enum
   "audio/x-raw, " \
   "format = (string) { S16LE, S24LE, S32LE, F32LE, F64LE }, " \
   "rate = (int) [ 1, MAX ], " \
-  "channels = (int) [ 1, MAX ], " \
+  "channels = (int) [ 1, " G_STRINGIFY (GPUFFT_MAX_CHANNELS) " ], " \
   "layout = (string) { interleaved, non-interleaved }"
 
 #define gst_gpu_fft_spectrum_parent_class parent_class
@@ -123,6 +124,8 @@ static void gst_gpu_fft_spectrum_get_property (GObject * object,
 static void gst_gpu_fft_spectrum_finalize (GObject * object);
 static gboolean gst_gpu_fft_spectrum_start (GstBaseTransform * trans);
 static gboolean gst_gpu_fft_spectrum_stop (GstBaseTransform * trans);
+static gboolean gst_gpu_fft_spectrum_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps);
 static gboolean gst_gpu_fft_spectrum_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static GstFlowReturn gst_gpu_fft_spectrum_transform_ip (GstBaseTransform *
@@ -263,6 +266,8 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_sink_event);
+  trans_class->accept_caps =
+      GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_accept_caps);
   trans_class->transform_ip =
       GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_transform_ip);
   trans_class->passthrough_on_same_caps = TRUE;
@@ -317,6 +322,7 @@ gst_gpu_fft_spectrum_finalize (GObject * object)
   g_free (self->batch_groups);
   g_free (self->engine_groups);
   g_free (self->seg_planes);
+  g_free (self->in_planes);
   g_free (self->device_name);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -657,7 +663,30 @@ gst_gpu_fft_spectrum_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   gst_gpu_fft_store_init (&self->store, GST_AUDIO_INFO_BPS (info), channels,
       GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED);
   self->seg_planes = g_renew (gconstpointer, self->seg_planes, 2 * channels);
+  self->in_planes = g_renew (gpointer, self->in_planes, channels);
   return TRUE;
+}
+
+/* The template refuses more than GPUFFT_MAX_CHANNELS channels at
+ * negotiation; say so, with the valid range, rather than leave only the
+ * source's not-negotiated error. */
+static gboolean
+gst_gpu_fft_spectrum_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstStructure *s = gst_caps_get_size (caps) == 1 ?
+      gst_caps_get_structure (caps, 0) : NULL;
+  gint channels;
+
+  if (s && gst_structure_get_int (s, "channels", &channels)
+      && channels > GPUFFT_MAX_CHANNELS) {
+    GST_ELEMENT_WARNING (trans, STREAM, FORMAT,
+        ("%d channels: gpufftspectrum handles 1 to %d channels",
+            channels, GPUFFT_MAX_CHANNELS), ("caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans,
+      direction, caps);
 }
 
 static gboolean
@@ -703,17 +732,61 @@ gst_gpu_fft_spectrum_sink_event (GstBaseTransform * trans, GstEvent * event)
  * is a discontinuity (as audiobasesink's default tolerance). */
 #define PTS_TOLERANCE (40 * GST_MSECOND)
 
+/* Maps buf for reading: one map of the whole buffer; the planes of
+ * non-interleaved audio from its GstAudioMeta (gst_audio_buffer_map()'s map
+ * of each plane fails on 1.22 with more than 256 channels and leaves the
+ * memory locked). Sets self->in_planes and the samples per channel. */
+static gboolean
+map_input (GstGpuFftSpectrum * self, GstBuffer * buf, GstMapInfo * map,
+    gsize * n_samples)
+{
+  const GstAudioInfo *info = &self->info;
+  guint c, channels = GST_AUDIO_INFO_CHANNELS (info);
+  gsize bps = GST_AUDIO_INFO_BPS (info);
+
+  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED) {
+    if (!gst_buffer_map (buf, map, GST_MAP_READ))
+      return FALSE;
+    self->in_planes[0] = map->data;
+    *n_samples = map->size / GST_AUDIO_INFO_BPF (info);
+    return TRUE;
+  } else {
+    GstAudioMeta *meta = gst_buffer_get_audio_meta (buf);
+
+    if (meta == NULL || meta->info.channels != (gint) channels
+        || meta->info.finfo != info->finfo || meta->offsets == NULL)
+      return FALSE;
+    if (!gst_buffer_map (buf, map, GST_MAP_READ))
+      return FALSE;
+    for (c = 0; c < channels; c++) {
+      if (meta->offsets[c] + meta->samples * bps > map->size) {
+        gst_buffer_unmap (buf, map);
+        return FALSE;
+      }
+      self->in_planes[c] = map->data + meta->offsets[c];
+    }
+    *n_samples = meta->samples;
+    return TRUE;
+  }
+}
+
 static GstFlowReturn
 gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
-  GstAudioBuffer abuf;
+  GstMapInfo map;
   guint64 pos;
   gsize n;
   gboolean ok;
 
   if (!self->have_format || self->ctx == NULL)
     return GST_FLOW_NOT_NEGOTIATED;
+
+  /* A buffer without a whole sample frame carries no samples: it changes
+   * nothing, whatever its timestamp or flags say (a real discontinuity
+   * shows on the next buffer that has samples). */
+  if (gst_buffer_get_size (buf) < (gsize) GST_AUDIO_INFO_BPF (&self->info))
+    return GST_FLOW_OK;
 
   gst_gpu_fft_spectrum_read_live_settings (self);
 
@@ -732,10 +805,7 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   /* A buffer that cannot be read (e.g. non-interleaved without its
    * GstAudioMeta) is passed through but breaks the sample count: restart
    * after it. */
-  if ((GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED
-          && gst_buffer_get_audio_meta (buf) == NULL
-          && gst_buffer_get_size (buf) > 0)
-      || !gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_READ)) {
+  if (!map_input (self, buf, &map, &n)) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
         ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio needs "
             "a GstAudioMeta): passed through, not analysed; the analysis "
@@ -744,9 +814,8 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       return GST_FLOW_ERROR;
     return GST_FLOW_OK;
   }
-  n = abuf.n_samples;
   if (n == 0) {
-    gst_audio_buffer_unmap (&abuf);
+    gst_buffer_unmap (buf, &map);
     return GST_FLOW_OK;
   }
 
@@ -767,7 +836,7 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     else
       self->base_pts = 0;
     if (!gst_gpu_fft_spectrum_apply_settings (self, TRUE)) {
-      gst_audio_buffer_unmap (&abuf);
+      gst_buffer_unmap (buf, &map);
       return GST_FLOW_ERROR;
     }
     self->received = 0;
@@ -779,12 +848,12 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   pos = self->received;
   ok = gst_gpu_fft_spectrum_run_batches (self, pos + n, FALSE, pos,
-      (gpointer const *) abuf.planes, n);
+      (gpointer const *) self->in_planes, n);
   if (ok)
     gst_gpu_fft_store_keep_and_append (&self->store,
-        self->framing.next_start, pos, (const gpointer *) abuf.planes, n);
+        self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
   self->received = pos + n;
-  gst_audio_buffer_unmap (&abuf);
+  gst_buffer_unmap (buf, &map);
 
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }

@@ -76,6 +76,7 @@ struct _GstGpuFftSpectrum
   GstGpuFftBatchGroup *batch_groups;    /* max_groups */
   GpufftGroup *engine_groups;   /* max_groups */
   gconstpointer *seg_planes;    /* 2 x channels plane pointers */
+  gpointer *in_planes;          /* channels: the mapped input's planes */
   gsize buffer_hint;            /* samples of the first buffer after caps:
                                  * sizes the automatic batch */
 

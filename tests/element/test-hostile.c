@@ -1,0 +1,280 @@
+/* What a hostile-input campaign found, kept fixed: non-interleaved audio of
+ * more than 256 channels, empty buffers of every kind, timestamps near the
+ * end of the clock, the channel range in the caps. (G_DEBUG=fatal-criticals
+ * in the test environment: any CRITICAL fails.) */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <string.h>
+
+#include "gpufft-test-common.h"
+
+#define RATE 48000
+#define CHUNK 480
+
+/* Planar buffers of many channels pass through untouched and stay
+ * writable downstream; the analysis runs (1.22's gst_audio_buffer_map()
+ * failed on these and left the memory locked). */
+static void
+run_planar (guint channels)
+{
+  Fmt f = { "F32LE", RATE, (gint) channels, TRUE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "256", "interval",
+      "10000000", NULL);
+  gdouble *x = g_new0 (gdouble, (gsize) CHUNK * channels);
+  Msgs *m;
+  guint b, c;
+
+  for (c = 0; c < channels; c++)
+    gen_tone (x + c, CHUNK, channels, 0.5, 1000.0 + c, RATE, 0.0);
+  for (b = 0; b < 10; b++) {
+    GstBuffer *in = fmt_make_buffer (&f, x, CHUNK,
+        gst_util_uint64_scale_int (b * CHUNK, GST_SECOND, RATE));
+    GstBuffer *out;
+    GstMapInfo a, w;
+
+    gst_buffer_ref (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out == in);
+    gst_buffer_unref (in);
+    /* downstream owns it alone now: it must map for writing */
+    fail_unless (gst_buffer_is_writable (out));
+    fail_unless (gst_buffer_map (out, &w, GST_MAP_READWRITE),
+        "%u channels: the buffer cannot be mapped for writing", channels);
+    gst_buffer_unmap (out, &w);
+    /* and it holds what was pushed */
+    {
+      GstBuffer *ref = fmt_make_buffer (&f, x, CHUNK, 0);
+
+      gst_buffer_map (ref, &a, GST_MAP_READ);
+      fail_unless (gst_buffer_memcmp (out, 0, a.data, a.size) == 0);
+      gst_buffer_unmap (ref, &a);
+      gst_buffer_unref (ref);
+    }
+    gst_buffer_unref (out);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless_equals_int (m->warnings->len, 0);
+  fail_unless_equals_int (m->spectrum->len, 10);
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+  g_free (caps);
+}
+
+GST_START_TEST (test_planar_257_channels)
+{
+  run_planar (257);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_planar_300_channels)
+{
+  run_planar (300);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_planar_4096_channels)
+{
+  run_planar (4096);
+}
+
+GST_END_TEST;
+
+typedef enum
+{
+  EMPTY_PTS_41MS,               /* PTS 41 ms away from the sample count */
+  EMPTY_PTS_5S,                 /* 5 s away */
+  EMPTY_DISCONT,                /* DISCONT flag */
+  EMPTY_NO_PTS,
+  EMPTY_PLANAR_NO_META,         /* non-interleaved caps, no GstAudioMeta */
+  N_EMPTY
+} EmptyKind;
+
+/* The messages of 0.5 s of a tone in 480-sample buffers, with an empty
+ * buffer of `kind` after every third buffer (kind < 0: none). */
+static GPtrArray *
+run_with_empties (gint kind, gboolean planar)
+{
+  Fmt f = { "F32LE", RATE, 2, planar };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "1024", "hop-size",
+      "256", "multi-channel", "true", NULL);
+  const gsize n = RATE / 2;
+  gdouble *x = g_new0 (gdouble, n * 2);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  gsize off;
+  guint i = 0;
+  Msgs *m;
+
+  gen_tone (x, n, 2, 0.5, 1000.0, RATE, 0.0);
+  gen_tone (x + 1, n, 2, 0.25, 3000.0, RATE, 0.0);
+  fmt_quantize (&f, x, n * 2);
+  for (off = 0; off < n; off += CHUNK, i++) {
+    GstClockTime pts = gst_util_uint64_scale_int_round (off, GST_SECOND,
+        RATE);
+
+    fail_unless_equals_int (gst_harness_push (h, fmt_make_buffer (&f,
+                x + off * 2, CHUNK, pts)), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+    if (kind >= 0 && i % 3 == 1) {
+      GstBuffer *e = gst_buffer_new ();
+      GstClockTime next = gst_util_uint64_scale_int_round (off + CHUNK,
+          GST_SECOND, RATE);
+
+      switch (kind) {
+        case EMPTY_PTS_41MS:
+          GST_BUFFER_PTS (e) = next + 41 * GST_MSECOND;
+          break;
+        case EMPTY_PTS_5S:
+          GST_BUFFER_PTS (e) = next + 5 * GST_SECOND;
+          break;
+        case EMPTY_DISCONT:
+          GST_BUFFER_PTS (e) = next;
+          GST_BUFFER_FLAG_SET (e, GST_BUFFER_FLAG_DISCONT);
+          break;
+        default:
+          break;
+      }
+      fail_unless_equals_int (gst_harness_push (h, e), GST_FLOW_OK);
+      gst_buffer_unref (gst_harness_pull (h));
+    }
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless_equals_int (m->warnings->len, 0);
+  for (i = 0; i < m->spectrum->len; i++)
+    g_ptr_array_add (out, gst_structure_to_string (g_ptr_array_index
+            (m->spectrum, i)));
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+  g_free (caps);
+  return out;
+}
+
+GST_START_TEST (test_empty_buffers_change_nothing)
+{
+  GPtrArray *ref = run_with_empties (-1, FALSE);
+  GPtrArray *ref_planar = run_with_empties (-1, TRUE);
+  gint kind;
+  guint i;
+
+  fail_unless (ref->len >= 4);
+  for (kind = 0; kind < N_EMPTY; kind++) {
+    gboolean planar = kind == EMPTY_PLANAR_NO_META;
+    GPtrArray *got = run_with_empties (kind, planar);
+    GPtrArray *want = planar ? ref_planar : ref;
+
+    fail_unless_equals_int (got->len, want->len);
+    for (i = 0; i < want->len; i++)
+      fail_unless_equals_string (g_ptr_array_index (got, i),
+          g_ptr_array_index (want, i));
+    g_ptr_array_unref (got);
+  }
+  g_ptr_array_unref (ref);
+  g_ptr_array_unref (ref_planar);
+}
+
+GST_END_TEST;
+
+/* A stream whose timestamps start 2 ns before the end of the clock's range:
+ * the time fields saturate, never wrap. */
+GST_START_TEST (test_pts_near_end_of_clock)
+{
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "256", NULL);
+  const gsize n = RATE / 2;
+  gdouble *x = g_new0 (gdouble, n);
+  GstClockTime pts0 = G_MAXUINT64 - 2;
+  gsize off;
+  guint i;
+  Msgs *m;
+
+  gen_tone (x, n, 1, 0.5, 1000.0, RATE, 0.0);
+  for (off = 0; off < n; off += CHUNK) {
+    GstBuffer *b = fmt_make_buffer (&f, x + off, CHUNK, pts0);
+
+    /* (every buffer claims the same, last valid time) */
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless (m->spectrum->len >= 1);
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *s = g_ptr_array_index (m->spectrum, i);
+    guint64 ts = msg_u64 (s, "timestamp"), dur = msg_u64 (s, "duration");
+    guint64 end = msg_u64 (s, "endtime");
+
+    fail_unless (ts >= pts0 && ts <= G_MAXUINT64 - 1, "timestamp %"
+        G_GUINT64_FORMAT, ts);
+    fail_unless (end >= ts, "endtime %" G_GUINT64_FORMAT " < timestamp %"
+        G_GUINT64_FORMAT, end, ts);
+    fail_unless (end <= G_MAXUINT64 - 1);
+    fail_unless (ts + dur == end && dur <= end);
+  }
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
+/* The caps say what the element handles: 1..4096 channels; more is
+ * refused at negotiation, with a warning naming the range. */
+GST_START_TEST (test_caps_channel_range)
+{
+  GstElement *el = gst_element_factory_make ("gpufftspectrum", NULL);
+  GstPad *sink = gst_element_get_static_pad (el, "sink");
+  GstCaps *tmpl = gst_pad_get_pad_template_caps (sink);
+  GstCaps *ok = gst_caps_from_string ("audio/x-raw, format=F32LE, "
+      "rate=48000, channels=4096, layout=interleaved");
+  GstCaps *too_many = gst_caps_from_string ("audio/x-raw, format=F32LE, "
+      "rate=48000, channels=4097, layout=interleaved");
+  const GValue *range =
+      gst_structure_get_value (gst_caps_get_structure (tmpl, 0), "channels");
+
+  fail_unless (GST_VALUE_HOLDS_INT_RANGE (range));
+  fail_unless_equals_int (gst_value_get_int_range_min (range), 1);
+  fail_unless_equals_int (gst_value_get_int_range_max (range), 4096);
+  fail_unless (gst_caps_can_intersect (tmpl, ok));
+  fail_if (gst_caps_can_intersect (tmpl, too_many));
+  gst_caps_unref (tmpl);
+  gst_caps_unref (ok);
+  gst_caps_unref (too_many);
+  gst_object_unref (sink);
+  gst_object_unref (el);
+}
+
+GST_END_TEST;
+
+static Suite *
+hostile_suite (void)
+{
+  Suite *s = suite_create ("gpufftspectrum-hostile");
+  TCase *tc = tcase_create ("hostile");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_planar_257_channels);
+  tcase_add_test (tc, test_planar_300_channels);
+  tcase_add_test (tc, test_planar_4096_channels);
+  tcase_add_test (tc, test_empty_buffers_change_nothing);
+  tcase_add_test (tc, test_pts_near_end_of_clock);
+  tcase_add_test (tc, test_caps_channel_range);
+  return s;
+}
+
+GST_CHECK_MAIN (hostile);
