@@ -37,6 +37,9 @@ struct _GpufftContext
    * shared or slowed, e.g. by valgrind); the environment variable
    * GPUFFT_FENCE_TIMEOUT (seconds) overrides both. */
   guint64 fence_timeout_ns;
+  /* Set (atomically) once the device is lost or hung: nothing may wait for
+   * it any more (context destruction skips vkDeviceWaitIdle). */
+  gint lost;
 
   /* Pipelines and constant buffers shared by the plans (gpufft-shared.h):
    * GBytes key -> entry, under shared_lock. */

@@ -181,7 +181,9 @@ context_destroy (GpufftContext * ctx)
   if (ctx->device != VK_NULL_HANDLE)
     gpufft_memory_clear (ctx);
   if (ctx->device != VK_NULL_HANDLE) {
-    vkDeviceWaitIdle (ctx->device);
+    /* (a lost or hung device would make this wait forever) */
+    if (!g_atomic_int_get (&ctx->lost))
+      vkDeviceWaitIdle (ctx->device);
     vkDestroyDevice (ctx->device, NULL);
   }
   if (ctx->instance != VK_NULL_HANDLE)

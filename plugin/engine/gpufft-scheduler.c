@@ -238,6 +238,8 @@ completion_thread (gpointer data)
       if (!sched->error)
         sched->error = g_error_copy (err);
       g_mutex_unlock (&sched->lock);
+      if (g_error_matches (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST))
+        g_atomic_int_set (&ctx->lost, 1);
       fail_slots (r->slots, err);
       /* the fence may never signal: the command stays pending and is
        * destroyed with a bounded wait */
