@@ -406,12 +406,15 @@ void main ()
 
     // Real-input post-processing and power. A frame with a NaN or infinite
     // sample (which spreads to every bin) is left out of the sums; the lane
-    // agrees on it through a shared flag.
+    // agrees on it through a shared flag. The power is scaled before it is
+    // squared and saturates at the largest float, so that huge but finite
+    // samples give finite power (and are never taken for bad ones).
     bool want_complex = live && COMPLEX_OUT != 0u && f + 1u == count
         && (info.w & 1u) != 0u;
     uint crow = (info.z * pc.out_channels + ch) * NB;
     float pw[E];
     bool bad = false;
+    float s = sqrt (pc.scale) * POWER_SUM_SCALE_SQRT;   // see common.glsl
     [[unroll]] for (uint e = 0u; e < E; e++) {
       uint k = t + e * T;
       vec2 a = v[e];
@@ -419,9 +422,10 @@ void main ()
       vec2 fe = 0.5 * (a + b);
       vec2 fo = 0.5 * mul_mi (a - b);
       vec2 x = fe + cmul (tw[k], fo);
-      float p = dot (x, x);
+      vec2 xs = x * s;
+      float p = min (dot (xs, xs), FLT_MAX_HALF);
       pw[e] = k == 0u ? p : 2.0 * p;
-      bad = bad || isnan (p) || isinf (p);
+      bad = bad || any (isnan (x)) || any (isinf (x));
       if (want_complex)
         cplx[crow + k] = x;
     }
@@ -438,8 +442,8 @@ void main ()
     if (!live || bad_flag[2u * lane + (f & 1u)] != 0u)
       continue;
     [[unroll]] for (uint e = 0u; e < E; e++)
-      acc[e] += pw[e];
-    acc_nyq += xn * xn;
+      acc[e] = min (acc[e] + pw[e], FLT_MAX);
+    acc_nyq = min (acc_nyq + min ((xn * s) * (xn * s), FLT_MAX_HALF), FLT_MAX);
     used += 1.0;
   }
 
@@ -447,9 +451,9 @@ void main ()
     return;
   uint row = (chunk * pc.out_channels + ch) * RS;
   [[unroll]] for (uint e = 0u; e < E; e++)
-    partial[row + t + e * T] = acc[e] * pc.scale;
+    partial[row + t + e * T] = acc[e];
   if (t == 0u) {
-    partial[row + M] = acc_nyq * pc.scale;
+    partial[row + M] = acc_nyq;
     partial[row + NB] = used;
   }
 }

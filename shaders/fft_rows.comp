@@ -103,6 +103,8 @@ void main ()
     float pa[PMAX], pb[PMAX];
     float pn = 0.0;
     bool bad = false;
+    // scaled before squaring (see fft.comp and common.glsl)
+    float s = sqrt (pc.scale) * POWER_SUM_SCALE_SQRT;
     bool want_complex = COMPLEX_OUT != 0u && f + 1u == info.y
         && (info.w & 1u) != 0u;
     uint crow = (info.z * pc.out_channels + ch) * NB;
@@ -126,17 +128,19 @@ void main ()
           // Partner Z[M-k]: column k1b, row P-1-k2 (k1 = 0: row (P-k2)%P).
           vec2 zm = k1 == 0u ? za[(P - k2) & (P - 1u)] : zb[P - 1u - k2];
           vec2 x = post (za[k2], zm, k);
-          float p = dot (x, x);
+          vec2 xs = x * s;
+          float p = min (dot (xs, xs), FLT_MAX_HALF);
           pa[k2] = k == 0u ? p : 2.0 * p;
-          bad = bad || isnan (p) || isinf (p);
+          bad = bad || any (isnan (x)) || any (isinf (x));
           if (want_complex)
             cplx[crow + k] = x;
           if (two) {
             uint kk = k1b + Q * k2;
             vec2 xb = post (zb[k2], za[P - 1u - k2], kk);
-            float q = dot (xb, xb);
+            vec2 xbs = xb * s;
+            float q = min (dot (xbs, xbs), FLT_MAX_HALF);
             pb[k2] = 2.0 * q;
-            bad = bad || isnan (q) || isinf (q);
+            bad = bad || any (isnan (xb)) || any (isinf (xb));
             if (want_complex)
               cplx[crow + kk] = xb;
           }
@@ -144,7 +148,7 @@ void main ()
       }
       if (k1 == 0u) {
         float xn = za[0].x - za[0].y;   // Nyquist: Re Z0 - Im Z0
-        pn = xn * xn;
+        pn = min ((xn * s) * (xn * s), FLT_MAX_HALF);
         bad = bad || isnan (xn) || isinf (xn);
         if (want_complex)
           cplx[crow + M] = vec2 (xn, 0.0);
@@ -160,10 +164,10 @@ void main ()
     if (skip)
       continue;
     [[unroll]] for (uint i = 0u; i < PMAX; i++) {
-      acc_a[i] += pa[i];
-      acc_b[i] += pb[i];
+      acc_a[i] = min (acc_a[i] + pa[i], FLT_MAX);
+      acc_b[i] = min (acc_b[i] + pb[i], FLT_MAX);
     }
-    acc_nyq += pn;
+    acc_nyq = min (acc_nyq + pn, FLT_MAX);
     used += 1.0;
   }
 
@@ -172,13 +176,13 @@ void main ()
   uint row = (chunk * pc.out_channels + ch) * RS;
   [[unroll]] for (uint k2 = 0u; k2 < P; k2++) {
     {
-      partial[row + k1 + Q * k2] = acc_a[k2] * pc.scale;
+      partial[row + k1 + Q * k2] = acc_a[k2];
       if (two)
-        partial[row + k1b + Q * k2] = acc_b[k2] * pc.scale;
+        partial[row + k1b + Q * k2] = acc_b[k2];
     }
   }
   if (k1 == 0u) {
-    partial[row + M] = acc_nyq * pc.scale;
+    partial[row + M] = acc_nyq;
     partial[row + NB] = used;
   }
 }

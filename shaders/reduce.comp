@@ -10,6 +10,9 @@
 //  - a closed group stores its mean power and frame count, finds the n_peaks largest local
 //    maxima in [peak_lo, peak_hi] (with their neighbours' power), then
 //    optionally turns the mean power into floored dB in place.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
 layout (constant_id = 0) const uint LOG2_M = 9;
 layout (constant_id = 1) const uint T = 64;
 layout (local_size_x_id = 1) in;
@@ -80,11 +83,12 @@ void main ()
   for (uint k = t; k < RS; k += T) {
     float s = cont ? carry_in[ch * RS + k] : 0.0;
     for (uint c = 0u; c < n_chunks; c++)
-      s += partial[((first + c) * pc.out_channels + ch) * RS + k];
+      s = min (s + partial[((first + c) * pc.out_channels + ch) * RS + k],
+          FLT_MAX);
     if (!close)
       carry_out[ch * RS + k] = s;
-    else if (k < NB)
-      outp[row + k] = s * inv;
+    else if (k < NB)            // the sums are scaled (common.glsl)
+      outp[row + k] = min ((s * inv) * (1.0 / POWER_SUM_SCALE), FLT_MAX);
   }
   if (!close)
     return;

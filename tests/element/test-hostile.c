@@ -4,6 +4,7 @@
  * in the test environment: any CRITICAL fails.) */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <math.h>
 #include <string.h>
 
 #include "gpufft-test-common.h"
@@ -233,6 +234,64 @@ GST_START_TEST (test_pts_near_end_of_clock)
 
 GST_END_TEST;
 
+/* Huge but finite samples (a 1 kHz sine of amplitude 6e16 to 1e30, F32,
+ * hann, N=1024) give finite levels and no frame is left out (only NaN/Inf
+ * samples may be); up to 9e18 the level and the dominant frequency are
+ * exact (beyond, the loudest bins saturate at the largest float). */
+GST_START_TEST (test_huge_finite_samples)
+{
+  static const gdouble amps[] = { 6e16, 7.5e16, 8e16, 9e18, 1e19, 1e30 };
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  const gsize n = RATE / 5;
+  gdouble *x = g_new0 (gdouble, n);
+  guint a, i, k;
+
+  for (a = 0; a < G_N_ELEMENTS (amps); a++) {
+    GstBus *bus;
+    GstHarness *h = harness_new (&bus, caps, "fft-size", "1024", NULL);
+    Msgs *m;
+
+    memset (x, 0, n * sizeof (gdouble));       /* (gen_tone adds) */
+    gen_tone (x, n, 1, amps[a], 1000.0, RATE, 0.0);
+    push_samples (h, &f, x, n, CHUNK, 0, FALSE);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    m = msgs_collect (bus, 0, 0);
+    fail_unless_equals_int (m->spectrum->len, 2);
+    for (i = 0; i < m->spectrum->len; i++) {
+      guint ch, nb;
+      gfloat *mag = msg_floats (g_ptr_array_index (m->spectrum, i),
+          "magnitude", &ch, &nb, NULL);
+      gdouble freq = msg_double (g_ptr_array_index (m->dominant, i),
+          "frequency");
+      /* a full-scale sine reads 0 dB: 20 log10 (amplitude) */
+      gdouble want = 20.0 * log10 (amps[a]);
+
+      fail_unless (msg_uint (g_ptr_array_index (m->spectrum, i), "frames")
+          > 0, "amplitude %g: every frame was left out", amps[a]);
+      for (k = 0; k < nb; k++)
+        fail_unless (isfinite (mag[k]), "amplitude %g: bin %u is %g",
+            amps[a], k, mag[k]);
+      /* (beyond, the level saturates: finite is all it promises) */
+      if (amps[a] <= 9e18) {
+        fail_unless (fabs (freq - 1000.0) < 1.0, "amplitude %g: dominant %g "
+            "Hz", amps[a], freq);
+        fail_unless (fabs (msg_double (g_ptr_array_index (m->dominant, i),
+                    "magnitude") - want) < 0.1, "amplitude %g: %g dB, want %g",
+            amps[a], msg_double (g_ptr_array_index (m->dominant, i),
+                "magnitude"), want);
+      }
+      g_free (mag);
+    }
+    msgs_free (m);
+    harness_free (h, bus);
+  }
+  g_free (x);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
 /* The caps say what the element handles: 1..4096 channels; more is
  * refused at negotiation, with a warning naming the range. */
 GST_START_TEST (test_caps_channel_range)
@@ -273,6 +332,7 @@ hostile_suite (void)
   tcase_add_test (tc, test_planar_4096_channels);
   tcase_add_test (tc, test_empty_buffers_change_nothing);
   tcase_add_test (tc, test_pts_near_end_of_clock);
+  tcase_add_test (tc, test_huge_finite_samples);
   tcase_add_test (tc, test_caps_channel_range);
   return s;
 }
