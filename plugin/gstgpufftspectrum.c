@@ -27,6 +27,10 @@
  * an interval whose frames were all left out reads the threshold in every
  * bin and has no dominant frequency (0). The audio passes through as is.
  *
+ * Segments: every buffer passes through whole; only what lies in a TIME
+ * segment is analysed (a buffer outside it is not, one across its edge in
+ * part).
+ *
  * Buffers: a buffer without a whole sample frame is ignored, whatever its
  * timestamp and flags; a buffer's trailing bytes that do not make a whole
  * sample frame are ignored;
@@ -124,6 +128,8 @@ static void gst_gpu_fft_spectrum_get_property (GObject * object,
 static void gst_gpu_fft_spectrum_finalize (GObject * object);
 static gboolean gst_gpu_fft_spectrum_start (GstBaseTransform * trans);
 static gboolean gst_gpu_fft_spectrum_stop (GstBaseTransform * trans);
+static GstFlowReturn gst_gpu_fft_spectrum_submit_input_buffer
+    (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input);
 static gboolean gst_gpu_fft_spectrum_accept_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps);
 static gboolean gst_gpu_fft_spectrum_sink_event (GstBaseTransform * trans,
@@ -268,6 +274,8 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_sink_event);
   trans_class->accept_caps =
       GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_accept_caps);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_submit_input_buffer);
   trans_class->transform_ip =
       GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_transform_ip);
   trans_class->passthrough_on_same_caps = TRUE;
@@ -667,6 +675,19 @@ gst_gpu_fft_spectrum_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   return TRUE;
 }
 
+/* GstAudioFilter clips buffers to the segment before the transform: an
+ * analyser passes every buffer through untouched (transform_ip analyses
+ * only what lies in the segment), so skip it for GstBaseTransform's. */
+static GstFlowReturn
+gst_gpu_fft_spectrum_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstBaseTransformClass *base =
+      g_type_class_peek_static (GST_TYPE_BASE_TRANSFORM);
+
+  return base->submit_input_buffer (trans, is_discont, input);
+}
+
 /* The template refuses more than GPUFFT_MAX_CHANNELS channels at
  * negotiation; say so, with the valid range, rather than leave only the
  * source's not-negotiated error. */
@@ -770,13 +791,45 @@ map_input (GstGpuFftSpectrum * self, GstBuffer * buf, GstMapInfo * map,
   }
 }
 
+/* The part of a mapped buffer of n samples that lies in a TIME segment:
+ * FALSE when none does; else *skip samples from its start, *n left, *pts
+ * of the first. Other segments, and buffers without PTS, are whole. */
+static gboolean
+clip_to_segment (GstGpuFftSpectrum * self, GstBuffer * buf, gsize * skip,
+    gsize * n, GstClockTime * pts)
+{
+  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
+  gint rate = GST_AUDIO_INFO_RATE (&self->info);
+  guint64 start, stop, cstart, cstop, first, end;
+
+  *skip = 0;
+  *pts = GST_BUFFER_PTS (buf);
+  if (seg->format != GST_FORMAT_TIME || !GST_BUFFER_PTS_IS_VALID (buf))
+    return TRUE;
+  start = GST_BUFFER_PTS (buf);
+  stop = start + gst_util_uint64_scale_int_round (*n, GST_SECOND, rate);
+  if (!gst_segment_clip (seg, GST_FORMAT_TIME, start, stop, &cstart, &cstop))
+    return FALSE;
+  first = gst_util_uint64_scale_int_round (cstart - start, rate, GST_SECOND);
+  end = gst_util_uint64_scale_int_round (cstop - start, rate, GST_SECOND);
+  end = MIN (end, *n);
+  if (first >= end)
+    return FALSE;
+  *skip = first;
+  *n = end - first;
+  *pts = start + gst_util_uint64_scale_int_round (first, GST_SECOND, rate);
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
   GstMapInfo map;
+  GstClockTime pts;
   guint64 pos;
-  gsize n;
+  gsize n, skip;
+  guint c;
   gboolean ok;
 
   if (!self->have_format || self->ctx == NULL)
@@ -789,18 +842,6 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_OK;
 
   gst_gpu_fft_spectrum_read_live_settings (self);
-
-  /* A discontinuity, flagged or not (a timestamp more than 40 ms away from
-   * where the sample count puts it): no frame may span it. */
-  if (self->running && (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
-          || (GST_BUFFER_PTS_IS_VALID (buf)
-              && ABS (GST_CLOCK_DIFF (gst_gpu_fft_spectrum_sample_to_time (self,
-                          self->received),
-                      GST_BUFFER_PTS (buf))) > PTS_TOLERANCE))) {
-    GST_DEBUG_OBJECT (self, "discontinuity");
-    if (!gst_gpu_fft_spectrum_flush_and_restart (self))
-      return GST_FLOW_ERROR;
-  }
 
   /* A buffer that cannot be read (e.g. non-interleaved without its
    * GstAudioMeta) is passed through but breaks the sample count: restart
@@ -819,6 +860,34 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_OK;
   }
 
+  /* Analyse only what lies in the segment (the buffer passes whole). */
+  if (!clip_to_segment (self, buf, &skip, &n, &pts)) {
+    gst_buffer_unmap (buf, &map);
+    return GST_FLOW_OK;
+  }
+  if (skip > 0) {
+    gboolean interleaved = GST_AUDIO_INFO_LAYOUT (&self->info) ==
+        GST_AUDIO_LAYOUT_INTERLEAVED;
+    gsize unit = interleaved ? GST_AUDIO_INFO_BPF (&self->info) :
+        GST_AUDIO_INFO_BPS (&self->info);
+    guint planes = interleaved ? 1 : GST_AUDIO_INFO_CHANNELS (&self->info);
+
+    for (c = 0; c < planes; c++)
+      self->in_planes[c] = (guint8 *) self->in_planes[c] + skip * unit;
+  }
+
+  /* A discontinuity, flagged or not (a timestamp more than 40 ms away from
+   * where the sample count puts it): no frame may span it. */
+  if (self->running && (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
+          || (GST_CLOCK_TIME_IS_VALID (pts)
+              && ABS (GST_CLOCK_DIFF (gst_gpu_fft_spectrum_sample_to_time (self,
+                          self->received),
+                      pts)) > PTS_TOLERANCE))) {
+    GST_DEBUG_OBJECT (self, "discontinuity");
+    if (!gst_gpu_fft_spectrum_flush_and_restart (self))
+      goto error;
+  }
+
   if (self->is_live < 0)
     self->is_live = gst_gpu_fft_spectrum_upstream_is_live (self) ? 1 : 0;
   if (self->buffer_hint == 0)
@@ -827,18 +896,16 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!self->running) {
     GstSegment *segment = &trans->segment;
 
-    if (GST_BUFFER_PTS_IS_VALID (buf))
-      self->base_pts = GST_BUFFER_PTS (buf);
+    if (GST_CLOCK_TIME_IS_VALID (pts))
+      self->base_pts = pts;
     else if (GST_CLOCK_TIME_IS_VALID (self->next_pts))
       self->base_pts = self->next_pts;
     else if (segment->format == GST_FORMAT_TIME)
       self->base_pts = segment->start;
     else
       self->base_pts = 0;
-    if (!gst_gpu_fft_spectrum_apply_settings (self, TRUE)) {
-      gst_buffer_unmap (buf, &map);
-      return GST_FLOW_ERROR;
-    }
+    if (!gst_gpu_fft_spectrum_apply_settings (self, TRUE))
+      goto error;
     self->received = 0;
     gst_gpu_fft_store_reset (&self->store, 0);
     self->running = TRUE;
@@ -856,4 +923,8 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gst_buffer_unmap (buf, &map);
 
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+
+error:
+  gst_buffer_unmap (buf, &map);
+  return GST_FLOW_ERROR;
 }

@@ -292,6 +292,65 @@ GST_START_TEST (test_huge_finite_samples)
 
 GST_END_TEST;
 
+/* Buffers outside the segment (after a seek: the segment starts at 0.5 s,
+ * stops at 1.0 s; buffers cover 0..1.5 s) all pass through untouched;
+ * only what lies in the segment is analysed. */
+GST_START_TEST (test_buffers_outside_segment)
+{
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "1024", NULL);
+  const gsize n = RATE * 3 / 2, chunk = RATE / 10;
+  gdouble *x = g_new0 (gdouble, n);
+  GstSegment seg;
+  gsize off;
+  guint i, out = 0;
+  Msgs *m;
+
+  gen_tone (x, n, 1, 0.5, 1000.0, RATE, 0.0);
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = GST_SECOND / 2;
+  seg.stop = GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  for (off = 0; off < n; off += chunk) {
+    GstBuffer *in = fmt_make_buffer (&f, x + off, chunk,
+        gst_util_uint64_scale_int_round (off, GST_SECOND, RATE));
+    GstBuffer *o;
+
+    gst_buffer_ref (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    while ((o = gst_harness_try_pull (h)) != NULL) {
+      fail_unless (o == in, "buffer %u changed", out);
+      fail_unless_equals_int (gst_buffer_get_size (o), chunk * 4);
+      gst_buffer_unref (o);
+      out++;
+    }
+    gst_buffer_unref (in);
+  }
+  fail_unless_equals_int (out, 15);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  /* 0.5 s of analysis: intervals 0.5, 0.6, ... 0.9 s */
+  fail_unless_equals_int (m->spectrum->len, 5);
+  fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum, 0),
+          "timestamp"), GST_SECOND / 2);
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *st = g_ptr_array_index (m->spectrum, i);
+
+    fail_unless (msg_u64 (st, "timestamp") >= GST_SECOND / 2);
+    fail_unless (msg_u64 (st, "timestamp") + msg_u64 (st, "duration")
+        <= GST_SECOND);
+  }
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
 /* The caps say what the element handles: 1..4096 channels; more is
  * refused at negotiation, with a warning naming the range. */
 GST_START_TEST (test_caps_channel_range)
@@ -333,6 +392,7 @@ hostile_suite (void)
   tcase_add_test (tc, test_empty_buffers_change_nothing);
   tcase_add_test (tc, test_pts_near_end_of_clock);
   tcase_add_test (tc, test_huge_finite_samples);
+  tcase_add_test (tc, test_buffers_outside_segment);
   tcase_add_test (tc, test_caps_channel_range);
   return s;
 }
