@@ -62,38 +62,6 @@ gst_gpu_fft_framing_init (GstGpuFftFraming * f, guint fft_size, guint hop,
 }
 
 guint64
-gst_gpu_fft_framing_current_boundary (const GstGpuFftFraming * f)
-{
-  return gst_gpu_fft_grid_boundary (&f->grid, f->cur);
-}
-
-void
-gst_gpu_fft_framing_set_geometry (GstGpuFftFraming * f, guint fft_size,
-    guint hop, guint64 interval_ns)
-{
-  guint64 b = gst_gpu_fft_framing_current_boundary (f);
-
-  hop = MAX (hop, 1);
-  if (fft_size != f->fft_size || hop != f->hop) {
-    /* The first new frame ends at or after b: the frames that ended before
-     * belong to intervals already posted. Its samples are kept by the
-     * caller since they start at or after next_start. */
-    guint64 first = (b + 1 >= fft_size) ? b + 1 - fft_size : 0;
-
-    f->next_start = MAX (f->next_start, first);
-    f->fft_size = fft_size;
-    f->hop = hop;
-  }
-  interval_ns = MAX (interval_ns, 1);
-  if (interval_ns != f->grid.interval_ns) {
-    f->grid.origin = b;
-    f->grid.interval_ns = interval_ns;
-    f->cur = 0;
-  }
-  f->cur_frames = 0;
-}
-
-guint64
 gst_gpu_fft_framing_span (const GstGpuFftFraming * f, guint n_frames)
 {
   if (n_frames == 0)
@@ -112,7 +80,7 @@ frames_before (guint64 s, guint fft_size, guint hop, guint64 lim)
 
 gboolean
 gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
-    gboolean flush, gboolean stop_at_boundary, guint max_frames,
+    gboolean flush, guint max_frames,
     guint max_groups, GstGpuFftBatchPlan * plan)
 {
   guint64 s = f->next_start;
@@ -127,7 +95,6 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
   plan->n_groups = 0;
   plan->submit = FALSE;
   plan->closes = FALSE;
-  plan->boundary = FALSE;
   plan->flushed = FALSE;
 
   for (;;) {
@@ -176,15 +143,6 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
       plan->submit = plan->closes;
       k++;
       kf = 0;
-      break;
-    }
-    if (stop_at_boundary) {
-      /* a new geometry starts at the very next boundary b(k+1): do not skip
-       * the intervals that only the old geometry leaves empty */
-      k++;
-      kf = 0;
-      plan->boundary = TRUE;
-      plan->submit = plan->closes;
       break;
     }
     {

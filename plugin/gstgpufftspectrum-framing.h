@@ -18,10 +18,8 @@
  * open interval below that limit stay pending (their samples must be kept
  * by the caller from framing->next_start on).
  *
- * Geometry changes (N, hop, interval) happen only at an interval boundary
- * b(cur): frames then continue with the new N/hop from the first frame that
- * ends at or after the boundary and whose samples are still kept; a new
- * interval length starts a new grid at that boundary.
+ * A geometry change (N, hop, interval) is a restart: the caller flushes
+ * (closing the open interval) and initialises the framing anew.
  */
 #ifndef __GST_GPU_FFT_SPECTRUM_FRAMING_H__
 #define __GST_GPU_FFT_SPECTRUM_FRAMING_H__
@@ -73,8 +71,6 @@ typedef struct
   GstGpuFftBatchGroup *groups;  /* caller's array of max_groups entries */
   gboolean submit;              /* hand this batch to the engine now */
   gboolean closes;              /* at least one group closes */
-  gboolean boundary;            /* stopped at the boundary b(cur) because
-                                 * stop_at_boundary was set */
   gboolean flushed;             /* flush: the pending interval is closed */
 } GstGpuFftBatchPlan;
 
@@ -82,23 +78,14 @@ typedef struct
 void gst_gpu_fft_framing_init (GstGpuFftFraming * f, guint fft_size,
     guint hop, guint rate, guint64 interval_ns);
 
-/* Sample where the current interval starts. */
-guint64 gst_gpu_fft_framing_current_boundary (const GstGpuFftFraming * f);
-
-/* New geometry at the current boundary; call only right after a plan that
- * returned boundary = TRUE (or before any batch). */
-void gst_gpu_fft_framing_set_geometry (GstGpuFftFraming * f, guint fft_size,
-    guint hop, guint64 interval_ns);
-
 /* Plans the next batch for the samples received so far, [0, avail_end).
  * flush: the stream ends (or restarts) at avail_end: the pending interval
- * closes there. stop_at_boundary: stop after the first interval boundary
- * crossed (so that the caller can change the geometry there).
+ * closes there.
  * Updates the framing as if the batch were submitted when plan->submit;
  * otherwise only skips empty intervals. Returns plan->submit. */
 gboolean gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f,
-    guint64 avail_end, gboolean flush, gboolean stop_at_boundary,
-    guint max_frames, guint max_groups, GstGpuFftBatchPlan * plan);
+    guint64 avail_end, gboolean flush, guint max_frames, guint max_groups,
+    GstGpuFftBatchPlan * plan);
 
 /* Samples a batch of n_frames frames from span_start needs:
  * (n_frames - 1) * hop + fft_size (0 for no frame). */

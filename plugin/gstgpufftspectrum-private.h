@@ -20,10 +20,9 @@ void gst_gpu_fft_spectrum_read_live_settings (GstGpuFftSpectrum * self);
 GstClockTime gst_gpu_fft_spectrum_sample_to_time (GstGpuFftSpectrum * self,
     guint64 sample);
 gboolean gst_gpu_fft_spectrum_upstream_is_live (GstGpuFftSpectrum * self);
-/* Applies the settings at a restart (restart = TRUE) or at the interval
- * boundary the framing stopped at; makes a new plan when needed. */
-gboolean gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self,
-    gboolean restart);
+/* Applies the settings at a restart (the framing from sample 0); makes a
+ * new plan when needed. */
+gboolean gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self);
 /* Frames what was received up to avail_end (the input being n samples
  * from pos, `planes`) into batches and hands them to the engine. */
 gboolean gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self,

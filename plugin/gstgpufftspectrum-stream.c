@@ -120,11 +120,10 @@ plan_config_equal (const GpufftPlanConfig * a, const GpufftPlanConfig * b)
       a->db_offset == b->db_offset;
 }
 
-/* Applies the current settings: at a restart (framing from sample 0) or at
- * the interval boundary the framing stopped at. Rebuilds the plan when its
- * configuration changed. */
+/* Applies the current settings at a restart (framing from sample 0).
+ * Rebuilds the plan when its configuration changed. */
 gboolean
-gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self, gboolean restart)
+gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
 {
   GstGpuFftSpectrumSettings s;
   GpufftPlanConfig config;
@@ -171,12 +170,8 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self, gboolean restart)
   self->min_bin = min_bin;
   self->max_bin = max_bin;
 
-  if (restart)
-    gst_gpu_fft_framing_init (&self->framing, config.fft_size, config.hop,
-        GST_AUDIO_INFO_RATE (&self->info), s.interval);
-  else
-    gst_gpu_fft_framing_set_geometry (&self->framing, config.fft_size,
-        config.hop, s.interval);
+  gst_gpu_fft_framing_init (&self->framing, config.fft_size, config.hop,
+      GST_AUDIO_INFO_RATE (&self->info), s.interval);
   self->applied_gen = gen;
   return TRUE;
 }
@@ -362,25 +357,14 @@ gboolean
 gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
     gboolean flush, guint64 pos, gpointer const *planes, gsize n)
 {
-  gboolean stop = !flush && self->live_gen != self->applied_gen;
-
   for (;;) {
     GstGpuFftBatchPlan bp;
 
     bp.groups = self->batch_groups;
-    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, flush, stop,
+    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, flush,
         self->max_frames, self->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
       return FALSE;
-    if (bp.boundary) {
-      GST_DEBUG_OBJECT (self, "settings changed: applying them at sample %"
-          G_GUINT64_FORMAT,
-          gst_gpu_fft_framing_current_boundary (&self->framing));
-      if (!gst_gpu_fft_spectrum_apply_settings (self, FALSE))
-        return FALSE;
-      stop = FALSE;
-      continue;
-    }
     if (!bp.submit || bp.flushed)
       break;
   }
@@ -392,7 +376,7 @@ gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
    * each sample is copied once (into staging), and the GPU works while the
    * stream goes on. Smaller buffers wait for the interval to close: one
    * batch per interval, whatever the buffer size. */
-  if (!flush && !stop && self->live.batch_size == 0
+  if (!flush && self->live.batch_size == 0
       && (avail_end - self->framing.next_start) *
       GST_AUDIO_INFO_BPF (&self->info) >= HANDOVER_BYTES
       && avail_end >= self->framing.next_start + self->framing.fft_size) {
@@ -401,7 +385,7 @@ gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
     GstGpuFftBatchPlan bp;
 
     bp.groups = self->batch_groups;
-    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE, FALSE,
+    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE,
         (guint) MIN (ready, self->max_frames), self->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
       return FALSE;

@@ -15,8 +15,10 @@
  * analysed. An interval's messages are posted once it is complete (on EOS
  * and restarts: the partial interval), if it holds at least one frame.
  * Geometry properties (fft-size, hop-size, window, scaling, interval,
- * multi-channel, peaks, min/max-frequency, message-phase, batch-size) take
- * effect at the next interval boundary; the others at the next buffer.
+ * multi-channel, peaks, min/max-frequency, message-phase, batch-size) apply
+ * at once, as in `spectrum`: at the next buffer the open interval closes
+ * where the stream stands (a partial interval, old settings) and the
+ * analysis restarts there; the others apply from the next buffer.
  * device-index is read when the element starts (READY -> PAUSED).
  *
  * NaN / Inf samples: every frame is transformed on its own and a frame
@@ -876,14 +878,19 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       self->in_planes[c] = (guint8 *) self->in_planes[c] + skip * unit;
   }
 
-  /* A discontinuity, flagged or not (a timestamp more than 40 ms away from
-   * where the sample count puts it): no frame may span it. */
-  if (self->running && (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
+  /* A geometry setting changed: it applies at once, as in `spectrum`: the
+   * open interval closes where the stream stands (posted as a partial
+   * interval, with the old geometry) and the analysis restarts here. A
+   * discontinuity, flagged or not (a timestamp more than 40 ms away from
+   * where the sample count puts it), does the same: no frame may span it. */
+  if (self->running && (self->live_gen != self->applied_gen
+          || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
           || (GST_CLOCK_TIME_IS_VALID (pts)
               && ABS (GST_CLOCK_DIFF (gst_gpu_fft_spectrum_sample_to_time (self,
                           self->received),
                       pts)) > PTS_TOLERANCE))) {
-    GST_DEBUG_OBJECT (self, "discontinuity");
+    GST_DEBUG_OBJECT (self, "%s", self->live_gen != self->applied_gen ?
+        "settings changed" : "discontinuity");
     if (!gst_gpu_fft_spectrum_flush_and_restart (self))
       goto error;
   }
@@ -904,7 +911,7 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       self->base_pts = segment->start;
     else
       self->base_pts = 0;
-    if (!gst_gpu_fft_spectrum_apply_settings (self, TRUE))
+    if (!gst_gpu_fft_spectrum_apply_settings (self))
       goto error;
     self->received = 0;
     gst_gpu_fft_store_reset (&self->store, 0);

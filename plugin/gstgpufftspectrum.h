@@ -45,8 +45,8 @@ struct _GstGpuFftSpectrum
 
   /* --- settings: GST_OBJECT_LOCK --- */
   GstGpuFftSpectrumSettings settings;
-  guint geometry_gen;           /* bumped by changes that take effect at the
-                                 * next interval boundary */
+  guint geometry_gen;           /* bumped by changes that restart the
+                                 * analysis at the next buffer */
   gchar *device_name;
 
   /* --- state: streaming thread (and start/stop) --- */

@@ -351,6 +351,64 @@ GST_START_TEST (test_buffers_outside_segment)
 
 GST_END_TEST;
 
+/* A long interval set while streaming, then a short one: the change takes
+ * effect at once (the open interval is closed there, as a partial one),
+ * not after the hour. */
+GST_START_TEST (test_long_interval_then_short)
+{
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "1024", NULL);
+  const gsize n = RATE * 2;
+  gdouble *x = g_new0 (gdouble, n);
+  Msgs *m;
+  guint i;
+
+  gen_tone (x, n, 1, 0.5, 1000.0, RATE, 0.0);
+  /* 0.5 s at 100 ms: 5 intervals */
+  push_samples (h, &f, x, RATE / 2, CHUNK, 0, FALSE);
+  for (i = 0; i < RATE / 2 / CHUNK; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+  m = msgs_collect (bus, 5, 60);
+  fail_unless_equals_int (m->spectrum->len, 5);
+  msgs_free (m);
+  /* an hour, for 0.5 s, then 100 ms again with another fft-size */
+  g_object_set (h->element, "interval", (guint64) 3600 * GST_SECOND, NULL);
+  push_samples (h, &f, x + RATE / 2, RATE / 2, CHUNK, GST_SECOND / 2, FALSE);
+  for (i = 0; i < RATE / 2 / CHUNK; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+  g_object_set (h->element, "interval", (guint64) GST_SECOND / 10,
+      "fft-size", 2048, NULL);
+  push_samples (h, &f, x + RATE, RATE, CHUNK, GST_SECOND, FALSE);
+  for (i = 0; i < RATE / CHUNK; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+  /* (no EOS: what the last second gives without it) */
+  m = msgs_collect (bus, 10, 60);
+  /* the hour-long interval, closed at the change (0.5 s of it), then the
+   * last second's 100 ms intervals of 2048-point frames, from 1.0 s */
+  fail_unless (m->spectrum->len >= 10, "%u messages", m->spectrum->len);
+  fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum, 0),
+          "timestamp"), GST_SECOND / 2);
+  fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum, 0),
+          "duration"), GST_SECOND / 2);
+  fail_unless_equals_int (msg_uint (g_ptr_array_index (m->spectrum, 0),
+          "fft-size"), 1024);
+  for (i = 1; i < m->spectrum->len; i++) {
+    const GstStructure *st = g_ptr_array_index (m->spectrum, i);
+
+    fail_unless_equals_int (msg_uint (st, "fft-size"), 2048);
+    fail_unless (msg_u64 (st, "timestamp") >= GST_SECOND);
+    fail_unless (msg_u64 (st, "duration") <= GST_SECOND / 10);
+  }
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
 /* The caps say what the element handles: 1..4096 channels; more is
  * refused at negotiation, with a warning naming the range. */
 GST_START_TEST (test_caps_channel_range)
@@ -393,6 +451,7 @@ hostile_suite (void)
   tcase_add_test (tc, test_pts_near_end_of_clock);
   tcase_add_test (tc, test_huge_finite_samples);
   tcase_add_test (tc, test_buffers_outside_segment);
+  tcase_add_test (tc, test_long_interval_then_short);
   tcase_add_test (tc, test_caps_channel_range);
   return s;
 }
