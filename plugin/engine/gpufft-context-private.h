@@ -2,7 +2,7 @@
 #ifndef __GPUFFT_CONTEXT_PRIVATE_H__
 #define __GPUFFT_CONTEXT_PRIVATE_H__
 
-#include <vulkan/vulkan.h>
+#include "gpufft-vk.h"
 #include "gpufft.h"
 
 G_BEGIN_DECLS

@@ -377,6 +377,9 @@ gpufft_context_get (gint device_index, GError ** error)
     return NULL;
   }
 
+  if (!gpufft_vk_load (error))
+    return NULL;
+
   g_mutex_lock (&registry_lock);
 
   if (device_index >= 0) {
@@ -471,6 +474,8 @@ gpufft_list_devices (GError ** error)
   gchar **names = NULL;
   guint32 n = 0, i;
 
+  if (!gpufft_vk_load (error))
+    return NULL;
   g_mutex_lock (&registry_lock);
   any = registry_any ();
   if (any != NULL) {

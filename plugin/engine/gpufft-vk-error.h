@@ -2,7 +2,7 @@
 #ifndef __GPUFFT_VK_ERROR_H__
 #define __GPUFFT_VK_ERROR_H__
 
-#include <vulkan/vulkan.h>
+#include "gpufft-vk.h"
 #include "gpufft.h"
 
 G_BEGIN_DECLS

@@ -1,0 +1,66 @@
+/* Without a Vulkan loader (meson runs this program with
+ * GPUFFT_VULKAN_LOADER pointing to a library that does not exist, and a
+ * fresh registry) the plugin still registers (it does not link the loader:
+ * the registry would blacklist it), nothing loads libvulkan, and starting
+ * the element fails with an ERROR that says to install libvulkan1. */
+#include "gpufft-test-common.h"
+
+static gboolean
+libvulkan_mapped (void)
+{
+  gchar *maps = NULL;
+  gboolean hit;
+
+  fail_unless (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  hit = strstr (maps, "libvulkan") != NULL;
+  g_free (maps);
+  return hit;
+}
+
+GST_START_TEST (test_no_loader)
+{
+  GstElement *el;
+  GstBus *bus;
+  GstStateChangeReturn ret;
+  Msgs *m;
+  gchar *text;
+
+  fail_unless (g_getenv ("GPUFFT_VULKAN_LOADER") != NULL,
+      "run with GPUFFT_VULKAN_LOADER=/nonexistent (meson does)");
+  el = gst_element_factory_make ("gpufftspectrum", NULL);
+  fail_unless (el != NULL, "the plugin must register without a loader");
+  fail_if (libvulkan_mapped (), "the plugin loaded libvulkan");
+  bus = gst_bus_new ();
+  gst_element_set_bus (el, bus);
+  ret = gst_element_set_state (el, GST_STATE_PLAYING);
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
+  fail_unless (m->errors->len >= 1, "no ERROR message");
+  text = g_ptr_array_index (m->errors, 0);
+  g_print ("no-loader error: %s\n", text);
+  fail_unless (strstr (text, "no Vulkan loader") != NULL
+      && strstr (text, "install libvulkan1") != NULL,
+      "the error does not say to install the loader: %s", text);
+  fail_if (libvulkan_mapped ());
+  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  msgs_free (m);
+  gst_element_set_bus (el, NULL);
+  gst_object_unref (el);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+static Suite *
+noloader_suite (void)
+{
+  Suite *s = suite_create ("gpufftspectrum-noloader");
+  TCase *tc = tcase_create ("noloader");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_no_loader);
+  return s;
+}
+
+GST_CHECK_MAIN (noloader);
