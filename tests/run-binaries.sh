@@ -1,9 +1,10 @@
 #!/bin/bash
 # Runs the built engine and element test programs directly, without meson
 # (for the GPU machine, which has the runtime but no build tools), with the
-# environment tests/meson.build gives them. The no-device test is left out
-# (it hides the Vulkan driver). Prints each program's verdict and a final
-# "N passed, N failed" line.
+# environment tests/meson.build gives them (the hung-GPU test with its
+# preloaded shim, the no-loader test with the loader hidden). The no-device
+# test is left out (it hides the Vulkan driver). Prints each program's
+# verdict and a final "N passed, N failed" line.
 #   bash tests/run-binaries.sh [BUILD_DIR]
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -15,7 +16,14 @@ for t in "$build"/tests/engine/test-engine-* "$build"/tests/element/test-*; do
   [ -f "$t" ] && [ -x "$t" ] || continue
   case "$t" in *test-nodevice) continue ;; esac
   case "$t" in */engine/*) args=--tap ;; *) args= ;; esac
-  log=$(timeout 600 "$t" $args 2>&1)
+  env=()
+  case "$t" in
+    *test-hung-gpu) env=(LD_PRELOAD="$build/tests/faults/libvk-hang-shim.so"
+                         GPUFFT_FENCE_TIMEOUT=1) ;;
+    *test-noloader) env=(GPUFFT_VULKAN_LOADER=/nonexistent/libvulkan.so.1
+                         GST_REGISTRY=/tmp/gpufft-tests-registry-noloader.bin) ;;
+  esac
+  log=$(env "${env[@]}" timeout 600 "$t" $args 2>&1)
   rc=$?
   if [ $rc = 0 ] && ! grep -qE '^(not ok|Bail out)' <<<"$log"; then
     pass=$((pass + 1)); echo "PASS ${t#$build/} $(grep -cE '^ok' <<<"$log") cases"

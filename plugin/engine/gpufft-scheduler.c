@@ -20,7 +20,9 @@ struct _GpufftScheduler
   GThread *completion_thread;
 
   GMutex lock;
-  GCond cond;
+  GCond submit_cond;            /* pending work, a free record, quit */
+  GCond complete_cond;          /* a record in flight, the submit thread
+                                 * done (each thread waits on its own) */
   /* --- under lock --- */
   GQueue pending;               /* GpufftSlot.link, QUEUED */
   GQueue free_records;          /* Record * */
@@ -129,11 +131,11 @@ submit_thread (gpointer data)
 
     while (!sched->quit && (g_queue_is_empty (&sched->pending)
             || g_queue_is_empty (&sched->free_records)))
-      g_cond_wait (&sched->cond, &sched->lock);
+      g_cond_wait (&sched->submit_cond, &sched->lock);
     if (sched->quit && g_queue_is_empty (&sched->pending))
       break;
     if (g_queue_is_empty (&sched->free_records)) {
-      g_cond_wait (&sched->cond, &sched->lock);
+      g_cond_wait (&sched->submit_cond, &sched->lock);
       continue;
     }
     r = g_queue_pop_head (&sched->free_records);
@@ -172,10 +174,10 @@ submit_thread (gpointer data)
       sched->stats.max_slots = MAX (sched->stats.max_slots, r->slots->len);
     }
     g_queue_push_tail (&sched->in_flight, r);
-    g_cond_broadcast (&sched->cond);
+    g_cond_signal (&sched->complete_cond);
   }
   sched->submit_done = TRUE;
-  g_cond_broadcast (&sched->cond);
+  g_cond_signal (&sched->complete_cond);
   g_mutex_unlock (&sched->lock);
   return NULL;
 }
@@ -196,7 +198,7 @@ completion_thread (gpointer data)
     gdouble gpu = -1;
 
     while (!sched->submit_done && g_queue_is_empty (&sched->in_flight))
-      g_cond_wait (&sched->cond, &sched->lock);
+      g_cond_wait (&sched->complete_cond, &sched->lock);
     if (g_queue_is_empty (&sched->in_flight))
       break;                    /* the submit thread is done: nothing comes */
     r = g_queue_peek_head (&sched->in_flight);
@@ -254,7 +256,7 @@ completion_thread (gpointer data)
       sched->stats.gpu_ns += (guint64) gpu;
     g_queue_pop_head (&sched->in_flight);
     g_queue_push_tail (&sched->free_records, r);
-    g_cond_broadcast (&sched->cond);
+    g_cond_signal (&sched->submit_cond);
   }
   g_mutex_unlock (&sched->lock);
   return NULL;
@@ -273,7 +275,8 @@ scheduler_destroy (GpufftScheduler * sched)
   g_queue_clear (&sched->free_records);
   g_clear_error (&sched->error);
   g_mutex_clear (&sched->lock);
-  g_cond_clear (&sched->cond);
+  g_cond_clear (&sched->submit_cond);
+  g_cond_clear (&sched->complete_cond);
   g_free (sched);
 }
 
@@ -292,7 +295,8 @@ scheduler_new (GpufftContext * ctx, GError ** error)
     sched->slow_us = (gulong) MIN (g_ascii_strtoull (g_getenv
             ("GPUFFT_DEBUG_SLOW_DEVICE_MS"), NULL, 10), 60000) * 1000;
   g_mutex_init (&sched->lock);
-  g_cond_init (&sched->cond);
+  g_cond_init (&sched->submit_cond);
+  g_cond_init (&sched->complete_cond);
   g_queue_init (&sched->pending);
   g_queue_init (&sched->free_records);
   g_queue_init (&sched->in_flight);
@@ -317,7 +321,7 @@ scheduler_new (GpufftContext * ctx, GError ** error)
   if (!sched->completion_thread) {
     g_mutex_lock (&sched->lock);
     sched->quit = TRUE;
-    g_cond_broadcast (&sched->cond);
+    g_cond_signal (&sched->submit_cond);
     g_mutex_unlock (&sched->lock);
     g_thread_join (sched->submit_thread);
     scheduler_destroy (sched);
@@ -346,7 +350,7 @@ gpufft_scheduler_free (GpufftScheduler * sched)
     return;
   g_mutex_lock (&sched->lock);
   sched->quit = TRUE;
-  g_cond_broadcast (&sched->cond);
+  g_cond_signal (&sched->submit_cond);
   g_mutex_unlock (&sched->lock);
   g_thread_join (sched->submit_thread);
   g_thread_join (sched->completion_thread);
@@ -360,7 +364,7 @@ gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot)
   slot->link.next = slot->link.prev = NULL;
   g_mutex_lock (&sched->lock);
   g_queue_push_tail_link (&sched->pending, &slot->link);
-  g_cond_broadcast (&sched->cond);
+  g_cond_signal (&sched->submit_cond);
   g_mutex_unlock (&sched->lock);
 }
 
