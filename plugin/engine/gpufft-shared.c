@@ -30,14 +30,56 @@ entry_free (GpufftContext * ctx, Entry * e)
   g_free (e);
 }
 
-/* The entry for key, or NULL; with ctx->shared_lock held. */
+/* How an entry is made (and, for constants, filled) on first use. */
+typedef gboolean (*MakeFunc) (GpufftContext * ctx, Entry * e,
+    gconstpointer args, GError ** error);
+
+/* The entry for the key words[0..n_words), made by make (args) on first
+ * use, under the context's cache lock; NULL with error set when making it
+ * failed (nothing is kept then). */
 static Entry *
-lookup (GpufftContext * ctx, GBytes * key)
+shared_get (GpufftContext * ctx, const guint64 * words, gsize n_words,
+    Kind kind, MakeFunc make, gconstpointer args, GError ** error)
 {
+  GBytes *key = g_bytes_new (words, n_words * sizeof (guint64));
+  Entry *e;
+
+  g_mutex_lock (&ctx->shared_lock);
   if (ctx->shared == NULL)
     ctx->shared = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
         (GDestroyNotify) g_bytes_unref, NULL);
-  return g_hash_table_lookup (ctx->shared, key);
+  e = g_hash_table_lookup (ctx->shared, key);
+  if (e == NULL) {
+    e = g_new0 (Entry, 1);
+    e->kind = kind;
+    if (make (ctx, e, args, error)) {
+      g_hash_table_insert (ctx->shared, g_bytes_ref (key), e);
+    } else {
+      entry_free (ctx, e);
+      e = NULL;
+    }
+  }
+  g_mutex_unlock (&ctx->shared_lock);
+  g_bytes_unref (key);
+  return e;
+}
+
+typedef struct
+{
+  const guint32 *spirv;
+  gsize spirv_bytes;
+  guint n_buffers, push_size, n_spec;
+  const guint32 *spec_values;
+} PipelineArgs;
+
+static gboolean
+make_pipeline (GpufftContext * ctx, Entry * e, gconstpointer args,
+    GError ** error)
+{
+  const PipelineArgs *a = args;
+
+  return gpufft_pipeline_init (&e->pipeline, ctx, a->spirv, a->spirv_bytes,
+      a->n_buffers, a->push_size, a->spec_values, a->n_spec, error);
 }
 
 const GpufftPipeline *
@@ -45,9 +87,11 @@ gpufft_shared_pipeline (GpufftContext * ctx, const guint32 * spirv,
     gsize spirv_bytes, guint n_buffers, guint push_size,
     const guint32 * spec_values, guint n_spec, GError ** error)
 {
+  PipelineArgs args = { spirv, spirv_bytes, n_buffers, push_size, n_spec,
+    spec_values
+  };
   /* (the module's address identifies it: every module is embedded) */
   guint64 words[4 + 16];
-  GBytes *key;
   Entry *e;
 
   g_return_val_if_fail (n_spec <= 16, NULL);
@@ -57,23 +101,8 @@ gpufft_shared_pipeline (GpufftContext * ctx, const guint32 * spirv,
   words[2] = n_buffers | ((guint64) push_size << 32);
   words[3] = n_spec;
   memcpy (words + 4, spec_values, n_spec * sizeof (guint32));
-  key = g_bytes_new (words, sizeof (words));
-
-  g_mutex_lock (&ctx->shared_lock);
-  e = lookup (ctx, key);
-  if (e == NULL) {
-    e = g_new0 (Entry, 1);
-    e->kind = KIND_PIPELINE;
-    if (gpufft_pipeline_init (&e->pipeline, ctx, spirv, spirv_bytes,
-            n_buffers, push_size, spec_values, n_spec, error)) {
-      g_hash_table_insert (ctx->shared, g_bytes_ref (key), e);
-    } else {
-      entry_free (ctx, e);
-      e = NULL;
-    }
-  }
-  g_mutex_unlock (&ctx->shared_lock);
-  g_bytes_unref (key);
+  e = shared_get (ctx, words, G_N_ELEMENTS (words), KIND_PIPELINE,
+      make_pipeline, &args, error);
   return e ? &e->pipeline : NULL;
 }
 
@@ -112,52 +141,55 @@ upload_now (GpufftContext * ctx, GpufftBuffer * dst, gconstpointer data,
   return ok;
 }
 
+typedef struct
+{
+  Kind kind;
+  GpufftWindow window;
+  guint n;
+} ConstantArgs;
+
+/* Fills the window or twiddle table, computed in double. */
+static gboolean
+make_constants (GpufftContext * ctx, Entry * e, gconstpointer args,
+    GError ** error)
+{
+  const ConstantArgs *a = args;
+  gsize floats = a->kind == KIND_WINDOW ? a->n : 2 * (gsize) a->n;
+  gfloat *v = g_new (gfloat, floats);
+  gboolean ok;
+  guint i;
+
+  if (a->kind == KIND_WINDOW) {
+    gdouble *w = g_new (gdouble, a->n);
+
+    gpufft_window_fill (a->window, a->n, w);
+    for (i = 0; i < a->n; i++)
+      v[i] = (gfloat) w[i];
+    g_free (w);
+  } else {
+    for (i = 0; i < a->n; i++) {
+      /* the angle from the integer phase, in double */
+      v[2 * i] = (gfloat) cos (2.0 * G_PI * i / a->n);
+      v[2 * i + 1] = (gfloat) - sin (2.0 * G_PI * i / a->n);
+    }
+  }
+  ok = gpufft_buffer_init (&e->buffer, ctx, floats * sizeof (gfloat),
+      GPUFFT_MEMORY_DEVICE, error)
+      && upload_now (ctx, &e->buffer, v, floats * sizeof (gfloat), error);
+  g_free (v);
+  return ok;
+}
+
 /* The constant buffer of kind/window/n, made and filled on first use. */
 static GpufftBuffer *
 shared_constants (GpufftContext * ctx, Kind kind, GpufftWindow window,
     guint n, GError ** error)
 {
+  ConstantArgs args = { kind, window, n };
   guint64 words[3] = { kind, window, n };
-  GBytes *key = g_bytes_new (words, sizeof (words));
-  Entry *e;
+  Entry *e = shared_get (ctx, words, G_N_ELEMENTS (words), kind,
+      make_constants, &args, error);
 
-  g_mutex_lock (&ctx->shared_lock);
-  e = lookup (ctx, key);
-  if (e == NULL) {
-    gsize floats = kind == KIND_WINDOW ? n : 2 * (gsize) n;
-    gfloat *v = g_new (gfloat, floats);
-    gboolean ok;
-    guint i;
-
-    if (kind == KIND_WINDOW) {
-      gdouble *w = g_new (gdouble, n);
-
-      gpufft_window_fill (window, n, w);
-      for (i = 0; i < n; i++)
-        v[i] = (gfloat) w[i];
-      g_free (w);
-    } else {
-      for (i = 0; i < n; i++) {
-        /* the angle from the integer phase, in double */
-        v[2 * i] = (gfloat) cos (2.0 * G_PI * i / n);
-        v[2 * i + 1] = (gfloat) - sin (2.0 * G_PI * i / n);
-      }
-    }
-    e = g_new0 (Entry, 1);
-    e->kind = kind;
-    ok = gpufft_buffer_init (&e->buffer, ctx, floats * sizeof (gfloat),
-        GPUFFT_MEMORY_DEVICE, error)
-        && upload_now (ctx, &e->buffer, v, floats * sizeof (gfloat), error);
-    g_free (v);
-    if (ok) {
-      g_hash_table_insert (ctx->shared, g_bytes_ref (key), e);
-    } else {
-      entry_free (ctx, e);
-      e = NULL;
-    }
-  }
-  g_mutex_unlock (&ctx->shared_lock);
-  g_bytes_unref (key);
   return e ? &e->buffer : NULL;
 }
 
