@@ -180,7 +180,8 @@ gpufft_command_clear (GpufftCommand * c, GpufftContext * ctx)
 {
   /* bounded: a hung GPU must not hang the caller (its objects are then
    * destroyed anyway: the device is unusable) */
-  if (c->pending && c->fence != VK_NULL_HANDLE)
+  if (c->pending && c->fence != VK_NULL_HANDLE
+      && !g_atomic_int_get (&ctx->lost))
     vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE,
         ctx->fence_timeout_ns);
   if (c->queries != VK_NULL_HANDLE)

@@ -55,6 +55,10 @@ struct _GpufftContext
   struct _GpufftScheduler *scheduler;
 };
 
+/* The device is lost or hung: nothing waits for it again (ctx->lost) and
+ * the next gpufft_context_get() makes a new context for it. Thread-safe. */
+void gpufft_context_set_lost (GpufftContext * ctx);
+
 /* Submits one command buffer on the context's queue (locked) and signals
  * fence (may be VK_NULL_HANDLE). */
 gboolean gpufft_context_submit (GpufftContext * ctx, VkCommandBuffer cmd,

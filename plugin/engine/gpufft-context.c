@@ -176,6 +176,14 @@ resolve_device (VkInstance instance, gint requested,
 static void
 context_destroy (GpufftContext * ctx)
 {
+  if (gpufft_scheduler_in_thread (ctx->scheduler)) {
+    /* (its own threads cannot be joined from themselves) */
+    g_critical ("the last reference of a gpufft context dropped on its "
+        "scheduler's thread (a result function or a synchronous bus "
+        "handler): the device is leaked; change pipeline states from the "
+        "application's thread");
+    return;
+  }
   gpufft_scheduler_free (ctx->scheduler);
   gpufft_shared_clear (ctx);
   if (ctx->device != VK_NULL_HANDLE)
@@ -338,6 +346,21 @@ fail:
   return NULL;
 }
 
+/* Removes ctx from the registry if it is the one registered for its
+ * device; with registry_lock held. */
+static void
+registry_forget (GpufftContext * ctx)
+{
+  if (registry == NULL || g_hash_table_lookup (registry,
+          GINT_TO_POINTER (ctx->device_index)) != ctx)
+    return;
+  g_hash_table_remove (registry, GINT_TO_POINTER (ctx->device_index));
+  if (g_hash_table_size (registry) == 0) {
+    g_hash_table_destroy (registry);
+    registry = NULL;
+  }
+}
+
 /* With registry_lock held. */
 static GpufftContext *
 registry_lookup (gint index)
@@ -434,19 +457,28 @@ gpufft_context_unref (GpufftContext * ctx)
   if (ctx == NULL)
     return;
 
-  /* Under the registry lock, so that a concurrent get() never hands out a
-   * context whose last reference is being dropped. */
+  /* Out of the registry under its lock, so that a concurrent get() never
+   * hands out a context whose last reference is being dropped; destroyed
+   * after (it joins the scheduler's threads: other elements' starts and
+   * stops must not wait for that). */
   g_mutex_lock (&registry_lock);
-  if (g_atomic_int_dec_and_test (&ctx->ref_count)) {
-    if (registry != NULL) {
-      g_hash_table_remove (registry, GINT_TO_POINTER (ctx->device_index));
-      if (g_hash_table_size (registry) == 0) {
-        g_hash_table_destroy (registry);
-        registry = NULL;
-      }
-    }
-    context_destroy (ctx);
+  if (!g_atomic_int_dec_and_test (&ctx->ref_count)) {
+    g_mutex_unlock (&registry_lock);
+    return;
   }
+  registry_forget (ctx);
+  g_mutex_unlock (&registry_lock);
+  context_destroy (ctx);
+}
+
+void
+gpufft_context_set_lost (GpufftContext * ctx)
+{
+  if (!g_atomic_int_compare_and_exchange (&ctx->lost, 0, 1))
+    return;
+  /* the next gpufft_context_get() makes a new context for the device */
+  g_mutex_lock (&registry_lock);
+  registry_forget (ctx);
   g_mutex_unlock (&registry_lock);
 }
 

@@ -516,6 +516,15 @@ gpufft_plan_free (GpufftPlan * plan)
   if (!plan)
     return;
   ctx = plan->ctx;
+  if (gpufft_scheduler_in_thread (ctx->scheduler)) {
+    /* (a result function, or a bus sync handler it posted to, freeing the
+     * plan: its own delivery is still under way) */
+    g_critical ("gpufft_plan_free() called from the device's scheduler "
+        "thread (a result function or a synchronous bus handler): not "
+        "allowed, the plan is leaked; change pipeline states from the "
+        "application's thread");
+    return;
+  }
   /* The completion thread finishes every slot, also on a device error or
    * a hang (after its bounded wait). */
   gpufft_plan_collect (plan, TRUE, NULL, NULL, NULL);

@@ -233,8 +233,16 @@ gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
   }
   gpufft_command_timestamp (c, 2);
   if (!gpufft_command_submit (c, plan->ctx, error)
-      || !gpufft_command_wait (c, plan->ctx, G_MAXUINT64, error))
+      || !gpufft_command_wait (c, plan->ctx, plan->ctx->fence_timeout_ns,
+          error)) {
+    if (error && *error == NULL) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+          "the Vulkan device did not finish a rerun within %.0f s",
+          plan->ctx->fence_timeout_ns / 1e9);
+      gpufft_context_set_lost (plan->ctx);
+    }
     return FALSE;
+  }
   ns = gpufft_command_elapsed_ns (c, plan->ctx, 0, 2);
   g_mutex_lock (&plan->lock);
   plan->timings.valid = ns >= 0;

@@ -11,6 +11,7 @@ typedef struct
   GpufftCommand cmd;
   GPtrArray *slots;             /* GpufftSlot *, in queue order */
   gboolean submitted;           /* FALSE: recording or submission failed */
+  GError *error;                /* why it was not submitted */
 } Record;
 
 struct _GpufftScheduler
@@ -146,13 +147,11 @@ submit_thread (gpointer data)
       g_ptr_array_add (r->slots, s);
     }
     if (sched->error) {
-      GError *e = g_error_copy (sched->error);
-
-      g_mutex_unlock (&sched->lock);
-      fail_slots (r->slots, e);
-      g_error_free (e);
-      g_mutex_lock (&sched->lock);
-      g_queue_push_tail (&sched->free_records, r);
+      /* the device is lost: the completion thread fails these, in order */
+      r->submitted = FALSE;
+      r->error = g_error_copy (sched->error);
+      g_queue_push_tail (&sched->in_flight, r);
+      g_cond_signal (&sched->complete_cond);
       continue;
     }
     g_mutex_unlock (&sched->lock);
@@ -164,10 +163,11 @@ submit_thread (gpointer data)
     g_mutex_lock (&sched->lock);
     sched->stats.record_ns += t0 * 1000;
     if (!r->submitted) {
-      if (!sched->error)
-        sched->error = err;
-      else
-        g_clear_error (&err);
+      /* only a lost device fails what comes after */
+      r->error = err;
+      if (!sched->error && g_error_matches (err, GPUFFT_ERROR,
+              GPUFFT_ERROR_DEVICE_LOST))
+        sched->error = g_error_copy (err);
     } else {
       sched->stats.submissions++;
       sched->stats.slots += r->slots->len;
@@ -196,23 +196,34 @@ completion_thread (gpointer data)
     guint i;
     gint64 t0, t1, t2;
     gdouble gpu = -1;
+    GError *sticky;
 
     while (!sched->submit_done && g_queue_is_empty (&sched->in_flight))
       g_cond_wait (&sched->complete_cond, &sched->lock);
     if (g_queue_is_empty (&sched->in_flight))
       break;                    /* the submit thread is done: nothing comes */
     r = g_queue_peek_head (&sched->in_flight);
-    if (!r->submitted && sched->error)
-      err = g_error_copy (sched->error);
+    if (!r->submitted) {
+      err = r->error;
+      r->error = NULL;
+    }
+    /* once the device is lost or hung, nothing is waited for again: what
+     * is not done yet fails at once */
+    sticky = sched->error ? g_error_copy (sched->error) : NULL;
     g_mutex_unlock (&sched->lock);
 
     t0 = g_get_monotonic_time ();
     if (r->submitted && !gpufft_command_wait (&r->cmd, ctx,
-            ctx->fence_timeout_ns, &err) && err == NULL)
-      g_set_error (&err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
-          "the Vulkan device did not finish its work within %.0f s: it "
-          "hangs or is stuck; restart the pipeline",
-          ctx->fence_timeout_ns / 1e9);
+            sticky ? 0 : ctx->fence_timeout_ns, &err) && err == NULL) {
+      if (sticky)
+        err = g_error_copy (sticky);
+      else
+        g_set_error (&err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+            "the Vulkan device did not finish its work within %.0f s: it "
+            "hangs or is stuck; restart the pipeline",
+            ctx->fence_timeout_ns / 1e9);
+    }
+    g_clear_error (&sticky);
 
     if (sched->slow_us)
       g_usleep (sched->slow_us);        /* a slow device, for tests */
@@ -236,12 +247,13 @@ completion_thread (gpointer data)
       }
       g_ptr_array_set_size (r->slots, 0);
     } else {
-      g_mutex_lock (&sched->lock);
-      if (!sched->error)
-        sched->error = g_error_copy (err);
-      g_mutex_unlock (&sched->lock);
-      if (g_error_matches (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST))
-        g_atomic_int_set (&ctx->lost, 1);
+      if (g_error_matches (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST)) {
+        g_mutex_lock (&sched->lock);
+        if (!sched->error)
+          sched->error = g_error_copy (err);
+        g_mutex_unlock (&sched->lock);
+        gpufft_context_set_lost (ctx);
+      }
       fail_slots (r->slots, err);
       /* the fence may never signal: the command stays pending and is
        * destroyed with a bounded wait */
@@ -372,6 +384,13 @@ gboolean
 gpufft_scheduler_in_completion (GpufftScheduler * sched)
 {
   return sched && g_thread_self () == sched->completion_thread;
+}
+
+gboolean
+gpufft_scheduler_in_thread (GpufftScheduler * sched)
+{
+  return sched && (g_thread_self () == sched->completion_thread
+      || g_thread_self () == sched->submit_thread);
 }
 
 void
