@@ -80,7 +80,7 @@ frames_before (guint64 s, guint fft_size, guint hop, guint64 lim)
 
 gboolean
 gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
-    gboolean flush, guint max_frames,
+    gboolean flush, gboolean closed_only, guint max_frames,
     guint max_groups, GstGpuFftBatchPlan * plan)
 {
   guint64 s = f->next_start;
@@ -105,6 +105,11 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
     guint take = (guint) MIN (count, (guint64) (max_frames - plan->n_frames));
     gboolean closes = complete && take == count && kf + take > 0;
 
+    if (!complete && closed_only && plan->n_frames + count < max_frames) {
+      /* the open interval's frames wait for it to close */
+      plan->submit = plan->closes;
+      break;
+    }
     if (take > 0 || closes) {
       GstGpuFftBatchGroup *g;
 

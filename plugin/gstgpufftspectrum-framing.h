@@ -80,12 +80,14 @@ void gst_gpu_fft_framing_init (GstGpuFftFraming * f, guint fft_size,
 
 /* Plans the next batch for the samples received so far, [0, avail_end).
  * flush: the stream ends (or restarts) at avail_end: the pending interval
- * closes there.
+ * closes there. closed_only: the batch hands over closed intervals only
+ * (the open interval's frames wait for it to close) unless the open
+ * interval's frames alone would fill the batch.
  * Updates the framing as if the batch were submitted when plan->submit;
  * otherwise only skips empty intervals. Returns plan->submit. */
 gboolean gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f,
-    guint64 avail_end, gboolean flush, guint max_frames, guint max_groups,
-    GstGpuFftBatchPlan * plan);
+    guint64 avail_end, gboolean flush, gboolean closed_only,
+    guint max_frames, guint max_groups, GstGpuFftBatchPlan * plan);
 
 /* Samples a batch of n_frames frames from span_start needs:
  * (n_frames - 1) * hop + fft_size (0 for no frame). */

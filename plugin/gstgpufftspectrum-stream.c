@@ -219,7 +219,9 @@ make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
   p->max_bin = self->max_bin;
   p->n_peaks = self->plan_config.n_peaks;
   p->dominant = live->message_dominant;
+  /* the intervals dropped so far go to the first message that follows */
   p->dropped = self->dropped_pending;
+  self->dropped_pending = 0;
   return p;
 }
 
@@ -332,12 +334,16 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
   GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
       ", %u groups%s", bp->n_frames, s0, bp->n_groups,
       bp->closes ? " (closing)" : "");
-  if (gpufft_plan_submit (self->plan, &batch, &error)) {
-    self->dropped_pending = 0;  /* (carried by the tags just handed over) */
+  if (gpufft_plan_submit (self->plan, &batch, &error))
     return TRUE;
+  for (i = 0; i < bp->n_groups; i++) {
+    GstGpuFftMessageParams *p = self->engine_groups[i].tag;
+
+    /* (a count the tag carried is carried by the next one) */
+    if (p)
+      self->dropped_pending += p->dropped;
+    g_free (p);
   }
-  for (i = 0; i < bp->n_groups; i++)
-    g_free (self->engine_groups[i].tag);
   if (g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY)) {
     g_clear_error (&error);
     drop_intervals (self, bp);
@@ -361,8 +367,11 @@ gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
     GstGpuFftBatchPlan bp;
 
     bp.groups = self->batch_groups;
+    /* live: only closed intervals go to the GPU, so that a batch can
+     * always be dropped whole when the GPU is behind (an interval spanning
+     * batches could not) */
     gst_gpu_fft_framing_next_batch (&self->framing, avail_end, flush,
-        self->max_frames, self->max_groups, &bp);
+        self->is_live > 0, self->max_frames, self->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
       return FALSE;
     if (!bp.submit || bp.flushed)
@@ -376,7 +385,7 @@ gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
    * each sample is copied once (into staging), and the GPU works while the
    * stream goes on. Smaller buffers wait for the interval to close: one
    * batch per interval, whatever the buffer size. */
-  if (!flush && self->live.batch_size == 0
+  if (!flush && self->is_live <= 0 && self->live.batch_size == 0
       && (avail_end - self->framing.next_start) *
       GST_AUDIO_INFO_BPF (&self->info) >= HANDOVER_BYTES
       && avail_end >= self->framing.next_start + self->framing.fft_size) {
@@ -385,7 +394,7 @@ gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
     GstGpuFftBatchPlan bp;
 
     bp.groups = self->batch_groups;
-    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE,
+    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE, FALSE,
         (guint) MIN (ready, self->max_frames), self->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
       return FALSE;

@@ -803,17 +803,23 @@ clip_to_segment (GstGpuFftSpectrum * self, GstBuffer * buf, gsize * skip,
   GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
   gint rate = GST_AUDIO_INFO_RATE (&self->info);
   guint64 start, stop, cstart, cstop, first, end;
+  gboolean off_clock;
 
   *skip = 0;
   *pts = GST_BUFFER_PTS (buf);
   if (seg->format != GST_FORMAT_TIME || !GST_BUFFER_PTS_IS_VALID (buf))
     return TRUE;
   start = GST_BUFFER_PTS (buf);
-  stop = start + gst_util_uint64_scale_int_round (*n, GST_SECOND, rate);
+  stop = gst_util_uint64_scale_int_round (*n, GST_SECOND, rate);
+  /* (a span that runs off the clock's range is saturated, and not clipped
+   * at its end) */
+  off_clock = stop >= G_MAXUINT64 - 1 - start;
+  stop = off_clock ? G_MAXUINT64 - 1 : start + stop;
   if (!gst_segment_clip (seg, GST_FORMAT_TIME, start, stop, &cstart, &cstop))
     return FALSE;
   first = gst_util_uint64_scale_int_round (cstart - start, rate, GST_SECOND);
-  end = gst_util_uint64_scale_int_round (cstop - start, rate, GST_SECOND);
+  end = off_clock ? *n :
+      gst_util_uint64_scale_int_round (cstop - start, rate, GST_SECOND);
   end = MIN (end, *n);
   if (first >= end)
     return FALSE;
@@ -887,8 +893,7 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
           || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
           || (GST_CLOCK_TIME_IS_VALID (pts)
               && ABS (GST_CLOCK_DIFF (gst_gpu_fft_spectrum_sample_to_time (self,
-                          self->received),
-                      pts)) > PTS_TOLERANCE))) {
+                          self->received), pts)) > PTS_TOLERANCE))) {
     GST_DEBUG_OBJECT (self, "%s", self->live_gen != self->applied_gen ?
         "settings changed" : "discontinuity");
     if (!gst_gpu_fft_spectrum_flush_and_restart (self))

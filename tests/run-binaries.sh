@@ -19,7 +19,7 @@ for t in "$build"/tests/engine/test-engine-* "$build"/tests/element/test-*; do
   env=()
   case "$t" in
     *test-hung-gpu) env=(LD_PRELOAD="$build/tests/faults/libvk-hang-shim.so"
-                         GPUFFT_FENCE_TIMEOUT=1) ;;
+                         GPUFFT_FENCE_TIMEOUT=1 GPUFFT_VK_INTERPOSE=1) ;;
     *test-noloader) env=(GPUFFT_VULKAN_LOADER=/nonexistent/libvulkan.so.1
                          GST_REGISTRY=/tmp/gpufft-tests-registry-noloader.bin) ;;
   esac

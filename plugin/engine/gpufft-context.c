@@ -291,8 +291,7 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   if (family < 0) {
     g_free (families);
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_COMPUTE_QUEUE,
-        "Vulkan device %d '%s' has no compute queue", index,
-        ctx->device_name);
+        "Vulkan device %d '%s' has no compute queue", index, ctx->device_name);
     goto fail;
   }
   ctx->queue_family = family;

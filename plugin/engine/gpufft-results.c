@@ -194,7 +194,7 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
   g_mutex_unlock (&plan->lock);
 
   while ((st = g_queue_pop_head (&got)) != NULL) {
-    if (func && !st->r.failed)
+    if (func)
       func (&st->r, user_data);
     stashed_free (st);
   }

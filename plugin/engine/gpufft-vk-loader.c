@@ -7,16 +7,15 @@
 #define GPUFFT_VK_DEFINE(name) PFN_vk##name gpufft_vk##name;
 GPUFFT_VK_FUNCTIONS (GPUFFT_VK_DEFINE)
 #undef GPUFFT_VK_DEFINE
+     static GMutex load_lock;
+     static gboolean loaded;
 
-static GMutex load_lock;
-static gboolean loaded;
-
-/* A definition already in the process's global scope (a preloaded library)
- * first, then the loader's. */
-static gpointer
-resolve (gpointer lib, const gchar * name)
+/* The loader's function; with GPUFFT_VK_INTERPOSE set (the tests' fault
+ * injection), a definition preloaded into the process comes first. */
+     static gpointer
+         resolve (gpointer lib, const gchar * name, gboolean interpose)
 {
-  gpointer f = dlsym (RTLD_DEFAULT, name);
+  gpointer f = interpose ? dlsym (RTLD_DEFAULT, name) : NULL;
 
   return f ? f : dlsym (lib, name);
 }
@@ -26,6 +25,7 @@ gpufft_vk_load (GError ** error)
 {
   const gchar *path = g_getenv ("GPUFFT_VULKAN_LOADER");
   const gchar *missing = NULL;
+  gboolean interpose = g_getenv ("GPUFFT_VK_INTERPOSE") != NULL;
   gpointer lib;
 
   g_mutex_lock (&load_lock);
@@ -45,11 +45,11 @@ gpufft_vk_load (GError ** error)
   }
 #define GPUFFT_VK_RESOLVE(name) \
   if (missing == NULL && (gpufft_vk##name = (PFN_vk##name) \
-          resolve (lib, "vk" #name)) == NULL) \
+          resolve (lib, "vk" #name, interpose)) == NULL) \
     missing = "vk" #name;
   GPUFFT_VK_FUNCTIONS (GPUFFT_VK_RESOLVE)
 #undef GPUFFT_VK_RESOLVE
-  if (missing) {
+      if (missing) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_VULKAN,
         "the Vulkan loader %s has no %s: install a Vulkan 1.1 loader "
         "(libvulkan1)", path, missing);

@@ -7,8 +7,9 @@
  * pointer per function below; the engine's files call them by their usual
  * names (vkCreateBuffer is gpufft_vkCreateBuffer). Every engine file
  * includes this header (through gpufft-context-private.h) instead of
- * <vulkan/vulkan.h>. A definition preloaded into the process (LD_PRELOAD,
- * the tests' fault injection) takes precedence over the loader's.
+ * <vulkan/vulkan.h>. With GPUFFT_VK_INTERPOSE set, a definition preloaded
+ * into the process (LD_PRELOAD: the tests' fault injection) takes
+ * precedence over the loader's.
  *
  * Thread-safe; the pointers never change once loaded. */
 #ifndef __GPUFFT_VK_H__

@@ -315,7 +315,9 @@ void gpufft_plan_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
     gpointer user_data);
 
 /* Hands the results of finished batches, oldest first, to func (plans
- * without a result function). wait = TRUE: first waits until every batch
+ * without a result function), failed ones too (result->failed, with their
+ * tags); a plan freed with results still in its stash drops them, tags
+ * included. wait = TRUE: first waits until every batch
  * in flight is done (with a result function: until its results were
  * delivered; this is the plan's drain); FALSE: only those already done.
  * Returns the number of batches collected, or -1 with error set (device

@@ -19,6 +19,7 @@ static const gchar *formats[] = { "S16LE", "S24LE", "S32LE", "F32LE",
   "F64LE"
 };
 static const gint rates[] = { 8000, 22050, 44100, 48000, 96000 };
+
 static const gchar *windows[] = { "rectangular", "hann", "hamming",
   "blackman", "blackman-harris", "flat-top"
 };
@@ -108,8 +109,7 @@ random_property (Fuzz * z, GstElement * el)
       g_object_set (el, "threshold", z->threshold, NULL);
       break;
     case 6:
-      g_object_set (el, "peaks", (guint) g_rand_int_range (z->r, 1, 6),
-          NULL);
+      g_object_set (el, "peaks", (guint) g_rand_int_range (z->r, 1, 6), NULL);
       break;
     case 7:
       gst_util_set_object_arg (G_OBJECT (el), "message-format",
@@ -238,14 +238,12 @@ fuzz_one (guint32 seed)
       z.next_pts += GST_MSECOND * 10;
     } else if (what < 88) {
       fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-      fail_unless (gst_harness_push_event (h,
-              gst_event_new_flush_stop (TRUE)));
+      fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
       {
         GstSegment seg;
 
         gst_segment_init (&seg, GST_FORMAT_TIME);
-        fail_unless (gst_harness_push_event (h,
-                gst_event_new_segment (&seg)));
+        fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
       }
       z.next_pts = 0;
     } else if (what < 92) {

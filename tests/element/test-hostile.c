@@ -252,7 +252,7 @@ GST_START_TEST (test_huge_finite_samples)
     GstHarness *h = harness_new (&bus, caps, "fft-size", "1024", NULL);
     Msgs *m;
 
-    memset (x, 0, n * sizeof (gdouble));       /* (gen_tone adds) */
+    memset (x, 0, n * sizeof (gdouble));        /* (gen_tone adds) */
     gen_tone (x, n, 1, amps[a], 1000.0, RATE, 0.0);
     push_samples (h, &f, x, n, CHUNK, 0, FALSE);
     fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));

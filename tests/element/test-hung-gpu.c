@@ -15,8 +15,7 @@
 
 GST_START_TEST (test_hung_gpu)
 {
-  void (*hang) (int) = (void (*)(int)) dlsym (RTLD_DEFAULT,
-      "gpufft_test_hang");
+  void (*hang) (int) = (void (*)(int)) dlsym (RTLD_DEFAULT, "gpufft_test_hang");
   Fmt f = { "F32LE", RATE, 1, FALSE };
   gchar *caps = fmt_caps_string (&f);
   GstBus *bus;
@@ -28,8 +27,7 @@ GST_START_TEST (test_hung_gpu)
   gboolean named = FALSE;
 
   fail_unless (hang != NULL, "vk-hang-shim is not preloaded");
-  h = harness_new (&bus, caps, "fft-size", "256", "interval", "10000000",
-      NULL);
+  h = harness_new (&bus, caps, "fft-size", "256", "interval", "10000000", NULL);
   g_free (caps);
   gen_tone (x, RATE * 2, 1, 0.5, 1000.0, RATE, 0.0);
 

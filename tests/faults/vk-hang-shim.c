@@ -1,4 +1,5 @@
-/* A fault-injection shim for tests, preloaded with LD_PRELOAD: it wraps
+/* A fault-injection shim for tests, preloaded with LD_PRELOAD (and
+ * GPUFFT_VK_INTERPOSE=1, so that the engine takes its functions): it wraps
  * vkWaitForFences and vkDeviceWaitIdle of the Vulkan loader. Until
  * gpufft_test_hang (TRUE) is called (find it with dlsym), both pass
  * through. After it, the device behaves as if hung: vkWaitForFences waits
