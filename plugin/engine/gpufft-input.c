@@ -168,7 +168,6 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   plan->next = (plan->next + 1) % N_SLOTS;
 
   g_mutex_lock (&plan->lock);
-  s->state = SLOT_QUEUED;
   plan->n_busy++;
   g_mutex_unlock (&plan->lock);
   gpufft_scheduler_queue (plan->ctx->scheduler, s);

@@ -15,6 +15,8 @@
  *   a plan's slots in successive rounds separated by barriers).
  *
  *   FREE --submit (caller's thread)--> QUEUED --scheduler--> RECORDED
+ *   (no field records it: a plan's slots go round in order, so the n_busy
+ *   slots from the oldest are in flight and slots[next] is free)
  *        <--completion thread (results delivered)--
  *
  *   Only the thread that calls submit touches a FREE slot, only the
@@ -70,19 +72,11 @@ typedef struct
   gfloat db_offset, db_floor;
 } ReduceParams;
 
-typedef enum
-{
-  SLOT_FREE,
-  SLOT_QUEUED,
-  SLOT_RECORDED
-} SlotState;
-
 typedef struct _GpufftSlot GpufftSlot;
 
 struct _GpufftSlot
 {
   GpufftPlan *plan;
-  SlotState state;
   GList link;                   /* in the scheduler's pending queue */
   guint round;                  /* scheduler: the plan's n-th slot in a
                                  * submission */

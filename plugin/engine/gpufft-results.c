@@ -154,7 +154,6 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
       g_queue_push_tail_link (&plan->stash, l);
     plan->n_stashed++;
   }
-  s->state = SLOT_FREE;
   plan->n_busy--;
   g_cond_broadcast (&plan->cond);
   g_mutex_unlock (&plan->lock);
@@ -182,7 +181,7 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
 
   g_return_val_if_fail (plan != NULL, -1);
   g_mutex_lock (&plan->lock);
-  if (wait && !gpufft_scheduler_in_completion (plan->ctx->scheduler))
+  if (wait && !gpufft_scheduler_in_thread (plan->ctx->scheduler))
     while (plan->n_busy > 0)
       g_cond_wait (&plan->cond, &plan->lock);
   got = plan->stash;

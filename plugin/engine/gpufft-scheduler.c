@@ -140,12 +140,8 @@ submit_thread (gpointer data)
       continue;
     }
     r = g_queue_pop_head (&sched->free_records);
-    while ((l = g_queue_pop_head_link (&sched->pending)) != NULL) {
-      GpufftSlot *s = l->data;
-
-      s->state = SLOT_RECORDED;
-      g_ptr_array_add (r->slots, s);
-    }
+    while ((l = g_queue_pop_head_link (&sched->pending)) != NULL)
+      g_ptr_array_add (r->slots, l->data);
     if (sched->error) {
       /* the device is lost: the completion thread fails these, in order */
       r->submitted = FALSE;
@@ -378,12 +374,6 @@ gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot)
   g_queue_push_tail_link (&sched->pending, &slot->link);
   g_cond_signal (&sched->submit_cond);
   g_mutex_unlock (&sched->lock);
-}
-
-gboolean
-gpufft_scheduler_in_completion (GpufftScheduler * sched)
-{
-  return sched && g_thread_self () == sched->completion_thread;
 }
 
 gboolean

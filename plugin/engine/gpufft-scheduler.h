@@ -41,10 +41,8 @@ void gpufft_scheduler_free (GpufftScheduler * sched);
 /* Queues a filled slot (state QUEUED) for the next submission. */
 void gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot);
 
-/* TRUE when called from the scheduler's completion thread (where waiting
- * for a plan's results would wait for itself). */
-gboolean gpufft_scheduler_in_completion (GpufftScheduler * sched);
-/* TRUE from either of the scheduler's threads. */
+/* TRUE from either of the scheduler's threads (where waiting for a plan's
+ * results, freeing a plan or joining the threads would wait for itself). */
 gboolean gpufft_scheduler_in_thread (GpufftScheduler * sched);
 
 /* Counters since the scheduler started (for benchmarks and tests). */

@@ -321,8 +321,8 @@ void gpufft_plan_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
  * in flight is done (with a result function: until its results were
  * delivered; this is the plan's drain); FALSE: only those already done.
  * Returns the number of batches collected, or -1 with error set (device
- * lost, hung, ...). Called from the completion thread itself (a result
- * function's callee), wait does not wait. */
+ * lost, hung, ...). Called from one of the device's scheduler threads
+ * (a result function's callee), wait does not wait. */
 gint gpufft_plan_collect (GpufftPlan * plan, gboolean wait,
     GpufftResultFunc func, gpointer user_data, GError ** error);
 
