@@ -322,6 +322,32 @@ harness_newv (GstBus ** bus, const gchar * caps, GPtrArray * props)
   return h;
 }
 
+Msgs *
+start_must_fail (GstElement * el, GstState state)
+{
+  GstBus *bus = gst_bus_new ();
+  GstStateChangeReturn ret;
+  Msgs *m;
+
+  gst_element_set_bus (el, bus);
+  ret = gst_element_set_state (el, state);
+  m = msgs_collect (bus, 0, 0);
+  gst_object_unref (bus);       /* (the element holds it) */
+  fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
+  fail_unless (m->errors->len >= 1, "no ERROR message");
+  return m;
+}
+
+void
+start_failed_free (GstElement * el, Msgs * m)
+{
+  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  msgs_free (m);
+  gst_element_set_bus (el, NULL);
+  gst_object_unref (el);
+}
+
 GstHarness *
 harness_new (GstBus ** bus, const gchar * caps, const gchar * first_prop, ...)
 {

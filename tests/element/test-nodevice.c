@@ -17,8 +17,6 @@ contains_ci (const gchar * text, const gchar * needle)
 GST_START_TEST (test_no_device_error)
 {
   GstElement *el;
-  GstBus *bus;
-  GstStateChangeReturn ret;
   Msgs *m;
   gchar *text;
 
@@ -26,23 +24,13 @@ GST_START_TEST (test_no_device_error)
       "run with VK_ICD_FILENAMES=/nonexistent (meson does)");
   el = gst_element_factory_make ("gpufftspectrum", NULL);
   fail_unless (el != NULL, "the plugin must load without a Vulkan device");
-  bus = gst_bus_new ();
-  gst_element_set_bus (el, bus);
-  ret = gst_element_set_state (el, GST_STATE_PLAYING);
-  m = msgs_collect (bus, 0, 0);
-  fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
-  fail_unless (m->errors->len >= 1, "no ERROR message");
+  m = start_must_fail (el, GST_STATE_PLAYING);
   text = g_ptr_array_index (m->errors, 0);
   g_print ("no-device error: %s\n", text);
   fail_unless (contains_ci (text, "vulkan"), "error does not name Vulkan");
   fail_unless (contains_ci (text, "install"),
       "error does not say what to install");
-  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  msgs_free (m);
-  gst_element_set_bus (el, NULL);
-  gst_object_unref (el);
-  gst_object_unref (bus);
+  start_failed_free (el, m);
 }
 
 GST_END_TEST;

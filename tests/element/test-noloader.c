@@ -20,8 +20,6 @@ libvulkan_mapped (void)
 GST_START_TEST (test_no_loader)
 {
   GstElement *el;
-  GstBus *bus;
-  GstStateChangeReturn ret;
   Msgs *m;
   gchar *text;
 
@@ -30,24 +28,14 @@ GST_START_TEST (test_no_loader)
   el = gst_element_factory_make ("gpufftspectrum", NULL);
   fail_unless (el != NULL, "the plugin must register without a loader");
   fail_if (libvulkan_mapped (), "the plugin loaded libvulkan");
-  bus = gst_bus_new ();
-  gst_element_set_bus (el, bus);
-  ret = gst_element_set_state (el, GST_STATE_PLAYING);
-  m = msgs_collect (bus, 0, 0);
-  fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
-  fail_unless (m->errors->len >= 1, "no ERROR message");
+  m = start_must_fail (el, GST_STATE_PLAYING);
   text = g_ptr_array_index (m->errors, 0);
   g_print ("no-loader error: %s\n", text);
   fail_unless (strstr (text, "no Vulkan loader") != NULL
       && strstr (text, "install libvulkan1") != NULL,
       "the error does not say to install the loader: %s", text);
   fail_if (libvulkan_mapped ());
-  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  msgs_free (m);
-  gst_element_set_bus (el, NULL);
-  gst_object_unref (el);
-  gst_object_unref (bus);
+  start_failed_free (el, m);
 }
 
 GST_END_TEST;

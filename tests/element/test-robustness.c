@@ -782,26 +782,15 @@ GST_END_TEST;
 GST_START_TEST (test_device_index_out_of_range)
 {
   GstElement *el = gst_element_factory_make ("gpufftspectrum", NULL);
-  GstBus *bus = gst_bus_new ();
-  GstStateChangeReturn ret;
   Msgs *m;
 
-  gst_element_set_bus (el, bus);
   g_object_set (el, "device-index", 99, NULL);
-  ret = gst_element_set_state (el, GST_STATE_PAUSED);
-  m = msgs_collect (bus, 0, 0);
-  fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
-  fail_unless (m->errors->len >= 1, "no ERROR message");
+  m = start_must_fail (el, GST_STATE_PAUSED);
   g_print ("device-index 99: %s\n", (gchar *) g_ptr_array_index (m->errors,
           0));
   fail_unless (any_contains (m->errors, "device"));
   fail_unless (any_contains (m->errors, "99"));
-  fail_unless_equals_int (gst_element_set_state (el, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  msgs_free (m);
-  gst_element_set_bus (el, NULL);
-  gst_object_unref (el);
-  gst_object_unref (bus);
+  start_failed_free (el, m);
 }
 
 GST_END_TEST;
