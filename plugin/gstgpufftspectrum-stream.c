@@ -254,6 +254,48 @@ drop_intervals (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp)
   }
 }
 
+/* A reference on an input buffer, mapped, while the GPU reads it in place
+ * (GpufftSegment.release). */
+typedef struct
+{
+  GstBuffer *buf;
+  GstMapInfo map;
+} HeldInput;
+
+static void
+held_input_release (gpointer data)
+{
+  HeldInput *h = data;
+
+  gst_buffer_unmap (h->buf, &h->map);
+  gst_buffer_unref (h->buf);
+  g_free (h);
+}
+
+/* Lets the engine read `seg` (interleaved, at `data` inside the input
+ * buffer) in place when it is large enough: the buffer is referenced and
+ * mapped until the engine releases it. */
+static void
+offer_in_place (GstGpuFftSpectrum * self, GpufftSegment * seg)
+{
+  gsize min = gpufft_plan_get_import_min_bytes (self->plan);
+  HeldInput *h;
+
+  if (self->in_buf == NULL || min == 0
+      || seg->n_samples * GST_AUDIO_INFO_BPF (&self->info) < min)
+    return;
+  h = g_new0 (HeldInput, 1);
+  if (!gst_buffer_map (self->in_buf, &h->map, GST_MAP_READ)) {
+    g_free (h);
+    return;
+  }
+  h->buf = gst_buffer_ref (self->in_buf);
+  /* (the same memory, so the same place in this mapping) */
+  seg->data = h->map.data + ((const guint8 *) seg->data - self->in_data);
+  seg->release = held_input_release;
+  seg->release_data = h;
+}
+
 /* Hands one planned batch to the engine. Its span comes from the store
  * (samples before `pos`) and from the current input (`planes`, n samples
  * from `pos`). Posts the messages of the groups it closes. */
@@ -313,6 +355,7 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
         seg->planes = self->seg_planes + channels;
       } else {
         seg->data = (const guint8 *) planes[0] + off * bps * channels;
+        offer_in_place (self, seg);
       }
     }
   }

@@ -258,8 +258,11 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           "device-wait-ns, device-gpu-ns, device-deliver-ns (guint64 ns: "
           "the scheduler's time recording and submitting, waiting for the "
           "device, the device's own time, and delivering results), "
-          "device-plans and device-plan-ns (plans made on the device and "
-          "the time spent making them)",
+          "device-copied-bytes and device-imported-bytes (guint64: input "
+          "copied into upload memory, and input the device read in place "
+          "from the buffers, VK_EXT_external_memory_host), device-plans and "
+          "device-plan-ns (plans made on the device and the time spent "
+          "making them)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_set_static_metadata (element_class,
@@ -508,6 +511,8 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
               "device-wait-ns", G_TYPE_UINT64, st.wait_ns,
               "device-gpu-ns", G_TYPE_UINT64, st.gpu_ns,
               "device-deliver-ns", G_TYPE_UINT64, st.deliver_ns,
+              "device-copied-bytes", G_TYPE_UINT64, st.copied_bytes,
+              "device-imported-bytes", G_TYPE_UINT64, st.imported_bytes,
               "device-plans", G_TYPE_UINT64, st.plans,
               "device-plan-ns", G_TYPE_UINT64, st.plan_ns, NULL));
       break;
@@ -926,8 +931,15 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
 
   pos = self->received;
+  if (GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
+      && gst_buffer_n_memory (buf) == 1) {
+    self->in_buf = buf;
+    self->in_data = map.data;
+  }
   ok = gst_gpu_fft_spectrum_run_batches (self, pos + n, FALSE, pos,
       (gpointer const *) self->in_planes, n);
+  self->in_buf = NULL;
+  self->in_data = NULL;
   if (ok)
     gst_gpu_fft_store_keep_and_append (&self->store,
         self->framing.next_start, pos, (const gpointer *) self->in_planes, n);

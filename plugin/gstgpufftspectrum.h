@@ -77,6 +77,9 @@ struct _GstGpuFftSpectrum
   GpufftGroup *engine_groups;   /* max_groups */
   gconstpointer *seg_planes;    /* 2 x channels plane pointers */
   gpointer *in_planes;          /* channels: the mapped input's planes */
+  GstBuffer *in_buf;            /* the input being handled (interleaved: the
+                                 * engine may read it in place) ... */
+  const guint8 *in_data;        /* ... and its mapped data */
   gsize buffer_hint;            /* samples of the first buffer after caps:
                                  * sizes the automatic batch */
 

@@ -31,6 +31,10 @@ struct _GpufftContext
   VkPhysicalDeviceFeatures features;    /* only shaderFloat64, shaderInt64,
                                          * shaderInt16 may be set */
   gboolean storage_buffer_16bit;        /* storageBuffer16BitAccess */
+  /* VK_EXT_external_memory_host (gpufft-import.h): its
+   * minImportedHostPointerAlignment, 0 when not enabled. */
+  VkDeviceSize host_import_align;
+  PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_props;
 
   /* Longest wait for one submission before the device counts as hung:
    * GPUFFT_FENCE_TIMEOUT_S on GPUs, 30x that on CPU devices (the CPU may be

@@ -203,6 +203,31 @@ context_destroy (GpufftContext * ctx)
   g_free (ctx);
 }
 
+/* VK_EXT_external_memory_host (input without a CPU copy, gpufft-import.h),
+ * unless GPUFFT_HOST_IMPORT=0. */
+static gboolean
+host_import_supported (VkPhysicalDevice phys)
+{
+  const gchar *env = g_getenv ("GPUFFT_HOST_IMPORT");
+  VkExtensionProperties *exts;
+  guint32 n = 0, i;
+  gboolean found = FALSE;
+
+  if (env && g_strcmp0 (env, "0") == 0)
+    return FALSE;
+  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, NULL) !=
+      VK_SUCCESS || n == 0)
+    return FALSE;
+  exts = g_new0 (VkExtensionProperties, n);
+  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, exts) == VK_SUCCESS) {
+    for (i = 0; i < n && !found; i++)
+      found = g_strcmp0 (exts[i].extensionName,
+          VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0;
+  }
+  g_free (exts);
+  return found;
+}
+
 /* Takes ownership of instance (destroyed on failure). */
 static GpufftContext *
 context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
@@ -212,10 +237,16 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   VkPhysicalDeviceSubgroupProperties subgroup = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
   };
+  VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_mem = {
+    .sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
+  };
   VkPhysicalDeviceProperties2 props2 = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
     .pNext = &subgroup,
   };
+  const gchar *host_import_ext = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+  gboolean host_import = FALSE;
   VkPhysicalDevice16BitStorageFeatures f16 = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
   };
@@ -268,6 +299,9 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
     goto fail;
   }
 
+  host_import = host_import_supported (phys);
+  if (host_import)
+    subgroup.pNext = &host_mem;
   vkGetPhysicalDeviceProperties2 (phys, &props2);
   ctx->props = props2.properties;
   ctx->subgroup_size = subgroup.subgroupSize;
@@ -319,6 +353,11 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   ctx->features = enabled.features;
   ctx->storage_buffer_16bit = en16.storageBuffer16BitAccess;
 
+  if (host_import) {
+    dinfo.enabledExtensionCount = 1;
+    dinfo.ppEnabledExtensionNames = &host_import_ext;
+  }
+
   qinfo.queueFamilyIndex = ctx->queue_family;
   res = vkCreateDevice (phys, &dinfo, NULL, &ctx->device);
   if (res != VK_SUCCESS) {
@@ -332,12 +371,22 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
     goto fail;
   }
   vkGetDeviceQueue (ctx->device, ctx->queue_family, 0, &ctx->queue);
+  if (host_import) {
+    ctx->get_host_pointer_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)
+        vkGetDeviceProcAddr (ctx->device,
+        "vkGetMemoryHostPointerPropertiesEXT");
+    if (ctx->get_host_pointer_props)
+      ctx->host_import_align = MAX (host_mem.minImportedHostPointerAlignment,
+          1);
+  }
 
   g_debug ("context for Vulkan device %d '%s': queue family %u, subgroup %u, "
-      "shared memory %u, timestamps %u bits x %g ns", index, ctx->device_name,
+      "shared memory %u, timestamps %u bits x %g ns, host import alignment "
+      "%" G_GUINT64_FORMAT, index, ctx->device_name,
       ctx->queue_family, ctx->subgroup_size,
       ctx->props.limits.maxComputeSharedMemorySize,
-      ctx->timestamp_valid_bits, ctx->timestamp_period);
+      ctx->timestamp_valid_bits, ctx->timestamp_period,
+      (guint64) ctx->host_import_align);
   return ctx;
 
 fail:

@@ -1,6 +1,7 @@
 /* The input path: a batch is checked, its span copied into a free
- * staging slot (the only CPU copy of each sample), its tables written, and
- * the slot queued for the device's scheduler. Runs on the caller's thread
+ * staging slot (the only CPU copy of each sample) or, for large segments
+ * on devices that can, imported in place (gpufft-import.h), its tables
+ * written, and the slot queued for the device's scheduler. Runs on the caller's thread
  * and never waits for the GPU while one of the plan's slots is free. See
  * gpufft-plan-private.h. */
 #include <string.h>
@@ -61,31 +62,104 @@ check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
   return TRUE;
 }
 
-/* Copies the first `span` samples of the segments into the staging buffer:
- * interleaved as they are, planar as planes of `span` samples each. */
+/* Calls the release function of every segment the batch does not keep. */
 static void
-copy_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
+release_segments (const GpufftBatch * b)
+{
+  guint i;
+
+  for (i = 0; b->segments && i < b->n_segments; i++)
+    if (b->segments[i].release)
+      b->segments[i].release (b->segments[i].release_data);
+}
+
+/* Adds a staging -> input copy of `size` bytes at `offset` (both sides),
+ * merged with the previous one when they touch. */
+static void
+add_copy (GpufftSlot * s, VkDeviceSize offset, VkDeviceSize size)
+{
+  VkBufferCopy *last = s->copies->len ? &g_array_index (s->copies,
+      VkBufferCopy, s->copies->len - 1) : NULL;
+  VkBufferCopy r = { offset, offset, size };
+
+  if (last && last->dstOffset + last->size == offset)
+    last->size += size;
+  else
+    g_array_append_val (s->copies, r);
+  s->upload_bytes += size;
+}
+
+/* Reads the first `span` samples of the segments into the slot: into the
+ * staging buffer (interleaved as they are, planar as planes of `span`
+ * samples each), or, for a large interleaved segment with a release
+ * function on a device that can, by importing its memory. Calls the
+ * release function of each segment it copied. */
+static void
+fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
 {
   guint8 *dst = s->staging.mapped;
   gsize frame_bytes = (gsize) plan->cfg.channels * plan->bps;
   gsize done = 0;
   guint i, c;
 
-  for (i = 0; i < b->n_segments && done < span; i++) {
+  g_array_set_size (s->copies, 0);
+  s->upload_bytes = 0;
+  s->imported_bytes = 0;
+  for (i = 0; i < b->n_segments; i++) {
     const GpufftSegment *seg = &b->segments[i];
     gsize n = MIN (seg->n_samples, span - done);
+    gsize bytes = n * frame_bytes;
 
-    if (n == 0)
-      continue;
-    if (!plan->cfg.planar) {
-      memcpy (dst + done * frame_bytes, seg->data, n * frame_bytes);
-    } else {
-      for (c = 0; c < plan->cfg.channels; c++)
-        memcpy (dst + ((gsize) c * span + done) * plan->bps, seg->planes[c],
-            n * plan->bps);
+    if (n > 0 && seg->release && plan->import_min > 0
+        && bytes >= plan->import_min && plan->import_failures < 4) {
+      SlotImport si = { {0}, done * frame_bytes, bytes, seg->release,
+      seg->release_data
+      };
+      GError *err = NULL;
+
+      if (gpufft_import_host (plan->ctx, seg->data, bytes, &si.imp, &err)) {
+        g_array_append_val (s->imports, si);
+        s->imported_bytes += bytes;
+        done += n;
+        continue;               /* released once the GPU has read it */
+      }
+      /* (e.g. a file mapping: copied, and after a few such, no more
+       * tries) */
+      g_debug ("host memory not imported, copied: %s", err->message);
+      g_clear_error (&err);
+      plan->import_failures++;
     }
+    if (n > 0) {
+      if (!plan->cfg.planar) {
+        memcpy (dst + done * frame_bytes, seg->data, bytes);
+        add_copy (s, done * frame_bytes, bytes);
+      } else {
+        for (c = 0; c < plan->cfg.channels; c++)
+          memcpy (dst + ((gsize) c * span + done) * plan->bps,
+              seg->planes[c], n * plan->bps);
+      }
+    }
+    if (seg->release)
+      seg->release (seg->release_data);
     done += n;
   }
+  if (plan->cfg.planar && span > 0)
+    add_copy (s, 0, span * frame_bytes);
+}
+
+void
+gpufft_plan_release_imports (GpufftPlan * plan, GpufftSlot * s)
+{
+  guint i;
+
+  for (i = 0; i < s->imports->len; i++) {
+    SlotImport *si = &g_array_index (s->imports, SlotImport, i);
+
+    gpufft_import_clear (plan->ctx, &si->imp);
+    if (si->release)
+      si->release (si->release_data);
+  }
+  g_array_set_size (s->imports, 0);
 }
 
 /* Lays the batch's frames into chunks (runs of at most F frames of one
@@ -125,22 +199,25 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   gboolean ok;
 
   g_return_val_if_fail (plan != NULL && batch != NULL, FALSE);
-  if (!check_batch (plan, batch, &span, error))
+  if (!check_batch (plan, batch, &span, error)) {
+    release_segments (batch);
     return FALSE;
+  }
 
   g_mutex_lock (&plan->lock);
   ok = wait_for_slot (plan, batch, error);
   g_mutex_unlock (&plan->lock);
-  if (!ok)
+  if (!ok) {
+    release_segments (batch);
     return FALSE;
+  }
 
   /* The slot is FREE and ours until it is queued. */
   s = &plan->slots[plan->next];
-  copy_span (plan, s, batch, span);
+  fill_span (plan, s, batch, span);
   s->carry_read = plan->carry_read;
   s->first_index = plan->next_group_index;
   gpufft_plan_write_tables (plan, s, batch);
-  s->upload_bytes = span * plan->cfg.channels * plan->bps;
 
   s->fft_params.sstride = plan->cfg.planar ? 1 : plan->cfg.channels;
   s->fft_params.cstride = plan->cfg.planar ? (guint32) span : 1;

@@ -2,7 +2,8 @@
  *
  *   gpufft-plan.c     configuration, sizing, creation and destruction
  *   gpufft-input.c    the input path: batch checks, copy into a staging
- *                     slot, hand-over to the device scheduler
+ *                     slot (or host memory imported, gpufft-import.h),
+ *                     hand-over to the device scheduler
  *   gpufft-record.c   the chunk/group tables and the commands of one slot
  *   gpufft-results.c  the result path: delivery on the completion thread,
  *                     the stash for collect(), draining
@@ -30,6 +31,7 @@
 #include "gpufft.h"
 #include "gpufft-buffer.h"
 #include "gpufft-command.h"
+#include "gpufft-import.h"
 #include "gpufft-pipeline.h"
 
 G_BEGIN_DECLS
@@ -72,6 +74,16 @@ typedef struct
   gfloat db_offset, db_floor;
 } ReduceParams;
 
+/* A segment the GPU reads in place (gpufft-import.h), and what to call
+ * once it has. */
+typedef struct
+{
+  GpufftImport imp;
+  VkDeviceSize dst_offset, size;        /* into plan->input */
+  GDestroyNotify release;
+  gpointer release_data;
+} SlotImport;
+
 typedef struct _GpufftSlot GpufftSlot;
 
 struct _GpufftSlot
@@ -96,8 +108,12 @@ struct _GpufftSlot
   VkDescriptorSet reduce_set[2];        /* by carry parity */
 
   /* What the last filling of this slot holds (for recording, delivery and
-   * rerun). */
-  gsize upload_bytes;
+   * rerun). The upload: `copies` (VkBufferCopy, staging -> input) and
+   * `imports` (SlotImport), together the whole span. */
+  GArray *copies;
+  GArray *imports;
+  gsize upload_bytes;           /* copied */
+  gsize imported_bytes;
   guint n_chunks, n_groups, carry_read;
   FftParams fft_params;
   ReduceParams reduce_params;
@@ -126,6 +142,8 @@ struct _GpufftPlan
   GpufftBuffer temp;
   guint max_frames, max_groups, max_chunks, n_peaks;
   gsize max_span;
+  gsize import_min;             /* bytes; 0: every segment is copied */
+  guint import_failures;        /* submitter's: imports the driver refused */
   gfloat scale;
 
   GpufftBuffer input, partial, carry[2], dummy;
@@ -189,6 +207,10 @@ void gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
 void gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
     const GpufftTimings * timings, const GError * error);
 void gpufft_plan_stash_clear (GpufftPlan * plan);
+
+/* gpufft-input.c: frees the slot's imports and calls their release
+ * functions (the GPU no longer reads them, or never will). */
+void gpufft_plan_release_imports (GpufftPlan * plan, GpufftSlot * s);
 
 G_END_DECLS
 

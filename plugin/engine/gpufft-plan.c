@@ -254,6 +254,7 @@ size_plan (GpufftPlan * plan, GError ** error)
   plan->max_groups = groups;
   plan->max_chunks = chunks;
   plan->max_span = span;
+  plan->import_min = c->planar ? 0 : gpufft_import_min_bytes (plan->ctx);
   return TRUE;
 }
 
@@ -362,6 +363,8 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   GpufftBuffer *fft_bufs[6], *red_bufs[7];
   guint p;
 
+  s->copies = g_array_new (FALSE, FALSE, sizeof (VkBufferCopy));
+  s->imports = g_array_new (FALSE, TRUE, sizeof (SlotImport));
   if (!gpufft_buffer_init (&s->staging, ctx, staging, GPUFFT_MEMORY_UPLOAD,
           error)
       || !gpufft_buffer_init (&s->chunks, ctx,
@@ -531,6 +534,10 @@ gpufft_plan_free (GpufftPlan * plan)
   for (i = 0; i < N_SLOTS; i++) {
     GpufftSlot *s = &plan->slots[i];
 
+    if (s->imports)
+      gpufft_plan_release_imports (plan, s);
+    g_clear_pointer (&s->imports, g_array_unref);
+    g_clear_pointer (&s->copies, g_array_unref);
     gpufft_buffer_clear (&s->staging, ctx);
     gpufft_buffer_clear (&s->chunks, ctx);
     gpufft_buffer_clear (&s->groups, ctx);
@@ -586,6 +593,12 @@ guint
 gpufft_plan_get_n_bins (GpufftPlan * plan)
 {
   return plan->nb;
+}
+
+gsize
+gpufft_plan_get_import_min_bytes (GpufftPlan * plan)
+{
+  return plan->import_min;
 }
 
 guint

@@ -166,14 +166,22 @@ record_complex_fixes (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
   }
 }
 
-/* The staging copy, and the complex output's carry fixes. */
+/* The staging copies and imported segments, and the complex output's
+ * carry fixes. */
 void
 gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
     VkCommandBuffer cmd)
 {
-  if (s->upload_bytes > 0) {
-    VkBufferCopy region = { 0, 0, s->upload_bytes };
-    vkCmdCopyBuffer (cmd, s->staging.buffer, plan->input.buffer, 1, &region);
+  guint i;
+
+  if (s->copies->len > 0)
+    vkCmdCopyBuffer (cmd, s->staging.buffer, plan->input.buffer,
+        s->copies->len, (const VkBufferCopy *) s->copies->data);
+  for (i = 0; i < s->imports->len; i++) {
+    const SlotImport *si = &g_array_index (s->imports, SlotImport, i);
+    VkBufferCopy region = { si->imp.offset, si->dst_offset, si->size };
+
+    vkCmdCopyBuffer (cmd, si->imp.buffer, plan->input.buffer, 1, &region);
   }
   record_complex_fixes (plan, s, cmd);
 }

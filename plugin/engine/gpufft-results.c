@@ -113,6 +113,8 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   gboolean failed;
   guint g;
 
+  /* (the GPU has read the imported input, or never will) */
+  gpufft_plan_release_imports (plan, s);
   if (error == NULL && (!gpufft_buffer_invalidate (&s->out, plan->ctx, &err)
           || !gpufft_buffer_invalidate (&s->counts, plan->ctx, &err)
           || (s->peaks.buffer && !gpufft_buffer_invalidate (&s->peaks,

@@ -35,6 +35,7 @@ struct _GpufftScheduler
 
   Record records[N_RECORDS];
   gulong slow_us;               /* GPUFFT_DEBUG_SLOW_DEVICE_MS */
+  gulong late_us;               /* GPUFFT_DEBUG_LATE_START_MS */
   guint64 record_seq;           /* submit thread: one per submission */
 };
 
@@ -129,6 +130,7 @@ submit_thread (gpointer data)
     GList *l;
     GError *err = NULL;
     gint64 t0;
+    guint i;
 
     while (!sched->quit && (g_queue_is_empty (&sched->pending)
             || g_queue_is_empty (&sched->free_records)))
@@ -152,6 +154,8 @@ submit_thread (gpointer data)
     }
     g_mutex_unlock (&sched->lock);
 
+    if (sched->late_us)
+      g_usleep (sched->late_us);        /* a device that starts late */
     t0 = g_get_monotonic_time ();
     r->submitted = record (sched, r, &err);
     t0 = g_get_monotonic_time () - t0;
@@ -168,6 +172,12 @@ submit_thread (gpointer data)
       sched->stats.submissions++;
       sched->stats.slots += r->slots->len;
       sched->stats.max_slots = MAX (sched->stats.max_slots, r->slots->len);
+      for (i = 0; i < r->slots->len; i++) {
+        GpufftSlot *s = g_ptr_array_index (r->slots, i);
+
+        sched->stats.copied_bytes += s->upload_bytes;
+        sched->stats.imported_bytes += s->imported_bytes;
+      }
     }
     g_queue_push_tail (&sched->in_flight, r);
     g_cond_signal (&sched->complete_cond);
@@ -302,6 +312,12 @@ scheduler_new (GpufftContext * ctx, GError ** error)
   if (g_getenv ("GPUFFT_DEBUG_SLOW_DEVICE_MS"))
     sched->slow_us = (gulong) MIN (g_ascii_strtoull (g_getenv
             ("GPUFFT_DEBUG_SLOW_DEVICE_MS"), NULL, 10), 60000) * 1000;
+  /* ... and GPUFFT_DEBUG_LATE_START_MS makes the device start each
+   * submission that late (it reads its input late: tests of memory the
+   * GPU reads in place). */
+  if (g_getenv ("GPUFFT_DEBUG_LATE_START_MS"))
+    sched->late_us = (gulong) MIN (g_ascii_strtoull (g_getenv
+            ("GPUFFT_DEBUG_LATE_START_MS"), NULL, 10), 60000) * 1000;
   g_mutex_init (&sched->lock);
   g_cond_init (&sched->submit_cond);
   g_cond_init (&sched->complete_cond);
@@ -420,6 +436,8 @@ gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
   stats->wait_ns = st.wait_ns;
   stats->gpu_ns = st.gpu_ns;
   stats->deliver_ns = st.finish_ns;
+  stats->copied_bytes = st.copied_bytes;
+  stats->imported_bytes = st.imported_bytes;
   stats->plans = st.plans;
   stats->plan_ns = st.plan_ns;
 }

@@ -20,7 +20,9 @@
  *
  * GPUFFT_DEBUG_SLOW_DEVICE_MS (environment, read when the scheduler
  * starts): each submission completes no sooner than that (tests of a device
- * that falls behind).
+ * that falls behind); GPUFFT_DEBUG_LATE_START_MS: the submit thread sleeps
+ * that long before recording each submission (a device that reads its
+ * input late).
  *
  * Lifetime: made with the context's first plan, freed with the context
  * (every plan holds a context reference, so nothing is queued by then). */
@@ -55,6 +57,8 @@ typedef struct
   guint64 wait_ns;              /* completion thread: in the fence wait */
   guint64 gpu_ns;               /* device timestamps, first to last */
   guint64 finish_ns;            /* completion thread: delivering results */
+  guint64 copied_bytes;         /* input copied into staging */
+  guint64 imported_bytes;       /* input read in place (gpufft-import.h) */
   guint64 plans;                /* plans made on the device */
   guint64 plan_ns;              /* time spent making them */
 } GpufftSchedulerStats;

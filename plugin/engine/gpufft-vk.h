@@ -62,10 +62,12 @@ G_BEGIN_DECLS
   F (DestroyShaderModule) \
   F (DeviceWaitIdle) \
   F (EndCommandBuffer) \
+  F (EnumerateDeviceExtensionProperties) \
   F (EnumeratePhysicalDevices) \
   F (FlushMappedMemoryRanges) \
   F (FreeMemory) \
   F (GetBufferMemoryRequirements) \
+  F (GetDeviceProcAddr) \
   F (GetDeviceQueue) \
   F (GetPhysicalDeviceFeatures2) \
   F (GetPhysicalDeviceMemoryProperties) \
@@ -124,10 +126,12 @@ GPUFFT_VK_FUNCTIONS (GPUFFT_VK_DECLARE)
 #define vkDestroyShaderModule gpufft_vkDestroyShaderModule
 #define vkDeviceWaitIdle gpufft_vkDeviceWaitIdle
 #define vkEndCommandBuffer gpufft_vkEndCommandBuffer
+#define vkEnumerateDeviceExtensionProperties gpufft_vkEnumerateDeviceExtensionProperties
 #define vkEnumeratePhysicalDevices gpufft_vkEnumeratePhysicalDevices
 #define vkFlushMappedMemoryRanges gpufft_vkFlushMappedMemoryRanges
 #define vkFreeMemory gpufft_vkFreeMemory
 #define vkGetBufferMemoryRequirements gpufft_vkGetBufferMemoryRequirements
+#define vkGetDeviceProcAddr gpufft_vkGetDeviceProcAddr
 #define vkGetDeviceQueue gpufft_vkGetDeviceQueue
 #define vkGetPhysicalDeviceFeatures2 gpufft_vkGetPhysicalDeviceFeatures2
 #define vkGetPhysicalDeviceMemoryProperties gpufft_vkGetPhysicalDeviceMemoryProperties

@@ -13,15 +13,18 @@
  *   GpufftPlan     everything for one analysis geometry (fft size, hop,
  *                  window, format, channels, scaling, batch size, peaks). It
  *                  allocates all its GPU memory in gpufft_plan_new(); batches
- *                  then run with no allocation. Submit, collect, rerun and
+ *                  then run with no allocation (except the imports of
+ *                  segments read in place, GpufftSegment.release). Submit, collect, rerun and
  *                  free are called from one thread at a time (the plan's
  *                  owner); results may arrive on the device's completion
  *                  thread (gpufft_plan_set_result_func()).
  *
  * Scheduling (one scheduler per context, shared by all its plans)
  *   gpufft_plan_submit() only copies the batch's samples into one of the
- *   plan's 8 staging slots and queues it: it never waits for the GPU while
- *   a slot is free. The device's submit thread gathers the queued slots of
+ *   plan's 8 staging slots (or, for large interleaved segments whose
+ *   caller lets it, imports their memory for the GPU to read in place:
+ *   VK_EXT_external_memory_host) and queues it: it never waits for the GPU
+ *   while a slot is free. The device's submit thread gathers the queued slots of
  *   every plan into one command buffer and submits it as soon as the
  *   previous submissions leave room (at most 4 in flight): under load the
  *   submissions grow instead of multiplying. The device's completion thread
@@ -129,6 +132,8 @@ typedef struct
                                  * timestamps) */
   guint64 deliver_ns;           /* CPU time delivering results (the result
                                  * functions included) */
+  guint64 copied_bytes;         /* input copied into staging */
+  guint64 imported_bytes;       /* input the GPU read in place */
   guint64 plans;                /* plans made */
   guint64 plan_ns;              /* time spent making them */
 } GpufftContextStats;
@@ -227,6 +232,10 @@ guint gpufft_plan_get_max_frames (GpufftPlan * plan);  /* resolved */
 guint gpufft_plan_get_max_groups (GpufftPlan * plan);  /* resolved */
 guint gpufft_plan_get_n_bins (GpufftPlan * plan);      /* N/2 + 1 */
 guint gpufft_plan_get_out_channels (GpufftPlan * plan);        /* 1 or channels */
+/* Smallest interleaved segment (bytes) the plan reads in place when its
+ * GpufftSegment has a release function; 0 when the device cannot (then
+ * every segment is copied). */
+gsize gpufft_plan_get_import_min_bytes (GpufftPlan * plan);
 /* Most samples (per channel) one batch can take: (max_frames-1)*hop + N. */
 gsize gpufft_plan_get_max_span (GpufftPlan * plan);
 
@@ -239,6 +248,15 @@ typedef struct
   gconstpointer data;
   const gconstpointer *planes;
   gsize n_samples;              /* samples per channel */
+  /* Optional (interleaved input): release != NULL lets the engine read the
+   * memory in place instead of copying it, when the device can import host
+   * memory and the segment is large enough (gpufft_plan_get_import_min_
+   * bytes()). The caller keeps `data` valid and unchanged until the engine
+   * calls release (release_data), exactly once: at the end of
+   * gpufft_plan_submit() when it copied the segment or the submit failed,
+   * else on the device's completion thread once the GPU has read it. */
+  GDestroyNotify release;
+  gpointer release_data;
 } GpufftSegment;
 
 typedef struct

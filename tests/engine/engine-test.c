@@ -347,6 +347,7 @@ et_input_segments (const EtInput * in, gsize off, gsize n, guint n_split,
         MIN (left, (gsize) (n * (s + 1)) / ((gsize) n_split * (n_split + 1) /
             2) + 1);
 
+    memset (&segs[s], 0, sizeof (segs[s]));
     segs[s].n_samples = take;
     if (in->planar) {
       for (c = 0; c < in->channels; c++)

@@ -26,7 +26,7 @@ test_accuracy (gconstpointer data)
     GpufftPlan *plan;
     GError *err = NULL;
     EtInput *in;
-    GpufftSegment seg;
+    GpufftSegment seg = { 0 };
     GpufftGroup groups[N_FRAMES];
     GpufftBatch batch = { 0 };
     GPtrArray *res;

@@ -34,7 +34,7 @@ test_format (gconstpointer data)
       GpufftPlanConfig cfg;
       GpufftPlan *plan;
       GError *err = NULL;
-      GpufftSegment segs[4];
+      GpufftSegment segs[4] = { { 0 } };
       gconstpointer planes[4 * CHANNELS];
       GpufftGroup groups[3] = { {4, TRUE}, {3, TRUE}, {3, TRUE} };
       GpufftBatch batch = { 0 };
@@ -186,7 +186,7 @@ test_many_channels (void)
     GpufftPlanConfig cfg;
     GpufftPlan *plan;
     GError *err = NULL;
-    GpufftSegment seg;
+    GpufftSegment seg = { 0 };
     GpufftGroup groups[2] = { {1, TRUE}, {3, TRUE} };
     GpufftBatch batch = { &seg, 1, 4, groups, 2, 0 };
     GPtrArray *res;

@@ -100,7 +100,7 @@ run_case (const EtInput * in, gboolean downmix, GpufftWindow window,
   GpufftPlanConfig cfg;
   GpufftPlan *plan;
   GError *err = NULL;
-  GpufftSegment seg;
+  GpufftSegment seg = { 0 };
   GpufftGroup groups[2] = { {3, TRUE}, {3, TRUE} };
   GpufftBatch batch = { 0 };
   GPtrArray *res;
@@ -198,7 +198,7 @@ test_ranges (void)
   plan = gpufft_plan_new (et_context (), &cfg, &err);
   g_assert_no_error (err);
   {
-    GpufftSegment seg;
+    GpufftSegment seg = { 0 };
     GpufftGroup groups[2] = { {3, TRUE}, {3, TRUE} };
     GpufftBatch batch = { &seg, 1, 6, groups, 2, 0 };
     GPtrArray *res = et_results_new ();

@@ -30,7 +30,7 @@ run_schedule (GpufftPlan * plan, const EtInput * in, const Sched * sched,
   GError *err = NULL;
 
   for (b = 0; b < n_batches; b++) {
-    GpufftSegment segs[3];
+    GpufftSegment segs[3] = { { 0 } };
     gconstpointer planes[3 * 8];
     GpufftBatch batch = { 0 };
     guint nf = 0;
@@ -606,7 +606,7 @@ test_db (void)
     sorted[j + 1] = v;
   }
   {
-    GpufftSegment segs[3];
+    GpufftSegment segs[3] = { { 0 } };
     GpufftBatch batch = { 0 };
     gfloat floor_db = (gfloat) sorted[nb * 3 / 10];
 

@@ -95,7 +95,7 @@ stream_thread (gpointer data)
   }
   gpufft_plan_set_result_func (plan, on_result, st);
   for (b = 0; b < N_BATCHES; b++) {
-    GpufftSegment seg;
+    GpufftSegment seg = { 0 };
     GpufftGroup groups[2];
     GpufftBatch batch;
     gsize first;
@@ -131,7 +131,7 @@ alone (Stream * st)
 
   g_assert_nonnull (plan);
   for (b = 0; b < N_BATCHES; b++) {
-    GpufftSegment seg;
+    GpufftSegment seg = { 0 };
     GpufftGroup groups[2];
     GpufftBatch batch;
     gsize first;
@@ -242,7 +242,7 @@ test_free_in_flight (void)
   g_assert_nonnull (plan);
   gpufft_plan_set_result_func (plan, count_result, &delivered);
   for (b = 0; b < 12; b++) {
-    GpufftSegment seg;
+    GpufftSegment seg = { 0 };
     GpufftGroup group = { 4, TRUE, NULL };
     GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
 

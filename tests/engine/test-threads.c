@@ -71,7 +71,7 @@ plan_thread (gpointer data)
       (gsize) (N_BATCHES * 4 - 1) * cfg.hop + n, 0.5, 0.3, 900 + job->id);
 
   for (b = 0; b < N_BATCHES && job->failure == NULL; b++) {
-    GpufftSegment seg;
+    GpufftSegment seg = { 0 };
     GpufftGroup group = { 4, TRUE };
     GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
     GPtrArray *res = et_results_new ();
@@ -154,7 +154,7 @@ test_rerun (void)
   GpufftPlan *plan;
   GError *err = NULL;
   EtInput *in;
-  GpufftSegment seg;
+  GpufftSegment seg = { 0 };
   GpufftGroup group = { 3, TRUE };
   GpufftBatch batch = { &seg, 1, 3, &group, 1, 0 };
   GpufftTimings tm;

@@ -1,0 +1,42 @@
+/* Host memory the GPU reads in place (VK_EXT_external_memory_host): the
+ * input path's way around its one CPU copy, for large segments.
+ *
+ * Threading: gpufft_import_host() on the submitting thread,
+ * gpufft_import_clear() on the completion thread once the fence of the
+ * work that read the import has signalled (or on the submitting thread if
+ * it was never submitted). Neither takes an engine lock except the
+ * context's counters (atomics).
+ *
+ * Layout: the import covers the whole pages around [ptr, ptr + size), at
+ * the device's minImportedHostPointerAlignment; `offset` is where ptr lies
+ * in `buffer`. The caller keeps the memory valid (and unchanged) until
+ * gpufft_import_clear(). */
+#ifndef __GPUFFT_IMPORT_H__
+#define __GPUFFT_IMPORT_H__
+
+#include "gpufft-context-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  VkBuffer buffer;              /* TRANSFER_SRC only */
+  VkDeviceMemory memory;
+  VkDeviceSize offset;          /* of ptr in buffer */
+} GpufftImport;
+
+/* Smallest segment (bytes) worth importing on ctx; 0 when the device cannot
+ * import host memory (or GPUFFT_HOST_IMPORT=0). GPUFFT_IMPORT_MIN_BYTES
+ * overrides the default (tests use it to import small buffers). */
+gsize gpufft_import_min_bytes (GpufftContext * ctx);
+
+/* FALSE with error set (and imp cleared) when the driver refuses the
+ * memory (e.g. a file mapping): the caller copies it instead. */
+gboolean gpufft_import_host (GpufftContext * ctx, gconstpointer ptr,
+    gsize size, GpufftImport * imp, GError ** error);
+/* Safe on a cleared import. */
+void gpufft_import_clear (GpufftContext * ctx, GpufftImport * imp);
+
+G_END_DECLS
+
+#endif
