@@ -25,9 +25,11 @@ typedef struct
   VkDeviceSize offset;          /* of ptr in buffer */
 } GpufftImport;
 
-/* Smallest segment (bytes) worth importing on ctx; 0 when the device cannot
- * import host memory (or GPUFFT_HOST_IMPORT=0). GPUFFT_IMPORT_MIN_BYTES
- * overrides the default (tests use it to import small buffers). */
+/* Smallest segment (bytes) worth importing on ctx: 256 KiB on CPU devices,
+ * 0 (never) on GPUs, where pinning each buffer costs more than copying it,
+ * and where the device cannot import host memory (or GPUFFT_HOST_IMPORT=0
+ * was set when the context was made). GPUFFT_IMPORT_MIN_BYTES overrides
+ * the default (tests use it to import every buffer). */
 gsize gpufft_import_min_bytes (GpufftContext * ctx);
 
 /* FALSE with error set (and imp cleared) when the driver refuses the
