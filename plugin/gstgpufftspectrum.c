@@ -66,6 +66,7 @@ GST_DEBUG_CATEGORY (gst_gpu_fft_spectrum_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
 
 #define DEFAULT_FFT_SIZE 1024
+#define MIN_FFT_SIZE 16         /* (the engine takes sizes from 2) */
 #define DEFAULT_HOP_SIZE 0
 #define DEFAULT_WINDOW GST_GPU_FFT_SPECTRUM_WINDOW_HANN
 #define DEFAULT_SCALING GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM
@@ -164,10 +165,11 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_FFT_SIZE,
       g_param_spec_uint ("fft-size", "FFT size",
-          "Samples per frame: a power of two from 32 to 65536 (32, 64, 128, "
-          "256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536); other "
-          "values are refused. Bins: fft-size/2+1",
-          0, G_MAXUINT, DEFAULT_FFT_SIZE, rw));
+          "Samples per frame: any even size from 16 to 65536 (odd sizes are "
+          "refused). Powers of two are fastest; sizes whose other factors "
+          "are 3, 5 and 7 run as mixed-radix passes, any other size through "
+          "Bluestein's algorithm. Bins: fft-size/2+1",
+          MIN_FFT_SIZE, GPUFFT_MAX_SIZE, DEFAULT_FFT_SIZE, rw));
   g_object_class_install_property (gobject_class, PROP_HOP_SIZE,
       g_param_spec_uint ("hop-size", "Hop size",
           "Samples between the starts of consecutive frames (0 = fft-size/2)",
@@ -355,10 +357,9 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
 
   if (prop_id == PROP_FFT_SIZE && !gpufft_size_is_valid (g_value_get_uint
           (value))) {
-    g_warning ("gpufftspectrum: fft-size %u refused: it must be a power of "
-        "two from %u to %u (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, "
-        "16384, 32768 or 65536); keeping %u", g_value_get_uint (value),
-        GPUFFT_MIN_SIZE, GPUFFT_MAX_SIZE, s->fft_size);
+    g_warning ("gpufftspectrum: fft-size %u refused: it must be even, from "
+        "%u to %u; keeping %u", g_value_get_uint (value), MIN_FFT_SIZE,
+        GPUFFT_MAX_SIZE, s->fft_size);
     return;
   }
 

@@ -13,11 +13,10 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
-layout (constant_id = 0) const uint LOG2_M = 9;
+layout (constant_id = 0) const uint M = 512;    // N / 2 (any size)
 layout (constant_id = 1) const uint T = 64;
 layout (local_size_x_id = 1) in;
 
-const uint M = 1u << LOG2_M;
 const uint NB = M + 1u;
 const uint RS = NB + 1u;        // partial / carry row: sums + frames used
 const uint NONE = 0xffffffffu;

@@ -1,6 +1,7 @@
 /* The plan's insides, shared by the engine files that make up a plan:
  *
  *   gpufft-plan.c     configuration, sizing, creation and destruction
+ *   gpufft-plan-any.c the sizes the power-of-two kernels do not take
  *   gpufft-input.c    the input path: batch checks, copy into a staging
  *                     slot (or host memory imported, gpufft-import.h),
  *                     hand-over to the device scheduler
@@ -140,6 +141,14 @@ struct _GpufftPlan
   guint log2_q, cols, rows_kb, slice_frames;
   const GpufftPipeline *rows;
   GpufftBuffer temp;
+  /* Any other size (not a power of two, or below 32): fft_any.comp
+   * (gpufft-plan-any.c) does the FFT kernel's work, mixed radix or
+   * Bluestein over L points, its work array in shared memory or, slice
+   * after slice of slice_chunks chunks, in `scratch`. */
+  gboolean any, bluestein, any_shared;
+  guint any_l, slice_chunks;
+  GpufftBuffer scratch;
+  GpufftBuffer *twiddles_l, *chirp;     /* shared; Bluestein only */
   guint max_frames, max_groups, max_chunks, n_peaks;
   gsize max_span;
   gsize import_min;             /* bytes; 0: every segment is copied */
@@ -207,6 +216,14 @@ void gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
 void gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
     const GpufftTimings * timings, const GError * error);
 void gpufft_plan_stash_clear (GpufftPlan * plan);
+
+/* gpufft-plan-any.c: the path for sizes fft.comp does not take. */
+gboolean gpufft_plan_any_size (guint fft_size);
+gboolean gpufft_plan_any_pipeline (GpufftPlan * plan, GError ** error);
+/* after sizing: the scratch buffer and Bluestein's tables */
+gboolean gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error);
+void gpufft_plan_any_record (GpufftPlan * plan, GpufftSlot * s,
+    GpufftCommand * command);
 
 /* gpufft-input.c: frees the slot's imports and calls their release
  * functions (the GPU no longer reads them, or never will). */

@@ -5,6 +5,8 @@
  * Per batch the GPU runs:
  *   copy staging -> input            (transfer; skipped by rerun)
  *   fft.comp    chunks x channels    window + real FFT + power + chunk sum
+ *     or, for other sizes (gpufft-plan-any.c):
+ *   fft_any.comp  chunks x channels  the same, mixed radix or Bluestein
  *     or, for large N (four-step), slice after slice:
  *   fft.comp (MODE 1)  frames x columns x channels   column FFTs -> temp
  *   fft_rows.comp      chunks x k-blocks x channels  rows + power + sum
@@ -60,7 +62,7 @@ gpufft_format_bytes (GpufftFormat format)
 gboolean
 gpufft_size_is_valid (guint n)
 {
-  return n >= GPUFFT_MIN_SIZE && n <= GPUFFT_MAX_SIZE && (n & (n - 1)) == 0;
+  return n >= GPUFFT_MIN_SIZE && n <= GPUFFT_MAX_SIZE && n % 2 == 0;
 }
 
 void
@@ -108,7 +110,7 @@ check_config (const GpufftPlanConfig * c, GError ** error)
 {
   if (!gpufft_size_is_valid (c->fft_size))
     return gpufft_plan_invalid (error,
-        "FFT size %u is not supported: use a power of two " "from %u to %u",
+        "FFT size %u is not supported: use an even size from %u to %u",
         c->fft_size, GPUFFT_MIN_SIZE, GPUFFT_MAX_SIZE);
   if (c->hop == 0)
     return gpufft_plan_invalid (error, "hop must be at least 1 sample");
@@ -259,6 +261,22 @@ size_plan (GpufftPlan * plan, GError ** error)
 }
 
 static gboolean
+make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
+{
+  /* Large spectra: more threads per (group, channel) for the reduction. */
+  guint red_t = plan->nb > 8192 ? 4 * REDUCE_T : REDUCE_T;
+  guint32 red_spec[2];
+
+  while (red_t > max_t)
+    red_t /= 2;
+  red_spec[0] = plan->m;
+  red_spec[1] = red_t;
+  plan->reduce = gpufft_shared_pipeline (plan->ctx, reduce_spv,
+      sizeof (reduce_spv), 7, sizeof (ReduceParams), red_spec, 2, error);
+  return plan->reduce != NULL;
+}
+
+static gboolean
 make_pipelines (GpufftPlan * plan, GError ** error)
 {
   const VkPhysicalDeviceLimits *lim = &plan->ctx->props.limits;
@@ -269,12 +287,14 @@ make_pipelines (GpufftPlan * plan, GError ** error)
       (lim->maxComputeSharedMemorySize - 64) / sizeof (gfloat);
   guint log2_sh = MIN (ilog2 (shared_floats), 16);
   guint t, fpw = 1, lane_floats, pad, vec2;
-  /* Large spectra: more threads per (group, channel) for the reduction. */
-  guint red_t = plan->nb > 8192 ? 4 * REDUCE_T : REDUCE_T;
   guint log2_fft, rows_t = ROWS_T;
-  guint32 fft_spec[9], red_spec[2], rows_spec[4];
+  guint32 fft_spec[9], rows_spec[4];
   const guint32 *spv;
   gsize spv_size;
+
+  if (plan->any)
+    return gpufft_plan_any_pipeline (plan, error)
+        && make_reduce (plan, max_t, error);
 
   /* The single fused kernel holds a frame in one workgroup: FFT_E elements
    * per thread and the whole frame in shared memory. Beyond that,
@@ -314,8 +334,6 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   while (!plan->four_step && t * fpw * 2 <= MIN (LANE_THREADS, max_t)
       && lane_floats * fpw * 2 <= shared_floats)
     fpw *= 2;
-  while (red_t > max_t)
-    red_t /= 2;
   while (rows_t > max_t)
     rows_t /= 2;
   plan->fpw = fpw;
@@ -329,14 +347,9 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   fft_spec[6] = vec2;
   fft_spec[7] = plan->four_step ? 1 : 0;
   fft_spec[8] = plan->four_step ? plan->log2_m - plan->log2_q : 0;
-  red_spec[0] = plan->log2_m;
-  red_spec[1] = red_t;
   plan->fft = gpufft_shared_pipeline (plan->ctx, fft_spv, sizeof (fft_spv),
       6, sizeof (FftParams), fft_spec, 9, error);
-  if (plan->fft)
-    plan->reduce = gpufft_shared_pipeline (plan->ctx, reduce_spv,
-        sizeof (reduce_spv), 7, sizeof (ReduceParams), red_spec, 2, error);
-  if (!plan->reduce)
+  if (!plan->fft || !make_reduce (plan, max_t, error))
     return FALSE;
   if (!plan->four_step)
     return TRUE;
@@ -360,7 +373,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   GpufftContext *ctx = plan->ctx;
   guint64 row = (guint64) plan->nb * plan->out_ch;
   gsize staging = plan->max_span * plan->cfg.channels * plan->bps + 16;
-  GpufftBuffer *fft_bufs[6], *red_bufs[7];
+  GpufftBuffer *fft_bufs[9], *red_bufs[7];
   guint p;
 
   s->copies = g_array_new (FALSE, FALSE, sizeof (VkBufferCopy));
@@ -401,6 +414,9 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   fft_bufs[5] = plan->cfg.complex_out ? &plan->cplx_dev : &plan->dummy;
   if (plan->four_step)
     fft_bufs[5] = &plan->temp;
+  fft_bufs[6] = plan->scratch.buffer ? &plan->scratch : &plan->dummy;
+  fft_bufs[7] = plan->twiddles_l ? plan->twiddles_l : &plan->dummy;
+  fft_bufs[8] = plan->chirp ? plan->chirp : &plan->dummy;
   if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->fft, fft_bufs,
           &s->fft_set, error))
     return FALSE;
@@ -452,7 +468,8 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   g_mutex_init (&plan->lock);
   g_cond_init (&plan->cond);
   plan->m = config->fft_size / 2;
-  plan->log2_m = ilog2 (plan->m);
+  plan->any = gpufft_plan_any_size (config->fft_size);
+  plan->log2_m = ilog2 (plan->m);       /* (power-of-two sizes) */
   plan->nb = plan->m + 1;
   plan->out_ch = config->downmix ? 1 : config->channels;
   plan->bps = gpufft_format_bytes (config->format);
@@ -490,8 +507,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       || (plan->four_step && !gpufft_buffer_init (&plan->temp, ctx,
               (gsize) plan->slice_frames * plan->out_ch * plan->m * 2 *
               sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error))
-      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 7, error)
-      || !fill_constants (plan, error))
+      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 9, error)
+      || !fill_constants (plan, error)
+      || (plan->any && !gpufft_plan_any_buffers (plan, error)))
     goto fail;
 
   for (i = 0; i < N_SLOTS; i++)
@@ -553,6 +571,7 @@ gpufft_plan_free (GpufftPlan * plan)
   gpufft_command_clear (&plan->rerun_cmd, ctx);
   gpufft_descriptor_pool_clear (&plan->pool, ctx);
   gpufft_buffer_clear (&plan->temp, ctx);
+  gpufft_buffer_clear (&plan->scratch, ctx);
   gpufft_buffer_clear (&plan->input, ctx);
   gpufft_buffer_clear (&plan->partial, ctx);
   gpufft_buffer_clear (&plan->carry[0], ctx);

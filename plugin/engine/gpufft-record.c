@@ -84,6 +84,10 @@ gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,
 
   if (s->n_chunks == 0)
     return;
+  if (plan->any) {
+    gpufft_plan_any_record (plan, s, command);
+    return;
+  }
   vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->fft->pipeline);
   vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
       plan->fft->layout, 0, 1, &s->fft_set, 0, NULL);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gpufft-shared.h"
+#include "gpufft-bluestein.h"
 #include "gpufft-command.h"
 #include "gpufft-context-private.h"
 
@@ -10,7 +11,8 @@ typedef enum
 {
   KIND_PIPELINE,
   KIND_WINDOW,
-  KIND_TWIDDLES
+  KIND_TWIDDLES,
+  KIND_CHIRP
 } Kind;
 
 typedef struct
@@ -156,12 +158,15 @@ make_constants (GpufftContext * ctx, Entry * e, gconstpointer args,
     GError ** error)
 {
   const ConstantArgs *a = args;
-  gsize floats = a->kind == KIND_WINDOW ? a->n : 2 * (gsize) a->n;
+  guint l = a->kind == KIND_CHIRP ? gpufft_bluestein_length (a->n) : 0;
+  gsize floats = a->kind == KIND_WINDOW ? a->n : 2 * ((gsize) a->n + l);
   gfloat *v = g_new (gfloat, floats);
   gboolean ok;
   guint i;
 
-  if (a->kind == KIND_WINDOW) {
+  if (a->kind == KIND_CHIRP) {
+    gpufft_bluestein_fill (a->n, l, v);
+  } else if (a->kind == KIND_WINDOW) {
     gdouble *w = g_new (gdouble, a->n);
 
     gpufft_window_fill (a->window, a->n, w);
@@ -206,6 +211,12 @@ GpufftBuffer *
 gpufft_shared_twiddles (GpufftContext * ctx, guint n, GError ** error)
 {
   return shared_constants (ctx, KIND_TWIDDLES, 0, n, error);
+}
+
+GpufftBuffer *
+gpufft_shared_chirp (GpufftContext * ctx, guint m, GError ** error)
+{
+  return shared_constants (ctx, KIND_CHIRP, 0, m, error);
 }
 
 void

@@ -32,6 +32,10 @@ GpufftBuffer *gpufft_shared_window (GpufftContext * ctx, GpufftWindow window,
 GpufftBuffer *gpufft_shared_twiddles (GpufftContext * ctx, guint n,
     GError ** error);
 
+/* Bluestein's chirp and kernel for M points (gpufft-bluestein.h). */
+GpufftBuffer *gpufft_shared_chirp (GpufftContext * ctx, guint m,
+    GError ** error);
+
 /* Frees every shared object (context destruction). */
 void gpufft_shared_clear (GpufftContext * ctx);
 

@@ -78,7 +78,7 @@
 
 G_BEGIN_DECLS
 
-#define GPUFFT_MIN_SIZE 32
+#define GPUFFT_MIN_SIZE 2
 #define GPUFFT_MAX_SIZE 65536
 #define GPUFFT_MAX_CHANNELS 4096
 #define GPUFFT_MAX_PEAKS 64
@@ -185,14 +185,17 @@ typedef enum
   GPUFFT_SCALING_DENSITY
 } GpufftScaling;
 
-/* TRUE for every power of two GPUFFT_MIN_SIZE..GPUFFT_MAX_SIZE. */
+/* TRUE for every even size GPUFFT_MIN_SIZE..GPUFFT_MAX_SIZE (powers of two
+ * from 32 in the fused radix-16 kernel, four-step from 32768 where shared
+ * memory ends; 2-3-5-7 sizes as mixed-radix passes, any other through
+ * Bluestein, gpufft-plan-any.c). */
 gboolean gpufft_size_is_valid (guint n);
 
 /* ---- Plan --------------------------------------------------------------- */
 
 typedef struct
 {
-  guint fft_size;               /* N, power of two, 32..65536 */
+  guint fft_size;               /* N, even, 2..65536 */
   guint hop;                    /* samples between frame starts, >= 1 */
   GpufftWindow window;
   GpufftFormat format;

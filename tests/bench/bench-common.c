@@ -25,12 +25,12 @@ parse_sizes (BenchArgs * args, GError ** error)
     guint64 v;
     if (!*parts[i])
       continue;
-    if (!g_ascii_string_to_unsigned (g_strstrip (parts[i]), 10, 32, 65536,
-            &v, error) || (v & (v - 1)) != 0
+    if (!g_ascii_string_to_unsigned (g_strstrip (parts[i]), 10, 2, 65536,
+            &v, error) || v % 2 != 0
         || args->n_sizes == G_N_ELEMENTS (args->sizes)) {
       if (error && !*error)
         g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-            "bad size '%s' (powers of two 32..65536, at most %u sizes)",
+            "bad size '%s' (even sizes 2..65536, at most %u sizes)",
             parts[i], (guint) G_N_ELEMENTS (args->sizes));
       g_strfreev (parts);
       return FALSE;

@@ -58,6 +58,29 @@ GST_START_TEST (test_welch_density)
 
 GST_END_TEST;
 
+/* Sizes that are not powers of two: 2-3-5-7 sizes (mixed-radix passes)
+ * and others (Bluestein), against the same plain-DFT reference. */
+GST_START_TEST (test_welch_any_size)
+{
+  /* M = 500 = 2^2 5^3 */
+  welch_case (1000, 250, REF_HANN, FALSE, 48000, 50 * GST_MSECOND, 14400,
+      960);
+  /* spectrum's default nfft (bands 128): M = 127, a prime */
+  welch_case (254, 254, REF_HAMMING, FALSE, 44100, 100 * GST_MSECOND, 8820,
+      441);
+  /* M = 255 = 3 5 17: Bluestein */
+  welch_case (510, 170, REF_BLACKMAN, TRUE, 44100, 40 * GST_MSECOND, 8820,
+      882);
+  /* a Whisper front end's frames: 16 kHz, 400 points, hop 160 */
+  welch_case (400, 160, REF_HANN, FALSE, 16000, 100 * GST_MSECOND, 8000,
+      160);
+  /* M = 2205 = 3^2 5 7^2 */
+  welch_case (4410, 2205, REF_FLAT_TOP, FALSE, 44100, 200 * GST_MSECOND,
+      17640, 4410);
+}
+
+GST_END_TEST;
+
 /* Many frames per interval with a level that changes from frame to frame:
  * the mean of the frames' power differs from any one frame and from a mean
  * of dB values. */
@@ -157,6 +180,7 @@ welch_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_welch_spectrum);
   tcase_add_test (tc, test_welch_density);
+  tcase_add_test (tc, test_welch_any_size);
   tcase_add_test (tc, test_welch_averaging);
   tcase_add_test (tc, test_threshold_independence);
   return s;

@@ -112,13 +112,82 @@ et_fft_double (gdouble * re, gdouble * im, guint n)
   }
 }
 
+/* y = DFT_n (x at stride), recursively: split on the smallest prime
+ * factor p (p sub-DFTs of n/p points, combined with exact twiddles), a
+ * direct sum for a prime n. */
+static void
+dft_rec (const gdouble * xr, const gdouble * xi, gsize stride, guint n,
+    gdouble * yr, gdouble * yi)
+{
+  guint p = 2, m, r, k, q;
+  gdouble *sr, *si;
+
+  while (p * p <= n && n % p)
+    p++;
+  if (n % p)
+    p = n;
+  if (p == n) {
+    for (k = 0; k < n; k++) {
+      gdouble ar = 0.0, ai = 0.0;
+
+      for (r = 0; r < n; r++) {
+        gdouble a = -2.0 * G_PI * (gdouble) (((guint64) r * k) % n) / n;
+
+        ar += xr[r * stride] * cos (a) - xi[r * stride] * sin (a);
+        ai += xr[r * stride] * sin (a) + xi[r * stride] * cos (a);
+      }
+      yr[k] = ar;
+      yi[k] = ai;
+    }
+    return;
+  }
+  m = n / p;
+  sr = g_new (gdouble, n);
+  si = g_new (gdouble, n);
+  for (r = 0; r < p; r++)
+    dft_rec (xr + r * stride, xi + r * stride, stride * p, m, sr + r * m,
+        si + r * m);
+  for (q = 0; q < p; q++) {
+    for (k = 0; k < m; k++) {
+      guint out = k + m * q;
+      gdouble ar = 0.0, ai = 0.0;
+
+      for (r = 0; r < p; r++) {
+        gdouble a = -2.0 * G_PI * (gdouble) (((guint64) r * out) % n) / n;
+        gdouble c = cos (a), s = sin (a);
+
+        ar += sr[r * m + k] * c - si[r * m + k] * s;
+        ai += sr[r * m + k] * s + si[r * m + k] * c;
+      }
+      yr[out] = ar;
+      yi[out] = ai;
+    }
+  }
+  g_free (sr);
+  g_free (si);
+}
+
+void
+et_dft_double (gdouble * re, gdouble * im, guint n)
+{
+  gdouble *xr = g_memdup2 (re, n * sizeof (gdouble));
+  gdouble *xi = g_memdup2 (im, n * sizeof (gdouble));
+
+  dft_rec (xr, xi, 1, n, re, im);
+  g_free (xr);
+  g_free (xi);
+}
+
 void
 et_rfft_double (const gdouble * x, guint n, gdouble * re, gdouble * im)
 {
   gdouble *r = g_new (gdouble, n), *m = g_new0 (gdouble, n);
 
   memcpy (r, x, n * sizeof (gdouble));
-  et_fft_double (r, m, n);
+  if (n & (n - 1))
+    et_dft_double (r, m, n);
+  else
+    et_fft_double (r, m, n);
   memcpy (re, r, (n / 2 + 1) * sizeof (gdouble));
   memcpy (im, m, (n / 2 + 1) * sizeof (gdouble));
   g_free (r);

@@ -38,7 +38,11 @@ int et_run (void);
  * iterative radix-2, twiddles from exact angles. n: power of two. */
 void et_fft_double (gdouble * re, gdouble * im, guint n);
 
-/* X_0 .. X_{n/2} of a real sequence. */
+/* In-place forward complex DFT of any length n in double: recursive on
+ * the smallest prime factor, direct sums for primes, exact angles. */
+void et_dft_double (gdouble * re, gdouble * im, guint n);
+
+/* X_0 .. X_{n/2} of a real sequence (any even n). */
 void et_rfft_double (const gdouble * x, guint n, gdouble * re, gdouble * im);
 
 /* The periodic window from its coefficients written out here. */

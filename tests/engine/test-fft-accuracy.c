@@ -1,7 +1,11 @@
-/* Complex spectrum accuracy: every size 32..65536, random input, vs a
- * double-precision FFT. Relative L2 error <= 3e-7 for N <= 4096, <= 5e-7
- * above. Each size is one test: /fft/accuracy/<small|large>/<N>, so meson
- * can run the two halves as separate programs in parallel (-p). */
+/* Complex spectrum accuracy, random input, vs a double-precision DFT: every
+ * power of two 2..65536 and a sample of other even sizes (2-3-5-7 sizes as
+ * mixed-radix passes, any other size through Bluestein; the M = N/2 of
+ * 254, 1018 and 8186 are the primes 127, 509 and 4093). Relative L2 error
+ * <= 3e-7 for powers of two and 2-3-5-7 sizes up to 4096, <= 5e-7 above,
+ * <= 1e-6 for Bluestein sizes. Each size is one test:
+ * /fft/accuracy/<small|large>/<N>, so meson can run the two halves as
+ * separate programs in parallel (-p). */
 #include <math.h>
 
 #include "engine-test.h"
@@ -11,7 +15,7 @@
 static void
 test_accuracy (gconstpointer data)
 {
-  guint n = GPOINTER_TO_UINT (data), nb = n / 2 + 1, f, w;
+  guint n = GPOINTER_TO_UINT (data), nb = n / 2 + 1, f, w, m = n / 2;
   gdouble limit = n <= 4096 ? 3e-7 : 5e-7;
   GpufftContext *ctx = et_context ();
   static const GpufftWindow windows[] = { GPUFFT_WINDOW_RECTANGULAR,
@@ -20,6 +24,17 @@ test_accuracy (gconstpointer data)
 
   if (ctx == NULL)
     return;
+  /* M with a prime factor above 7: Bluestein */
+  while (m % 2 == 0)
+    m /= 2;
+  while (m % 3 == 0)
+    m /= 3;
+  while (m % 5 == 0)
+    m /= 5;
+  while (m % 7 == 0)
+    m /= 7;
+  if (m > 1)
+    limit = 1e-6;
 
   for (w = 0; w < G_N_ELEMENTS (windows); w++) {
     GpufftPlanConfig cfg;
@@ -144,11 +159,19 @@ main (int argc, char **argv)
 {
   guint n;
 
-  et_init (&argc, &argv);
-  for (n = GPUFFT_MIN_SIZE; n <= GPUFFT_MAX_SIZE; n *= 2) {
-    gchar *path = g_strdup_printf ("/fft/accuracy/%s/%u",
-        n <= 4096 ? "small" : "large", n);
+  static const guint others[] = { 6, 10, 12, 14, 18, 20, 22, 24, 30, 34,
+    48, 96, 100, 254, 400, 480, 510, 882, 1000, 1018, 1764, 2000, 4410, 8186,
+    8820, 44100, 48000, 65534
+  };
+  guint i;
 
+  et_init (&argc, &argv);
+  for (i = 0; i < G_N_ELEMENTS (others) + 16; i++) {
+    gchar *path;
+
+    n = i < 16 ? 2u << i : others[i - 16];
+    path = g_strdup_printf ("/fft/accuracy/%s/%u",
+        n <= 4096 ? "small" : "large", n);
     g_test_add_data_func (path, GUINT_TO_POINTER (n), test_accuracy);
     g_free (path);
   }

@@ -137,11 +137,14 @@ test_scalings (void)
   static const GpufftWindow windows[] = { GPUFFT_WINDOW_HANN,
     GPUFFT_WINDOW_BLACKMAN_HARRIS, GPUFFT_WINDOW_RECTANGULAR
   };
-  guint s, w;
+  /* the fused kernel, mixed radix (M = 240), Bluestein (M = 255) */
+  static const guint sizes[] = { 512, 480, 510 };
+  guint s, w, si;
 
   if (et_context () == NULL)
     return;
 
+  for (si = 0; si < G_N_ELEMENTS (sizes); si++)
   for (s = 0; s < 2; s++) {
     for (w = 0; w < G_N_ELEMENTS (windows); w++) {
       GpufftPlanConfig cfg;
@@ -151,7 +154,7 @@ test_scalings (void)
       Sched sched = { 3, {{4, TRUE}, {5, TRUE}, {3, TRUE}} };
 
       gpufft_plan_config_init (&cfg);
-      cfg.fft_size = 512;
+      cfg.fft_size = sizes[si];
       cfg.hop = 200;
       cfg.window = windows[w];
       cfg.scaling = s ? GPUFFT_SCALING_DENSITY : GPUFFT_SCALING_SPECTRUM;
@@ -160,7 +163,7 @@ test_scalings (void)
       cfg.max_groups = 4;
       if (!(plan = make_plan (&cfg)))
         return;
-      in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 12 * 200 + 512,
+      in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 12 * 200 + sizes[si],
           0.5, 0.3, 7 + s * 10 + w);
       res = run_schedule (plan, in, &sched, 1, TRUE);
       g_assert_cmpuint (res->len, ==, 3);
@@ -379,7 +382,10 @@ test_four_step (void)
 static void
 test_complex_carry (void)
 {
-  const guint sizes[] = { 64, 16384 };
+  /* the fused kernel, four-step where shared memory is 32 KiB (lavapipe),
+   * mixed radix (M = 500), Bluestein (M = 5003: its work array in the
+   * scratch buffer on every device) */
+  const guint sizes[] = { 64, 16384, 1000, 10006 };
   guint si;
 
   if (et_context () == NULL)
@@ -452,10 +458,13 @@ test_complex_carry (void)
 static void
 test_non_finite (void)
 {
-  guint fmt, mode;
+  /* the fused kernel, and Bluestein (M = 31) */
+  static const guint sizes[] = { 64, 62 };
+  guint fmt, mode, si;
 
   if (et_context () == NULL)
     return;
+  for (si = 0; si < G_N_ELEMENTS (sizes); si++)
   for (fmt = 0; fmt < 2; fmt++) {
     for (mode = 0; mode < 2; mode++) {
       GpufftFormat format = fmt ? GPUFFT_FORMAT_F64 : GPUFFT_FORMAT_F32;
@@ -472,7 +481,7 @@ test_non_finite (void)
       /* bad frames per channel (hop = N: one frame per sample) */
       const guint bad0[] = { 1, 6, 8 }, bad1[] = { 4, 5, 9 };
       const guint first[] = { 0, 3, 6, 7 }, count[] = { 3, 3, 1, 4 };
-      const guint n = 64, nb = n / 2 + 1;
+      const guint n = sizes[si], nb = n / 2 + 1;
       gdouble *ref = g_new (gdouble, nb), *one = g_new (gdouble, nb);
       guint g, c, i, k;
 
