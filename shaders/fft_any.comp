@@ -21,6 +21,7 @@
 // One workgroup per (chunk, output channel); its frames one after another.
 // Every loop over elements is strided by the workgroup size WG.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout (constant_id = 0) const uint M = 500;    // N / 2
@@ -113,28 +114,49 @@ const float S7[7] = float[7] (0.0, -0.78183148246802981, -0.97492791218182361,
     -0.43388373911755812, 0.43388373911755812, 0.97492791218182361,
     0.78183148246802981);
 
-void dft_odd (inout vec2 a[8], uint R)
-{
-  vec2 y[8];
-  for (uint k = 0u; k < R; k++) {
-    vec2 acc = a[0];
-    for (uint r = 1u; r < R; r++) {
-      uint m = (r * k) % R;
-      vec2 w = R == 3u ? vec2 (C3[m], S3[m]) : R == 5u ? vec2 (C5[m], S5[m])
-          : vec2 (C7[m], S7[m]);
-      acc += cmul (a[r], w);
-    }
-    y[k] = acc;
+// In-place DFT of RR (3, 5 or 7) points: RR is a constant at each use, so
+// the loops unroll and a[] stays in registers.
+#define DFT_ODD(a, RR, CT, ST) {                                        \
+    vec2 y_[RR];                                                        \
+    [[unroll]] for (uint k_ = 0u; k_ < RR; k_++) {                      \
+      vec2 acc_ = a[0];                                                 \
+      [[unroll]] for (uint r_ = 1u; r_ < RR; r_++) {                    \
+        uint m_ = (r_ * k_) % RR;                                       \
+        acc_ += cmul (a[r_], vec2 (CT[m_], ST[m_]));                    \
+      }                                                                 \
+      y_[k_] = acc_;                                                    \
+    }                                                                   \
+    [[unroll]] for (uint k_ = 0u; k_ < RR; k_++)                        \
+      a[k_] = y_[k_];                                                   \
   }
-  for (uint k = 0u; k < R; k++)
-    a[k] = y[k];
-}
 
 uint radix_of (uint p)
 {
   uint word = p < 8u ? RADICES_LO : RADICES_HI;
   return (word >> (4u * (p & 7u))) & 15u;
 }
+
+// One radix-RR Stockham pass from half src to half dst (RR constant: the
+// element loops unroll, a[] stays in registers): butterfly j = t, t + WG,
+// ... of sub-transform size Ns; DFT is the in-place RR-point DFT of a[].
+#define PASS(RR, DFT) {                                                      \
+    uint q_ = L / RR;                                                   \
+    for (uint j = t; j < q_; j += WG) {                                 \
+      uint k = j % Ns;                                                  \
+      vec2 a[RR];                                                       \
+      [[unroll]] for (uint r = 0u; r < RR; r++)                         \
+        a[r] = ld (src + j + r * q_);                                   \
+      if (Ns > 1u) {                                                    \
+        uint step = k * (L / (Ns * RR));                                \
+        [[unroll]] for (uint r = 1u; r < RR; r++)                       \
+          a[r] = cmul (a[r], twid_l (r * step));                        \
+      }                                                                 \
+      DFT;                                                              \
+      uint o = (j - k) * RR + k;                                        \
+      [[unroll]] for (uint r = 0u; r < RR; r++)                         \
+        st (dst + o + r * Ns, a[r]);                                    \
+    }                                                                   \
+  }
 
 // Complex DFT of L points from half `src` of the work array (natural
 // order); returns the half that holds the result (natural order). Radices
@@ -150,29 +172,18 @@ uint fft_l (uint src, uint t)
     else
       R = radix_of (p);
     uint dst = L - src;         // the other half (src is 0 or L)
-    uint q = L / R;
-    for (uint j = t; j < q; j += WG) {
-      uint k = j % Ns;
-      vec2 a[8];
-      for (uint r = 0u; r < R; r++)
-        a[r] = ld (src + j + r * q);
-      if (Ns > 1u) {
-        uint step = k * (L / (Ns * R));
-        for (uint r = 1u; r < R; r++)
-          a[r] = cmul (a[r], twid_l (r * step));
-      }
-      if (R == 2u)
-        dft2 (a[0], a[1]);
-      else if (R == 4u)
-        dft4 (a[0], a[1], a[2], a[3]);
-      else if (R == 8u)
-        dft8 (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
-      else
-        dft_odd (a, R);
-      uint o = (j - k) * R + k;
-      for (uint r = 0u; r < R; r++)
-        st (dst + o + r * Ns, a[r]);
-    }
+    if (R == 8u)
+      PASS (8u, dft8 (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]))
+    else if (R == 4u)
+      PASS (4u, dft4 (a[0], a[1], a[2], a[3]))
+    else if (R == 2u)
+      PASS (2u, dft2 (a[0], a[1]))
+    else if (R == 3u)
+      PASS (3u, DFT_ODD (a, 3u, C3, S3))
+    else if (R == 5u)
+      PASS (5u, DFT_ODD (a, 5u, C5, S5))
+    else
+      PASS (7u, DFT_ODD (a, 7u, C7, S7))
     sync ();
     src = dst;
     Ns *= R;
@@ -246,10 +257,13 @@ void main ()
       res = fft_l (res, t);
     }
 
-    // Real-input post-processing and power, as in fft.comp.
+    // Real-input post-processing and power, as in fft.comp; each power is
+    // kept in the free half of the work array (read back by the invocation
+    // that wrote it) until the workgroup knows whether the frame is good.
     bool want_complex = COMPLEX_OUT != 0u && f + 1u == count
         && (info.w & 1u) != 0u;
     uint crow = (info.z * pc.out_channels + ch) * NB;
+    uint spare = L - res;
     bool bad = false;
     for (uint k = t; k < M; k += WG) {
       vec2 a = z_at (res, k);
@@ -257,9 +271,12 @@ void main ()
       vec2 fe = 0.5 * (a + b);
       vec2 fo = 0.5 * mul_mi (a - b);
       vec2 x = fe + cmul (tw[k], fo);
+      vec2 xs = x * s;
+      float p = min (dot (xs, xs), FLT_MAX_HALF);
       bad = bad || any (isnan (x)) || any (isinf (x));
       if (want_complex)
         cplx[crow + k] = x;
+      st (spare + k, vec2 (k == 0u ? p : 2.0 * p, 0.0));
     }
     vec2 z0 = z_at (res, 0u);
     float xn = z0.x - z0.y;             // Nyquist
@@ -271,17 +288,9 @@ void main ()
     if (bad)
       atomicOr (bad_flag, 1u);
     barrier ();
-    bool skip = bad_flag != 0u;
-    if (!skip) {
-      for (uint k = t; k < M; k += WG) {
-        vec2 a = z_at (res, k);
-        vec2 b = conj2 (z_at (res, (M - k) % M));
-        vec2 x = 0.5 * (a + b) + cmul (tw[k], 0.5 * mul_mi (a - b));
-        vec2 xs = x * s;
-        float p = min (dot (xs, xs), FLT_MAX_HALF);
-        p = k == 0u ? p : 2.0 * p;
-        partial[row + k] = min (partial[row + k] + p, FLT_MAX);
-      }
+    if (bad_flag == 0u) {
+      for (uint k = t; k < M; k += WG)
+        partial[row + k] = min (partial[row + k] + ld (spare + k).x, FLT_MAX);
       if (t == 0u)
         partial[row + M] = min (partial[row + M]
             + min ((xn * s) * (xn * s), FLT_MAX_HALF), FLT_MAX);
