@@ -68,6 +68,7 @@ layout (push_constant) uniform Params
   float scale;                  // scipy scaling of |X|^2 (before the x2)
   float inv_channels;
   uint frame_base;              // MODE 1: first frame of the slice (block 0 of temp)
+  float edge;                   // power factor of bins 0 and N/2 (the others: 2)
 } pc;
 
 // Exchange buffer: floats (re, then im) or, when it fits, whole complex
@@ -383,7 +384,7 @@ void main ()
       vec2 x = fe + cmul (tw[k], fo);
       vec2 xs = x * s;
       float p = min (dot (xs, xs), FLT_MAX_HALF);
-      pw[e] = k == 0u ? p : 2.0 * p;
+      pw[e] = k == 0u ? pc.edge * p : 2.0 * p;
       bad = bad || any (isnan (x)) || any (isinf (x));
       if (want_complex)
         cplx[crow + k] = x;
@@ -402,7 +403,8 @@ void main ()
       continue;
     [[unroll]] for (uint e = 0u; e < E; e++)
       acc[e] = min (acc[e] + pw[e], FLT_MAX);
-    acc_nyq = min (acc_nyq + min ((xn * s) * (xn * s), FLT_MAX_HALF), FLT_MAX);
+    acc_nyq = min (acc_nyq + pc.edge * min ((xn * s) * (xn * s), FLT_MAX_HALF),
+        FLT_MAX);
     used += 1.0;
   }
 

@@ -61,6 +61,7 @@ layout (push_constant) uniform Params
   float scale;
   float inv_channels;
   uint chunk_base;              // first chunk of this dispatch
+  float edge;                   // power factor of bins 0 and N/2 (the others: 2)
 } pc;
 
 shared vec2 sm[SHARED != 0u ? 2u * L : 1u];
@@ -276,7 +277,7 @@ void main ()
       bad = bad || any (isnan (x)) || any (isinf (x));
       if (want_complex)
         cplx[crow + k] = x;
-      st (spare + k, vec2 (k == 0u ? p : 2.0 * p, 0.0));
+      st (spare + k, vec2 (k == 0u ? pc.edge * p : 2.0 * p, 0.0));
     }
     vec2 z0 = z_at (res, 0u);
     float xn = z0.x - z0.y;             // Nyquist
@@ -293,7 +294,7 @@ void main ()
         partial[row + k] = min (partial[row + k] + ld (spare + k).x, FLT_MAX);
       if (t == 0u)
         partial[row + M] = min (partial[row + M]
-            + min ((xn * s) * (xn * s), FLT_MAX_HALF), FLT_MAX);
+            + pc.edge * min ((xn * s) * (xn * s), FLT_MAX_HALF), FLT_MAX);
       used += 1.0;
     }
     // (every invocation has read the work array before the next frame

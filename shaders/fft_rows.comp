@@ -46,6 +46,7 @@ layout (push_constant) uniform Params
   float scale;
   uint chunk_base;              // first chunk of this slice
   uint frame_base;              // its first frame (row 0 of ytmp)
+  float edge;                   // power factor of bins 0 and N/2 (the others: 2)
 } pc;
 
 shared uint bad_flag[2];
@@ -130,7 +131,7 @@ void main ()
           vec2 x = post (za[k2], zm, k);
           vec2 xs = x * s;
           float p = min (dot (xs, xs), FLT_MAX_HALF);
-          pa[k2] = k == 0u ? p : 2.0 * p;
+          pa[k2] = k == 0u ? pc.edge * p : 2.0 * p;
           bad = bad || any (isnan (x)) || any (isinf (x));
           if (want_complex)
             cplx[crow + k] = x;
@@ -148,7 +149,7 @@ void main ()
       }
       if (k1 == 0u) {
         float xn = za[0].x - za[0].y;   // Nyquist: Re Z0 - Im Z0
-        pn = min ((xn * s) * (xn * s), FLT_MAX_HALF);
+        pn = pc.edge * min ((xn * s) * (xn * s), FLT_MAX_HALF);
         bad = bad || isnan (xn) || isinf (xn);
         if (want_complex)
           cplx[crow + M] = vec2 (xn, 0.0);

@@ -227,6 +227,7 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   s->fft_params.out_channels = plan->out_ch;
   s->fft_params.scale = plan->scale;
   s->fft_params.inv_channels = 1.0f / plan->cfg.channels;
+  s->fft_params.edge = plan->edge;
   s->reduce_params.out_channels = plan->out_ch;
   s->reduce_params.peak_lo = MIN (plan->cfg.peak_min_bin, plan->m);
   s->reduce_params.peak_hi = plan->cfg.peak_max_bin;

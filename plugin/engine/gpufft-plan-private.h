@@ -60,6 +60,7 @@ typedef struct
   guint32 sstride, cstride, in_channels, hop, downmix, out_channels;
   gfloat scale, inv_channels;
   guint32 frame_base;           /* four-step: first frame of the slice */
+  gfloat edge;                  /* power factor of bins 0 and N/2 (others 2) */
 } FftParams;
 
 typedef struct
@@ -67,6 +68,7 @@ typedef struct
   guint32 out_channels;
   gfloat scale;
   guint32 chunk_base, frame_base;
+  gfloat edge;
 } RowsParams;
 
 typedef struct
@@ -154,6 +156,7 @@ struct _GpufftPlan
   gsize import_min;             /* bytes; 0: every segment is copied */
   guint import_failures;        /* submitter's: imports the driver refused */
   gfloat scale;
+  gfloat edge;                  /* 1 one-sided, 2 raw (scale halved) */
 
   GpufftBuffer input, partial, carry[2], dummy;
   GpufftBuffer out_dev, counts_dev, peaks_dev, cplx_dev;       /* results */

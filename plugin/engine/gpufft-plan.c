@@ -123,7 +123,8 @@ check_config (const GpufftPlanConfig * c, GError ** error)
   if (!gpufft_window_scipy_name (c->window))
     return gpufft_plan_invalid (error, "unknown window %d", c->window);
   if (c->scaling != GPUFFT_SCALING_SPECTRUM
-      && c->scaling != GPUFFT_SCALING_DENSITY)
+      && c->scaling != GPUFFT_SCALING_DENSITY
+      && c->scaling != GPUFFT_SCALING_RAW)
     return gpufft_plan_invalid (error, "unknown scaling %d", c->scaling);
   if (!(c->rate > 0.0) || !isfinite (c->rate))
     return gpufft_plan_invalid (error, "sample rate must be positive");
@@ -148,10 +149,17 @@ fill_constants (GpufftPlan * plan, GError ** error)
     sum2 += w[i] * w[i];
   }
   g_free (w);
+  /* (the kernels double every bin but 0 and N/2, which they multiply by
+   * edge: raw |X|^2 halves the scale and doubles those two) */
+  plan->edge = 1.0f;
   if (plan->cfg.scaling == GPUFFT_SCALING_SPECTRUM)
     plan->scale = (gfloat) (1.0 / (sum * sum));
-  else
+  else if (plan->cfg.scaling == GPUFFT_SCALING_DENSITY)
     plan->scale = (gfloat) (1.0 / (plan->cfg.rate * sum2));
+  else {
+    plan->scale = 0.5f;
+    plan->edge = 2.0f;
+  }
 
   plan->window = gpufft_shared_window (plan->ctx, plan->cfg.window, n, error);
   if (plan->window)

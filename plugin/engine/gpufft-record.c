@@ -103,6 +103,7 @@ gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,
    * the L2 cache. */
   rp.out_channels = plan->out_ch;
   rp.scale = plan->scale;
+  rp.edge = plan->edge;
   while (c < s->n_chunks) {
     guint c0 = c, f0 = chunks[2 * c];
 

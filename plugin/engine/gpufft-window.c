@@ -19,6 +19,7 @@ static const WindowDef windows[] = {
       {0.35875, 0.48829, 0.14128, 0.01168}},
   [GPUFFT_WINDOW_FLAT_TOP] = {"flattop", 5,
       {0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368}},
+  [GPUFFT_WINDOW_HAMMING_GST] = {"general_hamming", 2, {0.53836, 0.46164}},
 };
 
 static const WindowDef *

@@ -164,11 +164,14 @@ typedef enum
   GPUFFT_WINDOW_HAMMING,
   GPUFFT_WINDOW_BLACKMAN,
   GPUFFT_WINDOW_BLACKMAN_HARRIS,
-  GPUFFT_WINDOW_FLAT_TOP
+  GPUFFT_WINDOW_FLAT_TOP,
+  GPUFFT_WINDOW_HAMMING_GST     /* GStreamer's gst_fft Hamming: 0.53836,
+                                 * 0.46164 (what spectrum uses) */
 } GpufftWindow;
 
 /* The scipy name: "boxcar", "hann", "hamming", "blackman", "blackmanharris",
- * "flattop". */
+ * "flattop"; ("general_hamming" for HAMMING_GST: scipy's
+ * general_hamming (N, 0.53836)). */
 const gchar *gpufft_window_scipy_name (GpufftWindow window);
 
 /* Fills out[0..n) with the periodic window, computed in double:
@@ -179,10 +182,15 @@ const gchar *gpufft_window_scipy_name (GpufftWindow window);
  * 0.006947368}. */
 void gpufft_window_fill (GpufftWindow window, guint n, gdouble * out);
 
+/* SPECTRUM and DENSITY: scipy.signal's one-sided scalings (|X|^2 / (sum
+ * w)^2 or / (rate sum w^2), doubled except at 0 and N/2); RAW: |X_k|^2, no
+ * normalisation, no doubling (what librosa and GStreamer's spectrum start
+ * from). */
 typedef enum
 {
   GPUFFT_SCALING_SPECTRUM,
-  GPUFFT_SCALING_DENSITY
+  GPUFFT_SCALING_DENSITY,
+  GPUFFT_SCALING_RAW
 } GpufftScaling;
 
 /* TRUE for every even size GPUFFT_MIN_SIZE..GPUFFT_MAX_SIZE (powers of two

@@ -198,6 +198,8 @@ et_rfft_double (const gdouble * x, guint n, gdouble * re, gdouble * im)
 static const gdouble coef_rect[] = { 1.0 };
 static const gdouble coef_hann[] = { 0.5, 0.5 };
 static const gdouble coef_hamming[] = { 0.54, 0.46 };
+/* gst_fft's Hamming (GStreamer's spectrum element) */
+static const gdouble coef_hamming_gst[] = { 0.53836, 0.46164 };
 static const gdouble coef_blackman[] = { 0.42, 0.5, 0.08 };
 static const gdouble coef_bh[] = { 0.35875, 0.48829, 0.14128, 0.01168 };
 static const gdouble coef_flattop[] = { 0.21557895, 0.41663158, 0.277263158,
@@ -223,6 +225,9 @@ et_window_coefs (GpufftWindow window, const gdouble ** coefs)
     case GPUFFT_WINDOW_BLACKMAN_HARRIS:
       *coefs = coef_bh;
       return G_N_ELEMENTS (coef_bh);
+    case GPUFFT_WINDOW_HAMMING_GST:
+      *coefs = coef_hamming_gst;
+      return G_N_ELEMENTS (coef_hamming_gst);
     case GPUFFT_WINDOW_FLAT_TOP:
       *coefs = coef_flattop;
       return G_N_ELEMENTS (coef_flattop);
@@ -260,6 +265,8 @@ et_scale (GpufftScaling scaling, const gdouble * w, guint n, gdouble rate,
     s += w[i];
     s2 += w[i] * w[i];
   }
+  if (scaling == GPUFFT_SCALING_RAW)
+    return 1.0;                 /* |X_k|^2 as it is */
   if (scaling == GPUFFT_SCALING_SPECTRUM)
     f = 1.0 / (s * s);
   else

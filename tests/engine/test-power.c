@@ -102,7 +102,8 @@ check_group (GpufftPlan * plan, const EtInput * in, GPtrArray * res, guint i,
   for (c = 0; c < r->channels; c++) {
     gchar *what = g_strdup_printf ("N=%u %s %s group %u ch %u",
         cfg->fft_size, gpufft_window_scipy_name (cfg->window),
-        cfg->scaling == GPUFFT_SCALING_SPECTRUM ? "spectrum" : "density",
+        cfg->scaling == GPUFFT_SCALING_SPECTRUM ? "spectrum" :
+        cfg->scaling == GPUFFT_SCALING_RAW ? "raw" : "density",
         i, c);
     gdouble e;
 
@@ -130,22 +131,25 @@ make_plan (GpufftPlanConfig * cfg)
   return plan;
 }
 
-/* Both scalings, overlapping frames, three groups in one batch. */
+/* Every scaling (spectrum, density, raw), overlapping frames, three groups
+ * in one batch. */
 static void
 test_scalings (void)
 {
   static const GpufftWindow windows[] = { GPUFFT_WINDOW_HANN,
-    GPUFFT_WINDOW_BLACKMAN_HARRIS, GPUFFT_WINDOW_RECTANGULAR
+    GPUFFT_WINDOW_BLACKMAN_HARRIS, GPUFFT_WINDOW_RECTANGULAR,
+    GPUFFT_WINDOW_HAMMING_GST
   };
-  /* the fused kernel, mixed radix (M = 240), Bluestein (M = 255) */
-  static const guint sizes[] = { 512, 480, 510 };
+  /* the fused kernel, mixed radix (M = 240), Bluestein (M = 255), and
+   * (raw only) 16384: four-step where shared memory is 32 KiB */
+  static const guint sizes[] = { 512, 480, 510, 16384 };
   guint s, w, si;
 
   if (et_context () == NULL)
     return;
 
   for (si = 0; si < G_N_ELEMENTS (sizes); si++)
-  for (s = 0; s < 2; s++) {
+  for (s = sizes[si] == 16384 ? 2 : 0; s < 3; s++) {
     for (w = 0; w < G_N_ELEMENTS (windows); w++) {
       GpufftPlanConfig cfg;
       GpufftPlan *plan;
@@ -157,7 +161,8 @@ test_scalings (void)
       cfg.fft_size = sizes[si];
       cfg.hop = 200;
       cfg.window = windows[w];
-      cfg.scaling = s ? GPUFFT_SCALING_DENSITY : GPUFFT_SCALING_SPECTRUM;
+      cfg.scaling = s == 2 ? GPUFFT_SCALING_RAW : s ?
+          GPUFFT_SCALING_DENSITY : GPUFFT_SCALING_SPECTRUM;
       cfg.rate = 44100.0;
       cfg.max_frames = 16;
       cfg.max_groups = 4;

@@ -9,7 +9,7 @@
 static const GpufftWindow all_windows[] = {
   GPUFFT_WINDOW_RECTANGULAR, GPUFFT_WINDOW_HANN, GPUFFT_WINDOW_HAMMING,
   GPUFFT_WINDOW_BLACKMAN, GPUFFT_WINDOW_BLACKMAN_HARRIS,
-  GPUFFT_WINDOW_FLAT_TOP
+  GPUFFT_WINDOW_FLAT_TOP, GPUFFT_WINDOW_HAMMING_GST
 };
 
 static void
@@ -57,7 +57,7 @@ static void
 test_fill (void)
 {
   static const gchar *names[] = { "boxcar", "hann", "hamming", "blackman",
-    "blackmanharris", "flattop"
+    "blackmanharris", "flattop", "general_hamming"
   };
   guint sizes[] = { 32, 1024, 65536 }, s, w, i;
 
