@@ -1,5 +1,6 @@
 /* gst-gpufft: GStreamer plugin `gpufft` (spectrum analysis on a Vulkan
- * device). plugin_init only registers the element: it never touches Vulkan,
+ * device). plugin_init only registers the elements (gpufftspectrum, and
+ * gpuspectrum: GStreamer's spectrum on the GPU): it never touches Vulkan,
  * so the registry cache does not depend on a GPU being present; the device
  * is opened when the element starts. */
 #ifdef HAVE_CONFIG_H
@@ -12,7 +13,10 @@
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  return GST_ELEMENT_REGISTER (gpufftspectrum, plugin);
+  gboolean ok = GST_ELEMENT_REGISTER (gpufftspectrum, plugin);
+
+  ok = GST_ELEMENT_REGISTER (gpuspectrum, plugin) && ok;
+  return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, gpufft,

@@ -8,6 +8,10 @@ G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_WINDOW_HANN ==
     (gint) GPUFFT_WINDOW_HANN);
 G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_SCALING_DENSITY ==
     (gint) GPUFFT_SCALING_DENSITY);
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_SCALING_RAW ==
+    (gint) GPUFFT_SCALING_RAW);
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING_GST ==
+    (gint) GPUFFT_WINDOW_HAMMING_GST);
 
 GType
 gst_gpu_fft_spectrum_window_get_type (void)
@@ -22,6 +26,9 @@ gst_gpu_fft_spectrum_window_get_type (void)
     {GST_GPU_FFT_SPECTRUM_WINDOW_BLACKMAN_HARRIS,
         "Blackman-Harris (4 terms)", "blackman-harris"},
     {GST_GPU_FFT_SPECTRUM_WINDOW_FLAT_TOP, "Flat top", "flat-top"},
+    {GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING_GST,
+          "Hamming as GStreamer's spectrum has it (0.53836/0.46164)",
+        "hamming-gst"},
     {0, NULL, NULL}
   };
 
@@ -41,6 +48,9 @@ gst_gpu_fft_spectrum_scaling_get_type (void)
         "Power spectrum, dBFS (full-scale sine on a bin = 0 dB)", "spectrum"},
     {GST_GPU_FFT_SPECTRUM_SCALING_DENSITY,
         "Power spectral density, dB re full-scale^2/Hz", "density"},
+    {GST_GPU_FFT_SPECTRUM_SCALING_RAW,
+        "|X|^2 in dB: no window normalisation, no one-sided doubling "
+          "(what librosa and spectrum start from)", "raw"},
     {0, NULL, NULL}
   };
 

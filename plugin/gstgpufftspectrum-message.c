@@ -17,6 +17,18 @@ frames_averaged (const GpufftGroupResult * r)
   return n;
 }
 
+/* spectrum's endtime: stream-time + duration (saturating; none without a
+ * stream time) */
+static guint64
+endtime (const GstGpuFftMessageParams * p)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (p->stream_time))
+    return GST_CLOCK_TIME_NONE;
+  if (p->stream_time >= G_MAXUINT64 - 1 - p->duration)
+    return G_MAXUINT64 - 1;
+  return p->stream_time + p->duration;
+}
+
 static void
 add_time_fields (GstStructure * s, const GstGpuFftMessageParams * p)
 {
@@ -25,7 +37,7 @@ add_time_fields (GstStructure * s, const GstGpuFftMessageParams * p)
       "stream-time", G_TYPE_UINT64, p->stream_time,
       "running-time", G_TYPE_UINT64, p->running_time,
       "duration", G_TYPE_UINT64, p->duration,
-      "endtime", G_TYPE_UINT64, p->timestamp + p->duration, NULL);
+      "endtime", G_TYPE_UINT64, endtime (p), NULL);
 }
 
 /* GBytes of little-endian float32 from n host floats */
@@ -93,6 +105,20 @@ set_float_rows (GstStructure * s, const gchar * name,
   gst_structure_take_value (s, name, &outer);
 }
 
+/* `phase`: the angle of each bin of the interval's last frame */
+static void
+add_phase (GstStructure * s, const GstGpuFftMessageParams * p,
+    const GpufftGroupResult * r)
+{
+  gsize i, n = (gsize) r->channels * r->n_bins;
+  gfloat *ph = g_new (gfloat, n);
+
+  for (i = 0; i < n; i++)
+    ph[i] = atan2f (r->complex_data[2 * i + 1], r->complex_data[2 * i]);
+  set_float_rows (s, "phase", p, ph, r->channels, r->n_bins);
+  g_free (ph);
+}
+
 GstStructure *
 gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
@@ -119,15 +145,26 @@ gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
   if (p->magnitude)
     set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);
 
-  if (p->phase && r->complex_data) {
-    gsize i, n = (gsize) r->channels * r->n_bins;
-    gfloat *ph = g_new (gfloat, n);
+  if (p->phase && r->complex_data)
+    add_phase (s, p, r);
+  return s;
+}
 
-    for (i = 0; i < n; i++)
-      ph[i] = atan2f (r->complex_data[2 * i + 1], r->complex_data[2 * i]);
-    set_float_rows (s, "phase", p, ph, r->channels, r->n_bins);
-    g_free (ph);
-  }
+GstStructure *
+gst_gpu_fft_spectrum_build_compat (const GstGpuFftMessageParams * p,
+    const GpufftGroupResult * r)
+{
+  GstStructure *s = gst_structure_new ("spectrum",
+      "endtime", G_TYPE_UINT64, endtime (p),
+      "timestamp", G_TYPE_UINT64, p->timestamp,
+      "stream-time", G_TYPE_UINT64, p->stream_time,
+      "running-time", G_TYPE_UINT64, p->running_time,
+      "duration", G_TYPE_UINT64, p->duration, NULL);
+
+  if (p->magnitude)
+    set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);
+  if (p->phase && r->complex_data)
+    add_phase (s, p, r);
   return s;
 }
 

@@ -49,10 +49,19 @@ typedef struct
   guint n_peaks;                /* peaks to report (>= 1) */
   guint dropped;                /* intervals dropped before this one */
   gboolean dominant;            /* also post dominant-frequency */
+  gboolean compat;              /* spectrum's message (gpuspectrum) */
+  guint gen;                    /* the geometry generation it was measured
+                                 * with */
 } GstGpuFftMessageParams;
 
 /* result->power holds dB values (the engine's output_db). */
 GstStructure *gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams
+    * params, const GpufftGroupResult * result);
+
+/* GStreamer's spectrum message, its fields only and in its order:
+ * endtime (stream-time + duration), timestamp, stream-time, running-time,
+ * duration, magnitude, phase (list format). */
+GstStructure *gst_gpu_fft_spectrum_build_compat (const GstGpuFftMessageParams
     * params, const GpufftGroupResult * result);
 
 GstStructure *gst_gpu_fft_spectrum_build_dominant (const GstGpuFftMessageParams

@@ -10,6 +10,7 @@
 static const gdouble coef_rectangular[] = { 1.0 };
 static const gdouble coef_hann[] = { 0.5, 0.5 };
 static const gdouble coef_hamming[] = { 0.54, 0.46 };
+static const gdouble coef_hamming_gst[] = { 0.53836, 0.46164 };
 static const gdouble coef_blackman[] = { 0.42, 0.5, 0.08 };
 static const gdouble coef_blackman_harris[] =
     { 0.35875, 0.48829, 0.14128, 0.01168 };
@@ -27,6 +28,8 @@ gst_gpu_fft_window_coefficients (GpufftWindow window,
       RET (coef_hann);
     case GPUFFT_WINDOW_HAMMING:
       RET (coef_hamming);
+    case GPUFFT_WINDOW_HAMMING_GST:
+      RET (coef_hamming_gst);
     case GPUFFT_WINDOW_BLACKMAN:
       RET (coef_blackman);
     case GPUFFT_WINDOW_BLACKMAN_HARRIS:

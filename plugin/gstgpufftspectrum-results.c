@@ -68,8 +68,24 @@ gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
     return;
   GST_LOG_OBJECT (self, "interval at %" GST_TIME_FORMAT ": %u frames",
       GST_TIME_ARGS (p->timestamp), result->n_frames);
+  if (p->compat) {
+    guint gen;
+
+    /* gpuspectrum: nothing measured with a geometry the application has
+     * changed since reaches it (the very next message has the new one) */
+    GST_OBJECT_LOCK (self);
+    gen = self->geometry_gen;
+    GST_OBJECT_UNLOCK (self);
+    if (gen != p->gen) {
+      GST_DEBUG_OBJECT (self, "interval measured before a property change: "
+          "not posted");
+      g_free (p);
+      return;
+    }
+  }
   if (result->n_frames > 0) {
-    spectrum = gst_message_new_element (GST_OBJECT (self),
+    spectrum = gst_message_new_element (GST_OBJECT (self), p->compat ?
+        gst_gpu_fft_spectrum_build_compat (p, result) :
         gst_gpu_fft_spectrum_build_spectrum (p, result));
     if (p->dominant)
       dominant = gst_message_new_element (GST_OBJECT (self),

@@ -72,6 +72,9 @@ make_plan_config (GstGpuFftSpectrum * self,
   gpufft_plan_config_init (c);
   c->fft_size = s->fft_size;
   c->hop = s->hop_size ? s->hop_size : s->fft_size / 2;
+  if (s->hop_within_interval)
+    c->hop = (guint) MIN (c->hop, MAX (1, gst_util_uint64_scale (s->interval,
+                rate, GST_SECOND)));
   c->window = (GpufftWindow) s->window;
   c->format = self->format;
   c->channels = GST_AUDIO_INFO_CHANNELS (info);
@@ -85,8 +88,8 @@ make_plan_config (GstGpuFftSpectrum * self,
   c->n_peaks = s->peaks;
   c->complex_out = s->message_phase;
   c->output_db = TRUE;
-  c->db_offset = s->scaling == GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM ?
-      10.0 * log10 (2.0) : 0.0;
+  c->db_offset = (s->scaling == GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM ?
+      10.0 * log10 (2.0) : 0.0) + s->level_offset;
 
   /* peak search range in bins: [ceil (min f), floor (max f)] */
   lo = ceil (s->min_frequency * s->fft_size / rate - 1e-9);
@@ -189,7 +192,7 @@ make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
   GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
   GstGpuFftMessageParams *p;
 
-  if (!live->post_messages)
+  if (!live->post_messages || self->discarding)
     return NULL;
   p = g_new0 (GstGpuFftMessageParams, 1);
   p->timestamp = gst_gpu_fft_spectrum_sample_to_time (self, g->start);
@@ -219,6 +222,16 @@ make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
   p->max_bin = self->max_bin;
   p->n_peaks = self->plan_config.n_peaks;
   p->dominant = live->message_dominant;
+  p->compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
+  p->gen = self->applied_gen;
+  if (p->compat) {
+    /* spectrum's duration is its interval property (a complete interval
+     * spans it to the sample; the partial one at EOS says how long it is) */
+    GstClockTime one = gst_util_uint64_scale_ceil (1, GST_SECOND, p->rate);
+
+    if (p->duration + one >= live->interval)
+      p->duration = live->interval;
+  }
   /* the intervals dropped so far go to the first message that follows */
   p->dropped = self->dropped_pending;
   self->dropped_pending = 0;
@@ -281,7 +294,9 @@ offer_in_place (GstGpuFftSpectrum * self, GpufftSegment * seg)
   gsize min = gpufft_plan_get_import_min_bytes (self->plan);
   HeldInput *h;
 
+  /* (gpuspectrum keeps no reference on a buffer, as spectrum keeps none) */
   if (self->in_buf == NULL || min == 0
+      || GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat
       || seg->n_samples * GST_AUDIO_INFO_BPF (&self->info) < min)
     return;
   h = g_new0 (HeldInput, 1);

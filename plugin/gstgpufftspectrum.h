@@ -13,9 +13,43 @@
 
 G_BEGIN_DECLS
 
+/* Two elements share one analyser: the abstract GstGpuFftBase
+ * (gstgpufftspectrum.c and its -stream, -results, -message files: caps,
+ * framing, engine, messages) and its instance struct GstGpuFftSpectrum
+ * below. Each element adds its own properties and defaults:
+ *   gpufftspectrum (GstGpuFftSpectrum, gstgpufftspectrum-element.c)
+ *   gpuspectrum    (GstGpuSpectrum, gstgpuspectrum.c): GStreamer's
+ *                  spectrum, its properties and messages (class
+ *                  spectrum_compat). */
+typedef struct _GstGpuFftSpectrum GstGpuFftSpectrum;
+typedef GstGpuFftSpectrum GstGpuFftBase;
+typedef struct _GstGpuFftBaseClass GstGpuFftBaseClass;
+
+struct _GstGpuFftBaseClass
+{
+  GstAudioFilterClass parent_class;
+  /* TRUE: spectrum's messages (its fields only), no dominant-frequency
+   * message, and a geometry change drops what was measured with the old
+   * one (the partial interval, and intervals not yet posted), so that the
+   * very next message has the new geometry. */
+  gboolean spectrum_compat;
+};
+
+typedef struct
+{
+  GstGpuFftBaseClass parent_class;
+} GstGpuFftSpectrumClass;
+
+#define GST_TYPE_GPU_FFT_BASE (gst_gpu_fft_base_get_type ())
+#define GST_GPU_FFT_SPECTRUM(obj) (G_TYPE_CHECK_INSTANCE_CAST ((obj), \
+        GST_TYPE_GPU_FFT_BASE, GstGpuFftSpectrum))
+#define GST_GPU_FFT_BASE_GET_CLASS(obj) (G_TYPE_INSTANCE_GET_CLASS ((obj), \
+        GST_TYPE_GPU_FFT_BASE, GstGpuFftBaseClass))
+GType gst_gpu_fft_base_get_type (void);
+
 #define GST_TYPE_GPU_FFT_SPECTRUM (gst_gpu_fft_spectrum_get_type ())
-G_DECLARE_FINAL_TYPE (GstGpuFftSpectrum, gst_gpu_fft_spectrum, GST,
-    GPU_FFT_SPECTRUM, GstAudioFilter)
+GType gst_gpu_fft_spectrum_get_type (void);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstGpuFftSpectrum, gst_object_unref)
 
 /* The properties, as set by the application (under the object lock). */
 typedef struct
@@ -37,6 +71,11 @@ typedef struct
   GstGpuFftSpectrumMessageFormat message_format;
   guint batch_size;             /* 0: automatic */
   gint device_index;            /* -1: automatic */
+  gdouble level_offset;         /* dB added to every level (gpuspectrum:
+                                 * -20 log10 (nfft)) */
+  gboolean hop_within_interval; /* gpuspectrum: the hop is at most the
+                                 * interval, so that every interval but
+                                 * the first has a frame */
 } GstGpuFftSpectrumSettings;
 
 struct _GstGpuFftSpectrum
@@ -92,9 +131,13 @@ struct _GstGpuFftSpectrum
 
   /* set once an engine error was posted (any thread) */
   gint error_posted;
+  /* streaming thread: the intervals closed now get no message (gpuspectrum
+   * drops the partial interval a geometry change ends) */
+  gboolean discarding;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (gpufftspectrum);
+GST_ELEMENT_REGISTER_DECLARE (gpuspectrum);
 
 G_END_DECLS
 

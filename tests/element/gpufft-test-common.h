@@ -103,6 +103,9 @@ void push_samples (GstHarness * h, const Fmt * f, const gdouble * x, gsize n,
  * NULL), a fresh bus, in a harness (PLAYING), caps set when caps != NULL. */
 GstHarness *harness_new (GstBus ** bus, const gchar * caps,
     const gchar * first_prop, ...) G_GNUC_NULL_TERMINATED;
+/* The same for any element (spectrum, gpuspectrum, ...). */
+GstHarness *harness_new_element (const gchar * factory, GstBus ** bus,
+    const gchar * caps, const gchar * first_prop, ...) G_GNUC_NULL_TERMINATED;
 void harness_free (GstHarness * h, GstBus * bus);
 
 /* ---- messages ----------------------------------------------------------- */

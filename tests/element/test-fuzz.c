@@ -193,7 +193,8 @@ check_messages (Msgs * m)
     gfloat *mag;
 
     fail_unless (msg_u64 (s, "endtime") >= ts);
-    fail_unless (ts + dur == msg_u64 (s, "endtime") || ts + dur < ts);
+    fail_unless (msg_u64 (s, "stream-time") + dur == msg_u64 (s, "endtime")
+        || ts + dur < ts);
     fail_unless (msg_uint (s, "frames") > 0
         || gst_structure_has_field (s, "magnitude"));
     mag = msg_floats (s, "magnitude", &ch, &nb, NULL);

@@ -1,0 +1,376 @@
+/* gpufftspectrum: the element's own properties (fft-size, window,
+ * scaling, peaks, message options, stats ...) on the shared analyser
+ * (gstgpufftspectrum.c). See gstgpufftspectrum.c for what the element
+ * does. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstgpufftspectrum.h"
+#include "gstgpufftspectrum-private.h"
+
+#include <string.h>
+
+#define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
+
+#define DEFAULT_FFT_SIZE 1024
+#define MIN_FFT_SIZE 16         /* (the engine takes sizes from 2) */
+#define DEFAULT_HOP_SIZE 0
+#define DEFAULT_WINDOW GST_GPU_FFT_SPECTRUM_WINDOW_HANN
+#define DEFAULT_SCALING GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM
+#define DEFAULT_INTERVAL (GST_SECOND / 10)
+#define MIN_INTERVAL GST_MSECOND
+#define DEFAULT_THRESHOLD -90
+#define DEFAULT_MULTI_CHANNEL FALSE
+#define DEFAULT_PEAKS 1
+#define DEFAULT_MIN_FREQUENCY 0.0
+#define DEFAULT_MAX_FREQUENCY 0.0
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_MESSAGE_MAGNITUDE TRUE
+#define DEFAULT_MESSAGE_PHASE FALSE
+#define DEFAULT_MESSAGE_DOMINANT TRUE
+#define DEFAULT_MESSAGE_FORMAT GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_LIST
+#define DEFAULT_BATCH_SIZE 0
+
+#define MAX_HOP_SIZE (1 << 20)
+#define MAX_BATCH_SIZE (1 << 20)
+
+
+enum
+{
+  PROP_0,
+  PROP_FFT_SIZE,
+  PROP_HOP_SIZE,
+  PROP_WINDOW,
+  PROP_SCALING,
+  PROP_INTERVAL,
+  PROP_THRESHOLD,
+  PROP_MULTI_CHANNEL,
+  PROP_PEAKS,
+  PROP_MIN_FREQUENCY,
+  PROP_MAX_FREQUENCY,
+  PROP_POST_MESSAGES,
+  PROP_MESSAGE_MAGNITUDE,
+  PROP_MESSAGE_PHASE,
+  PROP_MESSAGE_DOMINANT,
+  PROP_MESSAGE_FORMAT,
+  PROP_BATCH_SIZE,
+  PROP_STATS
+};
+
+G_DEFINE_TYPE (GstGpuFftSpectrum, gst_gpu_fft_spectrum, GST_TYPE_GPU_FFT_BASE);
+GST_ELEMENT_REGISTER_DEFINE (gpufftspectrum, "gpufftspectrum", GST_RANK_NONE,
+    GST_TYPE_GPU_FFT_SPECTRUM);
+
+static void gst_gpu_fft_spectrum_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_gpu_fft_spectrum_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+
+static void
+gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const GParamFlags rw =
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_gpu_fft_spectrum_set_property;
+  gobject_class->get_property = gst_gpu_fft_spectrum_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_FFT_SIZE,
+      g_param_spec_uint ("fft-size", "FFT size",
+          "Samples per frame: any even size from 16 to 65536 (odd sizes are "
+          "refused). Powers of two are fastest; sizes whose other factors "
+          "are 3, 5 and 7 run as mixed-radix passes, any other size through "
+          "Bluestein's algorithm. Bins: fft-size/2+1",
+          MIN_FFT_SIZE, GPUFFT_MAX_SIZE, DEFAULT_FFT_SIZE, rw));
+  g_object_class_install_property (gobject_class, PROP_HOP_SIZE,
+      g_param_spec_uint ("hop-size", "Hop size",
+          "Samples between the starts of consecutive frames (0 = fft-size/2)",
+          0, MAX_HOP_SIZE, DEFAULT_HOP_SIZE, rw));
+  g_object_class_install_property (gobject_class, PROP_WINDOW,
+      g_param_spec_enum ("window", "Window",
+          "Analysis window (periodic form, as scipy.signal.get_window)",
+          GST_TYPE_GPU_FFT_SPECTRUM_WINDOW, DEFAULT_WINDOW, rw));
+  g_object_class_install_property (gobject_class, PROP_SCALING,
+      g_param_spec_enum ("scaling", "Scaling",
+          "spectrum: dBFS, 10*log10(2*S) with scipy's 'spectrum' scaling (a "
+          "full-scale sine on a bin reads 0 dB); density: 10*log10(D) with "
+          "scipy's 'density' scaling (dB re full-scale^2/Hz)",
+          GST_TYPE_GPU_FFT_SPECTRUM_SCALING, DEFAULT_SCALING, rw));
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Interval of time between messages (in nanoseconds, at least 1 ms)",
+          MIN_INTERVAL, G_MAXUINT64, DEFAULT_INTERVAL, rw));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_int ("threshold", "Threshold",
+          "Floor of the reported dB values (applied after averaging), and "
+          "the level a peak must exceed", -1000, 1000, DEFAULT_THRESHOLD, rw));
+  g_object_class_install_property (gobject_class, PROP_MULTI_CHANNEL,
+      g_param_spec_boolean ("multi-channel", "Multichannel results",
+          "Analyse each channel (TRUE) or the mean of the channels (FALSE)",
+          DEFAULT_MULTI_CHANNEL, rw));
+  g_object_class_install_property (gobject_class, PROP_PEAKS,
+      g_param_spec_uint ("peaks", "Peaks",
+          "How many peaks the dominant-frequency message lists "
+          "(peak-frequencies/peak-magnitudes when more than 1)",
+          1, GPUFFT_MAX_PEAKS, DEFAULT_PEAKS, rw));
+  g_object_class_install_property (gobject_class, PROP_MIN_FREQUENCY,
+      g_param_spec_double ("min-frequency", "Minimum frequency",
+          "Lowest frequency of the peak search (Hz)",
+          0.0, G_MAXDOUBLE, DEFAULT_MIN_FREQUENCY, rw));
+  g_object_class_install_property (gobject_class, PROP_MAX_FREQUENCY,
+      g_param_spec_double ("max-frequency", "Maximum frequency",
+          "Highest frequency of the peak search (Hz, 0 = Nyquist)",
+          0.0, G_MAXDOUBLE, DEFAULT_MAX_FREQUENCY, rw));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post the spectrum and dominant-frequency element messages",
+          DEFAULT_POST_MESSAGES, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_MAGNITUDE,
+      g_param_spec_boolean ("message-magnitude", "Magnitude",
+          "Put the magnitudes (dB) in the spectrum message",
+          DEFAULT_MESSAGE_MAGNITUDE, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_PHASE,
+      g_param_spec_boolean ("message-phase", "Phase",
+          "Put the phases (radians, of the interval's last frame) in the "
+          "spectrum message", DEFAULT_MESSAGE_PHASE, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_DOMINANT,
+      g_param_spec_boolean ("message-dominant", "Dominant frequency",
+          "Post the dominant-frequency message", DEFAULT_MESSAGE_DOMINANT, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_FORMAT,
+      g_param_spec_enum ("message-format", "Message format",
+          "How magnitude and phase arrays are carried: list (GstValueList / "
+          "GstValueArray of float) or bytes (GBytes of little-endian float32, "
+          "channel-major)", GST_TYPE_GPU_FFT_SPECTRUM_MESSAGE_FORMAT,
+          DEFAULT_MESSAGE_FORMAT, rw));
+  g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint ("batch-size", "Batch size",
+          "Most frames per GPU submission (0 = automatic)",
+          0, MAX_BATCH_SIZE, DEFAULT_BATCH_SIZE, rw));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "gpufftspectrum-stats: device (gint: the Vulkan device index in "
+          "use, -1 before start), dropped-intervals (guint64: intervals of a "
+          "live stream left unanalysed because the GPU fell behind, since "
+          "the element started), device-submissions and device-batches "
+          "(guint64: GPU submissions made by the device's scheduler for "
+          "every element on the device, and the element batches they "
+          "carried, since the device was opened; 0 before start), "
+          "device-max-batches (most in one submission), device-record-ns, "
+          "device-wait-ns, device-gpu-ns, device-deliver-ns (guint64 ns: "
+          "the scheduler's time recording and submitting, waiting for the "
+          "device, the device's own time, and delivering results), "
+          "device-copied-bytes and device-imported-bytes (guint64: input "
+          "copied into upload memory, and input the device read in place "
+          "from the buffers, VK_EXT_external_memory_host), device-plans and "
+          "device-plan-ns (plans made on the device and the time spent "
+          "making them)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata (element_class,
+      "GPU spectrum analyzer", "Filter/Analyzer/Audio",
+      "Posts Welch-averaged spectra and dominant frequencies of audio, "
+      "computed on a Vulkan device", "gst-gpufft developers");
+
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_WINDOW, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_SCALING, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_MESSAGE_FORMAT, 0);
+}
+
+static void
+gst_gpu_fft_spectrum_init (GstGpuFftSpectrum * self)
+{
+  GstGpuFftSpectrumSettings *s = &self->settings;
+
+  s->fft_size = DEFAULT_FFT_SIZE;
+  s->hop_size = DEFAULT_HOP_SIZE;
+  s->window = DEFAULT_WINDOW;
+  s->scaling = DEFAULT_SCALING;
+  s->interval = DEFAULT_INTERVAL;
+  s->threshold = DEFAULT_THRESHOLD;
+  s->multi_channel = DEFAULT_MULTI_CHANNEL;
+  s->peaks = DEFAULT_PEAKS;
+  s->min_frequency = DEFAULT_MIN_FREQUENCY;
+  s->max_frequency = DEFAULT_MAX_FREQUENCY;
+  s->post_messages = DEFAULT_POST_MESSAGES;
+  s->message_magnitude = DEFAULT_MESSAGE_MAGNITUDE;
+  s->message_phase = DEFAULT_MESSAGE_PHASE;
+  s->message_dominant = DEFAULT_MESSAGE_DOMINANT;
+  s->message_format = DEFAULT_MESSAGE_FORMAT;
+  s->batch_size = DEFAULT_BATCH_SIZE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* properties: only the object lock, never waiting on the streaming thread  */
+
+static void
+gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
+  GstGpuFftSpectrumSettings *s = &self->settings;
+  GstGpuFftSpectrumSettings old;
+  gboolean geometry = TRUE;
+
+  if (prop_id == PROP_FFT_SIZE && !gpufft_size_is_valid (g_value_get_uint
+          (value))) {
+    g_warning ("gpufftspectrum: fft-size %u refused: it must be even, from "
+        "%u to %u; keeping %u", g_value_get_uint (value), MIN_FFT_SIZE,
+        GPUFFT_MAX_SIZE, s->fft_size);
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  old = *s;
+  switch (prop_id) {
+    case PROP_FFT_SIZE:
+      s->fft_size = g_value_get_uint (value);
+      break;
+    case PROP_HOP_SIZE:
+      s->hop_size = g_value_get_uint (value);
+      break;
+    case PROP_WINDOW:
+      s->window = g_value_get_enum (value);
+      break;
+    case PROP_SCALING:
+      s->scaling = g_value_get_enum (value);
+      break;
+    case PROP_INTERVAL:
+      s->interval = MAX (g_value_get_uint64 (value), MIN_INTERVAL);
+      break;
+    case PROP_MULTI_CHANNEL:
+      s->multi_channel = g_value_get_boolean (value);
+      break;
+    case PROP_PEAKS:
+      s->peaks = g_value_get_uint (value);
+      break;
+    case PROP_MIN_FREQUENCY:
+      s->min_frequency = g_value_get_double (value);
+      break;
+    case PROP_MAX_FREQUENCY:
+      s->max_frequency = g_value_get_double (value);
+      break;
+    case PROP_MESSAGE_PHASE:
+      s->message_phase = g_value_get_boolean (value);
+      break;
+    case PROP_BATCH_SIZE:
+      s->batch_size = g_value_get_uint (value);
+      break;
+    default:
+      geometry = FALSE;
+      switch (prop_id) {
+        case PROP_THRESHOLD:
+          s->threshold = g_value_get_int (value);
+          break;
+        case PROP_POST_MESSAGES:
+          s->post_messages = g_value_get_boolean (value);
+          break;
+        case PROP_MESSAGE_MAGNITUDE:
+          s->message_magnitude = g_value_get_boolean (value);
+          break;
+        case PROP_MESSAGE_DOMINANT:
+          s->message_dominant = g_value_get_boolean (value);
+          break;
+        case PROP_MESSAGE_FORMAT:
+          s->message_format = g_value_get_enum (value);
+          break;
+        default:
+          G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+          break;
+      }
+      break;
+  }
+  /* (setting a value it already has changes nothing, not even batching) */
+  if (geometry && memcmp (&old, s, sizeof (old)) != 0)
+    self->geometry_gen++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
+  GstGpuFftSpectrumSettings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FFT_SIZE:
+      g_value_set_uint (value, s->fft_size);
+      break;
+    case PROP_HOP_SIZE:
+      g_value_set_uint (value, s->hop_size);
+      break;
+    case PROP_WINDOW:
+      g_value_set_enum (value, s->window);
+      break;
+    case PROP_SCALING:
+      g_value_set_enum (value, s->scaling);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, s->interval);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_int (value, s->threshold);
+      break;
+    case PROP_MULTI_CHANNEL:
+      g_value_set_boolean (value, s->multi_channel);
+      break;
+    case PROP_PEAKS:
+      g_value_set_uint (value, s->peaks);
+      break;
+    case PROP_MIN_FREQUENCY:
+      g_value_set_double (value, s->min_frequency);
+      break;
+    case PROP_MAX_FREQUENCY:
+      g_value_set_double (value, s->max_frequency);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s->post_messages);
+      break;
+    case PROP_MESSAGE_MAGNITUDE:
+      g_value_set_boolean (value, s->message_magnitude);
+      break;
+    case PROP_MESSAGE_PHASE:
+      g_value_set_boolean (value, s->message_phase);
+      break;
+    case PROP_MESSAGE_DOMINANT:
+      g_value_set_boolean (value, s->message_dominant);
+      break;
+    case PROP_MESSAGE_FORMAT:
+      g_value_set_enum (value, s->message_format);
+      break;
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, s->batch_size);
+      break;
+    case PROP_STATS:{
+      GpufftContextStats st = { 0 };
+
+      /* (ctx is set and cleared by start/stop, under this lock) */
+      if (self->ctx)
+        gpufft_context_get_stats (self->ctx, &st);
+      g_value_take_boxed (value, gst_structure_new ("gpufftspectrum-stats",
+              "device", G_TYPE_INT, self->ctx ?
+              gpufft_context_get_device_index (self->ctx) : -1,
+              "dropped-intervals", G_TYPE_UINT64, self->dropped_total,
+              "device-submissions", G_TYPE_UINT64, st.submissions,
+              "device-batches", G_TYPE_UINT64, st.batches,
+              "device-max-batches", G_TYPE_UINT64, st.max_batches,
+              "device-record-ns", G_TYPE_UINT64, st.record_ns,
+              "device-wait-ns", G_TYPE_UINT64, st.wait_ns,
+              "device-gpu-ns", G_TYPE_UINT64, st.gpu_ns,
+              "device-deliver-ns", G_TYPE_UINT64, st.deliver_ns,
+              "device-copied-bytes", G_TYPE_UINT64, st.copied_bytes,
+              "device-imported-bytes", G_TYPE_UINT64, st.imported_bytes,
+              "device-plans", G_TYPE_UINT64, st.plans,
+              "device-plan-ns", G_TYPE_UINT64, st.plan_ns, NULL));
+      break;
+    }
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}

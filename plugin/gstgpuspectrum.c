@@ -1,0 +1,269 @@
+/* gpuspectrum: GStreamer's `spectrum` element on the GPU. An application
+ * written for `spectrum` runs by renaming the element.
+ *
+ * SECTION:element-gpuspectrum
+ *
+ *   gst-launch-1.0 audiotestsrc ! gpuspectrum bands=128 ! fakesink -m
+ *
+ * The properties of GStreamer 1.22's spectrum, with its types, ranges and
+ * defaults (post-messages, message-magnitude, message-phase, interval,
+ * bands, threshold, multi-channel), plus the read-only device-name and the
+ * device-index of every gpufft element. Its messages: the structure
+ * `spectrum` with endtime (stream-time + duration), timestamp, stream-time,
+ * running-time, duration (the interval), then magnitude and phase as
+ * spectrum lays them out (mono: GstValueList of `bands` floats;
+ * multi-channel: GstValueArray of GstValueArray, [channel][band]), and no
+ * other field and no other message.
+ *
+ * The numbers are spectrum's: nfft = 2 * bands - 2 points, non-overlapping
+ * frames (an interval shorter than nfft samples: frames one interval apart,
+ * each ending where its interval ends, as spectrum then analyses the last
+ * nfft samples; the first such interval, shorter than a frame, has no
+ * message, where spectrum analyses zeros), GStreamer's Hamming window (0.53836/0.46164), levels
+ * 10 log10 (|X_k|^2 / nfft^2) dB (a full-scale sine reads about -11.4 dB),
+ * integers divided by 2^(bits-1). They are averaged the right way: the mean
+ * of the frames' power, then dB, then the threshold as a floor (spectrum
+ * averages dB values after flooring each, so its averages depend on the
+ * threshold, and are biased low for noise); phase is that of the interval's
+ * last frame (spectrum averages angles). A change of bands, interval or
+ * multi-channel reaches the very next message: what was measured with the
+ * old values and not yet posted is dropped (spectrum drops the interval the
+ * change cuts short; intervals still on the GPU, a few ms, go too). Unlike
+ * spectrum, every frame is analysed (none is lost at interval ends), the
+ * partial interval at EOS is posted, DISCONT restarts cleanly, and a
+ * synchronous bus handler may change any property.
+ *
+ * Runs on the shared analyser (gstgpufftspectrum.c): this file maps the
+ * properties to its settings. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstgpufftspectrum.h"
+#include "gstgpufftspectrum-private.h"
+
+#include <math.h>
+
+#define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
+
+/* spectrum's defaults and ranges (GStreamer 1.22) */
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_MESSAGE_MAGNITUDE TRUE
+#define DEFAULT_MESSAGE_PHASE FALSE
+#define DEFAULT_INTERVAL (GST_SECOND / 10)
+#define DEFAULT_BANDS 128
+#define DEFAULT_THRESHOLD -60
+#define DEFAULT_MULTI_CHANNEL FALSE
+/* what the engine takes: nfft = 2 * bands - 2 <= 65536 */
+#define MAX_BANDS (GPUFFT_MAX_SIZE / 2 + 1)
+#define MIN_INTERVAL GST_MSECOND
+
+typedef GstGpuFftSpectrum GstGpuSpectrum;
+typedef struct
+{
+  GstGpuFftBaseClass parent_class;
+} GstGpuSpectrumClass;
+
+#define GST_TYPE_GPU_SPECTRUM (gst_gpu_spectrum_get_type ())
+GType gst_gpu_spectrum_get_type (void);
+
+enum
+{
+  PROP_0,
+  PROP_POST_MESSAGES,
+  PROP_MESSAGE_MAGNITUDE,
+  PROP_MESSAGE_PHASE,
+  PROP_INTERVAL,
+  PROP_BANDS,
+  PROP_THRESHOLD,
+  PROP_MULTI_CHANNEL
+};
+
+G_DEFINE_TYPE (GstGpuSpectrum, gst_gpu_spectrum, GST_TYPE_GPU_FFT_BASE);
+GST_ELEMENT_REGISTER_DEFINE (gpuspectrum, "gpuspectrum", GST_RANK_NONE,
+    GST_TYPE_GPU_SPECTRUM);
+
+static void gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_gpu_spectrum_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+
+static void
+gst_gpu_spectrum_class_init (GstGpuSpectrumClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_gpu_spectrum_set_property;
+  gobject_class->get_property = gst_gpu_spectrum_get_property;
+  klass->parent_class.spectrum_compat = TRUE;
+
+  /* (spectrum's order, names, blurbs, ranges and defaults) */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post Messages",
+          "Whether to post a 'spectrum' element message on the bus for each "
+          "passed interval", DEFAULT_POST_MESSAGES, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_MAGNITUDE,
+      g_param_spec_boolean ("message-magnitude", "Magnitude",
+          "Whether to add a 'magnitude' field to the structure of any "
+          "'spectrum' element messages posted on the bus",
+          DEFAULT_MESSAGE_MAGNITUDE, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_PHASE,
+      g_param_spec_boolean ("message-phase", "Phase",
+          "Whether to add a 'phase' field to the structure of any "
+          "'spectrum' element messages posted on the bus",
+          DEFAULT_MESSAGE_PHASE, rw));
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Interval of time between message posts (in nanoseconds; values "
+          "below 1 ms are raised to 1 ms)", 1, G_MAXUINT64, DEFAULT_INTERVAL,
+          rw));
+  g_object_class_install_property (gobject_class, PROP_BANDS,
+      g_param_spec_uint ("bands", "Bands",
+          "Number of frequency bands (2 to 32769 on the GPU: nfft = 2 * "
+          "bands - 2 up to 65536)", 2, ((guint) G_MAXINT + 2) / 2,
+          DEFAULT_BANDS, rw));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_int ("threshold", "Threshold",
+          "dB threshold for result. All lower values will be set to this",
+          G_MININT, 0, DEFAULT_THRESHOLD, rw));
+  g_object_class_install_property (gobject_class, PROP_MULTI_CHANNEL,
+      g_param_spec_boolean ("multi-channel", "Multichannel results",
+          "Send separate results for each channel", DEFAULT_MULTI_CHANNEL, rw));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Spectrum analyzer on the GPU", "Filter/Analyzer/Audio",
+      "Run an FFT on the audio signal, output spectrum data (GStreamer's "
+      "spectrum, computed on a Vulkan device)", "gst-gpufft developers");
+}
+
+/* The analyser's settings for `bands` (nfft = 2 * bands - 2). */
+static void
+set_bands (GstGpuFftSpectrumSettings * s, guint bands)
+{
+  s->fft_size = 2 * bands - 2;
+  s->hop_size = s->fft_size;
+  s->level_offset = -20.0 * log10 ((gdouble) s->fft_size);
+}
+
+static void
+gst_gpu_spectrum_init (GstGpuSpectrum * self)
+{
+  GstGpuFftSpectrumSettings *s = &self->settings;
+
+  set_bands (s, DEFAULT_BANDS);
+  s->window = GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING_GST;
+  s->scaling = GST_GPU_FFT_SPECTRUM_SCALING_RAW;
+  s->interval = DEFAULT_INTERVAL;
+  s->threshold = DEFAULT_THRESHOLD;
+  s->multi_channel = DEFAULT_MULTI_CHANNEL;
+  s->peaks = 0;
+  s->post_messages = DEFAULT_POST_MESSAGES;
+  s->message_magnitude = DEFAULT_MESSAGE_MAGNITUDE;
+  s->message_phase = DEFAULT_MESSAGE_PHASE;
+  s->message_dominant = FALSE;
+  s->message_format = GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_LIST;
+  s->batch_size = 0;
+  s->hop_within_interval = TRUE;
+}
+
+static void
+gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstGpuSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
+  GstGpuFftSpectrumSettings *s = &self->settings;
+  GstGpuFftSpectrumSettings old;
+  gboolean geometry = TRUE;
+  guint64 interval = 0;
+
+  if (prop_id == PROP_BANDS && g_value_get_uint (value) > MAX_BANDS) {
+    g_warning ("gpuspectrum: bands %u refused: from 2 to %u on the GPU (an "
+        "FFT of up to %u points); keeping %u", g_value_get_uint (value),
+        MAX_BANDS, GPUFFT_MAX_SIZE, s->fft_size / 2 + 1);
+    return;
+  }
+  if (prop_id == PROP_INTERVAL) {
+    interval = g_value_get_uint64 (value);
+    if (interval < MIN_INTERVAL) {
+      g_warning ("gpuspectrum: interval %" G_GUINT64_FORMAT " ns raised to "
+          "1 ms, the shortest interval the GPU analyser posts", interval);
+      interval = MIN_INTERVAL;
+    }
+  }
+
+  GST_OBJECT_LOCK (self);
+  old = *s;
+  switch (prop_id) {
+    case PROP_BANDS:
+      set_bands (s, g_value_get_uint (value));
+      break;
+    case PROP_INTERVAL:
+      s->interval = interval;
+      break;
+    case PROP_MULTI_CHANNEL:
+      s->multi_channel = g_value_get_boolean (value);
+      break;
+    case PROP_MESSAGE_PHASE:
+      s->message_phase = g_value_get_boolean (value);
+      break;
+    default:
+      geometry = FALSE;
+      switch (prop_id) {
+        case PROP_POST_MESSAGES:
+          s->post_messages = g_value_get_boolean (value);
+          break;
+        case PROP_MESSAGE_MAGNITUDE:
+          s->message_magnitude = g_value_get_boolean (value);
+          break;
+        case PROP_THRESHOLD:
+          s->threshold = g_value_get_int (value);
+          break;
+        default:
+          G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+          break;
+      }
+      break;
+  }
+  if (geometry && memcmp (&old, s, sizeof (old)) != 0)
+    self->geometry_gen++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_gpu_spectrum_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstGpuSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
+  GstGpuFftSpectrumSettings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s->post_messages);
+      break;
+    case PROP_MESSAGE_MAGNITUDE:
+      g_value_set_boolean (value, s->message_magnitude);
+      break;
+    case PROP_MESSAGE_PHASE:
+      g_value_set_boolean (value, s->message_phase);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, s->interval);
+      break;
+    case PROP_BANDS:
+      g_value_set_uint (value, s->fft_size / 2 + 1);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_int (value, s->threshold);
+      break;
+    case PROP_MULTI_CHANNEL:
+      g_value_set_boolean (value, s->multi_channel);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}

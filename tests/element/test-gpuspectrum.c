@@ -1,0 +1,524 @@
+/* gpuspectrum against GStreamer's own spectrum (gst-plugins-good), run side
+ * by side on the same input: the same messages (structure name, fields,
+ * their types and order, count, time fields), the main-lobe magnitudes of
+ * steady tones within 0.01 dB, for mono, stereo downmixed and stereo
+ * multi-channel, S16/S32/F32/F64, bands 2, 8, 20, 128, 256 and 1025;
+ * property changes while playing; a synchronous bus handler that changes
+ * properties (spectrum deadlocks there); the scenarios of spectrum's own
+ * unit tests; the property set. The steady tones sit on a bin centre, so
+ * every frame has the same power and spectrum's mean of dB equals the
+ * mean of power in dB: elsewhere the two differ by design (README). */
+#include "gpufft-test-common.h"
+
+#define RATE 44100
+#define INTERVAL_SAMPLES 4410   /* 100 ms */
+
+/* (the reference must be there: a comparison with nothing passes nothing) */
+static gboolean
+have_spectrum (void)
+{
+  GstElementFactory *f = gst_element_factory_find ("spectrum");
+
+  fail_unless (f != NULL, "GStreamer's spectrum element is missing: install "
+      "gstreamer1.0-plugins-good (scripts/setup.sh does)");
+  gst_object_unref (f);
+  return TRUE;
+}
+
+/* x[n * channels]: channel c a cosine on bin k0 + c of nfft (every frame
+ * of nfft samples sees the same phase), amplitude 0.5 / (c + 1) */
+static gdouble *
+bin_tones (guint channels, gsize n, guint nfft, guint k0)
+{
+  gdouble *x = g_new0 (gdouble, n * channels);
+  guint c;
+
+  for (c = 0; c < channels; c++) {
+    guint k = MIN (k0 + c, nfft / 2);
+
+    gen_tone (x + c, n, channels, 0.5 / (c + 1), (gdouble) k * RATE / nfft,
+        RATE, G_PI / 2);
+  }
+  return x;
+}
+
+typedef struct
+{
+  const gchar *factory;
+  const gchar *bands;
+  const gchar *multi;
+  const gchar *bands2;          /* set between the halves, or NULL */
+} RunSpec;
+
+/* Pushes x (PTS from 0) in 441-sample buffers through the element, with
+ * bands2 set after the first half; returns its messages after EOS. */
+static Msgs *
+run_element (const RunSpec * r, const Fmt * f, const gdouble * x, gsize n)
+{
+  gchar *caps = fmt_caps_string (f);
+  GstBus *bus;
+  GstHarness *h = harness_new_element (r->factory, &bus, caps, "bands",
+      r->bands, "multi-channel", r->multi, "interval", "100000000",
+      "threshold", "-80", NULL);
+  gsize half = r->bands2 ? n / 2 : n;
+  Msgs *m = NULL, *rest;
+  guint i;
+
+  push_samples (h, f, x, half, 441, 0, FALSE);
+  if (r->bands2) {
+    /* the intervals completed so far are posted before the change (spectrum
+     * posts them while the buffer is pushed; the GPU a little later) */
+    m = msgs_collect (bus, half / INTERVAL_SAMPLES, 60);
+    fail_unless_equals_int (m->spectrum->len, half / INTERVAL_SAMPLES);
+    gst_util_set_object_arg (G_OBJECT (h->element), "bands", r->bands2);
+    push_samples (h, f, x + half * f->channels, n - half, 441,
+        gst_util_uint64_scale_int (half, GST_SECOND, RATE), FALSE);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  rest = msgs_collect (bus, 0, 0);
+  if (m == NULL) {
+    m = rest;
+  } else {
+    for (i = 0; i < rest->spectrum->len; i++)
+      g_ptr_array_add (m->spectrum,
+          gst_structure_copy (g_ptr_array_index (rest->spectrum, i)));
+    for (i = 0; i < rest->errors->len; i++)
+      g_ptr_array_add (m->errors, g_strdup (g_ptr_array_index (rest->errors,
+                  i)));
+    msgs_free (rest);
+  }
+  fail_unless_equals_int (m->errors->len, 0);
+  harness_free (h, bus);
+  g_free (caps);
+  return m;
+}
+
+/* magnitude as [rows][bands] floats (list or array of arrays) */
+static gfloat *
+magnitudes (const GstStructure * s, guint * rows, guint * bands)
+{
+  const GValue *v = gst_structure_get_value (s, "magnitude");
+  gfloat *out;
+  guint r, b;
+
+  if (GST_VALUE_HOLDS_LIST (v)) {
+    *rows = 1;
+    *bands = gst_value_list_get_size (v);
+    out = g_new (gfloat, *bands);
+    for (b = 0; b < *bands; b++)
+      out[b] = g_value_get_float (gst_value_list_get_value (v, b));
+    return out;
+  }
+  fail_unless (GST_VALUE_HOLDS_ARRAY (v));
+  *rows = gst_value_array_get_size (v);
+  *bands = gst_value_array_get_size (gst_value_array_get_value (v, 0));
+  out = g_new (gfloat, *rows * *bands);
+  for (r = 0; r < *rows; r++) {
+    const GValue *row = gst_value_array_get_value (v, r);
+
+    fail_unless_equals_int (gst_value_array_get_size (row), *bands);
+    for (b = 0; b < *bands; b++)
+      out[r * *bands + b] =
+          g_value_get_float (gst_value_array_get_value (row, b));
+  }
+  return out;
+}
+
+/* Message by message: fields, types, order, time fields equal; bins within
+ * 30 dB of the row's loudest (the tones' main lobes) within 0.01 dB. */
+static void
+compare_messages (Msgs * ref, Msgs * got, const gchar * what)
+{
+  guint i, j;
+  gdouble worst = 0;
+
+  fail_unless (ref->spectrum->len > 0, "%s: spectrum posted nothing", what);
+  /* the same messages, and one more where the stream ends inside an
+   * interval: gpuspectrum posts that partial interval (spectrum loses it) */
+  if (got->spectrum->len == ref->spectrum->len + 1) {
+    const GstStructure *last = g_ptr_array_index (got->spectrum,
+        got->spectrum->len - 1);
+
+    fail_unless (msg_u64 (last, "duration") < 100 * GST_MSECOND,
+        "%s: an extra message that is not a partial interval", what);
+  } else {
+    fail_unless_equals_int (got->spectrum->len, ref->spectrum->len);
+  }
+  fail_unless_equals_int (got->dominant->len, 0);
+  for (i = 0; i < ref->spectrum->len; i++) {
+    const GstStructure *a = g_ptr_array_index (ref->spectrum, i);
+    const GstStructure *b = g_ptr_array_index (got->spectrum, i);
+    guint ra, ba, rb, bb, r, k;
+    gfloat *ma, *mb;
+
+    fail_unless_equals_string (gst_structure_get_name (b), "spectrum");
+    fail_unless_equals_int (gst_structure_n_fields (b),
+        gst_structure_n_fields (a));
+    for (j = 0; j < (guint) gst_structure_n_fields (a); j++) {
+      const gchar *name = gst_structure_nth_field_name (a, j);
+
+      fail_unless_equals_string (gst_structure_nth_field_name (b, j), name);
+      fail_unless_equals_int (gst_structure_get_field_type (b, name),
+          gst_structure_get_field_type (a, name));
+      if (gst_structure_get_field_type (a, name) == G_TYPE_UINT64)
+        fail_unless_equals_uint64 (msg_u64 (b, name), msg_u64 (a, name));
+    }
+    ma = magnitudes (a, &ra, &ba);
+    mb = magnitudes (b, &rb, &bb);
+    fail_unless_equals_int (rb, ra);
+    fail_unless_equals_int (bb, ba);
+    for (r = 0; r < ra; r++) {
+      gfloat loudest = -1000;
+
+      for (k = 0; k < ba; k++)
+        loudest = MAX (loudest, ma[r * ba + k]);
+      for (k = 0; k < ba; k++) {
+        gfloat va = ma[r * ba + k], vb = mb[r * ba + k];
+
+        if (va < loudest - 30 || va <= -79.0)
+          continue;
+        worst = MAX (worst, fabs (va - vb));
+        fail_unless (fabs (va - vb) <= 0.01, "%s: message %u row %u band "
+            "%u: spectrum %.4f dB, gpuspectrum %.4f dB", what, i, r, k, va, vb);
+      }
+    }
+    g_free (ma);
+    g_free (mb);
+  }
+  GST_INFO ("%s: %u messages, worst main-lobe difference %.5f dB", what,
+      ref->spectrum->len, worst);
+  g_print ("%-40s %3u messages, main lobe within %.5f dB\n", what,
+      ref->spectrum->len, worst);
+}
+
+static void
+side_by_side (const gchar * format, guint channels, gboolean multi,
+    guint bands, guint bands2)
+{
+  Fmt f = { format, RATE, (gint) channels, FALSE };
+  guint nfft = 2 * bands - 2;
+  gsize n = 5 * INTERVAL_SAMPLES;
+  gdouble *x = bin_tones (channels, n, nfft, MAX (1, bands / 3));
+  gchar *b = g_strdup_printf ("%u", bands);
+  gchar *b2 = bands2 ? g_strdup_printf ("%u", bands2) : NULL;
+  RunSpec rs = { "spectrum", b, multi ? "true" : "false", b2 };
+  RunSpec rg = { "gpuspectrum", b, multi ? "true" : "false", b2 };
+  gchar *what = g_strdup_printf ("%s %u ch%s bands %u%s%s", format, channels,
+      multi ? " multi" : "", bands, b2 ? " -> " : "", b2 ? b2 : "");
+  Msgs *ref, *got;
+
+  fmt_quantize (&f, x, n * channels);
+  ref = run_element (&rs, &f, x, n);
+  got = run_element (&rg, &f, x, n);
+  compare_messages (ref, got, what);
+  msgs_free (ref);
+  msgs_free (got);
+  g_free (what);
+  g_free (b);
+  g_free (b2);
+  g_free (x);
+}
+
+GST_START_TEST (test_side_by_side_bands)
+{
+  static const guint bands[] = { 2, 8, 20, 128, 256, 1025 };
+  guint i;
+
+  if (!have_spectrum ())
+    return;
+  for (i = 0; i < G_N_ELEMENTS (bands); i++) {
+    side_by_side ("F32LE", 1, FALSE, bands[i], 0);
+    side_by_side ("F32LE", 2, TRUE, bands[i], 0);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_side_by_side_formats)
+{
+  static const gchar *formats[] = { "S16LE", "S32LE", "F32LE", "F64LE" };
+  guint i;
+
+  if (!have_spectrum ())
+    return;
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    side_by_side (formats[i], 1, FALSE, 128, 0);
+    /* (downmix: two tones in one spectrum, whose sum depends on where a
+     * frame starts; nfft 126 divides the interval, so that spectrum's
+     * frames, which start at each interval, are ours) */
+    side_by_side (formats[i], 2, FALSE, 64, 0);
+    side_by_side (formats[i], 2, TRUE, 256, 0);
+  }
+}
+
+GST_END_TEST;
+
+/* bands changed between two buffers: the very next message has the new
+ * size, and the messages match spectrum's one by one */
+GST_START_TEST (test_side_by_side_property_change)
+{
+  if (!have_spectrum ())
+    return;
+  /* (the new nfft a multiple of the old: the tones stay on bin centres) */
+  side_by_side ("F32LE", 1, FALSE, 128, 255);
+  side_by_side ("S16LE", 2, TRUE, 20, 115);
+}
+
+GST_END_TEST;
+
+/* ---- a synchronous bus handler that changes properties ------------------ */
+
+typedef struct
+{
+  guint n;
+  guint expect_bands;           /* set by the handler, for the next message */
+  guint mismatches;
+} SyncState;
+
+static GstBusSyncReply
+on_sync (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  SyncState *st = data;
+  const GstStructure *s = gst_message_get_structure (msg);
+  guint rows, bands;
+  gfloat *m;
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT
+      || !gst_structure_has_name (s, "spectrum"))
+    return GST_BUS_PASS;
+  m = magnitudes (s, &rows, &bands);
+  g_free (m);
+  if (st->expect_bands && bands != st->expect_bands)
+    st->mismatches++;
+  /* (spectrum would deadlock here: it posts under its own lock) */
+  st->expect_bands = st->n % 2 ? 64 : 128;
+  g_object_set (GST_MESSAGE_SRC (msg), "bands", st->expect_bands,
+      "threshold", -70 - (gint) (st->n % 3), NULL);
+  st->n++;
+  return GST_BUS_PASS;
+}
+
+GST_START_TEST (test_sync_handler_changes_bands)
+{
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gsize n = 30 * INTERVAL_SAMPLES;
+  gdouble *x = bin_tones (1, n, 254, 20);
+  gchar *caps = fmt_caps_string (&f);
+  SyncState st = { 0, 0, 0 };
+  GstBus *bus;
+  GstHarness *h = harness_new_element ("gpuspectrum", &bus, caps,
+      "threshold", "-60", NULL);
+
+  gst_bus_set_sync_handler (bus, on_sync, &st, NULL);
+  push_samples (h, &f, x, n, 441, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GST_INFO ("%u messages", st.n);
+  /* every message after a change has the new size; some intervals are
+   * dropped by the changes, not all */
+  fail_unless (st.n >= 5, "only %u messages", st.n);
+  fail_unless_equals_int (st.mismatches, 0);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* ---- spectrum's own unit-test scenarios ---------------------------------- */
+
+/* One second of an fs/4 sine (0, 1, 0, -1 at full scale) in one buffer,
+ * bands 256, interval 10 ms, threshold -80: bands 127 and 128 loud (above
+ * -20 dB), every other band below; the buffer comes out as it went in,
+ * the very same buffer, and no reference on it is kept. */
+static void
+unit_scenario (const gchar * format)
+{
+  Fmt f = { format, RATE, 1, FALSE };
+  gdouble *x = g_new (gdouble, RATE);
+  gchar *caps = fmt_caps_string (&f);
+  GstBuffer *in, *out;
+  GstBus *bus;
+  GstHarness *h = harness_new_element ("gpuspectrum", &bus, caps,
+      "post-messages", "true", "interval", "10000000", "bands", "256",
+      "threshold", "-80", NULL);
+  Msgs *m;
+  guint i, rows, bands;
+  gfloat *mag;
+
+  for (i = 0; i < RATE; i++)
+    x[i] = (i % 4 == 1) ? 1.0 : (i % 4 == 3) ? -1.0 : 0.0;
+  in = fmt_make_buffer (&f, x, RATE, 0);
+  gst_buffer_ref (in);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out == in);
+  /* ours, the harness's queue gave its own up: nothing else holds it */
+  ASSERT_BUFFER_REFCOUNT (out, "out", 2);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 1, 60);
+  /* spectrum posts 100: the first interval, shorter than a frame (510
+   * samples), is analysed on zeros there, and has no message here */
+  fail_unless_equals_int (m->spectrum->len, 99);
+  fail_unless (gst_structure_has_field_typed (g_ptr_array_index
+          (m->spectrum, 0), "endtime", G_TYPE_UINT64));
+  mag = magnitudes (g_ptr_array_index (m->spectrum, 0), &rows, &bands);
+  fail_unless_equals_int (bands, 256);
+  for (i = 0; i < bands; i++) {
+    if (i == 127 || i == 128)
+      fail_unless (mag[i] >= -20.0, "%s band %u: %.2f dB", format, i, mag[i]);
+    else
+      fail_unless (mag[i] <= -20.0, "%s band %u: %.2f dB", format, i, mag[i]);
+  }
+  g_free (mag);
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_START_TEST (test_unit_scenarios)
+{
+  unit_scenario ("S16LE");
+  unit_scenario ("S32LE");
+  unit_scenario ("F32LE");
+  unit_scenario ("F64LE");
+}
+
+GST_END_TEST;
+
+/* ---- properties ------------------------------------------------------------ */
+
+/* spectrum's properties, types, ranges and defaults; and only those, plus
+ * device-index and device-name */
+GST_START_TEST (test_property_set)
+{
+  GstElement *g = gst_element_factory_make ("gpuspectrum", NULL);
+  GstElement *s = gst_element_factory_make ("spectrum", NULL);
+  guint ng, ns, i;
+  GParamSpec **pg, **ps;
+
+  fail_unless (g != NULL);
+  fail_unless (have_spectrum () && s != NULL);
+  pg = g_object_class_list_properties (G_OBJECT_GET_CLASS (g), &ng);
+  ps = g_object_class_list_properties (G_OBJECT_GET_CLASS (s), &ns);
+  fail_unless_equals_int (ng, ns + 2);
+  for (i = 0; i < ns; i++) {
+    GParamSpec *a = ps[i];
+    GParamSpec *b = g_object_class_find_property (G_OBJECT_GET_CLASS (g),
+        a->name);
+    GValue va = G_VALUE_INIT, vb = G_VALUE_INIT;
+
+    fail_unless (b != NULL, "no property %s", a->name);
+    fail_unless_equals_int (G_PARAM_SPEC_VALUE_TYPE (b),
+        G_PARAM_SPEC_VALUE_TYPE (a));
+    if (G_IS_PARAM_SPEC_UINT (a)) {
+      fail_unless_equals_int (G_PARAM_SPEC_UINT (b)->minimum,
+          G_PARAM_SPEC_UINT (a)->minimum);
+      fail_unless_equals_int (G_PARAM_SPEC_UINT (b)->maximum,
+          G_PARAM_SPEC_UINT (a)->maximum);
+    } else if (G_IS_PARAM_SPEC_INT (a)) {
+      fail_unless_equals_int (G_PARAM_SPEC_INT (b)->minimum,
+          G_PARAM_SPEC_INT (a)->minimum);
+      fail_unless_equals_int (G_PARAM_SPEC_INT (b)->maximum,
+          G_PARAM_SPEC_INT (a)->maximum);
+    } else if (G_IS_PARAM_SPEC_UINT64 (a)) {
+      fail_unless_equals_uint64 (G_PARAM_SPEC_UINT64 (b)->minimum,
+          G_PARAM_SPEC_UINT64 (a)->minimum);
+      fail_unless_equals_uint64 (G_PARAM_SPEC_UINT64 (b)->maximum,
+          G_PARAM_SPEC_UINT64 (a)->maximum);
+    }
+    if (a->flags & G_PARAM_READABLE) {
+      g_value_init (&va, G_PARAM_SPEC_VALUE_TYPE (a));
+      g_value_init (&vb, G_PARAM_SPEC_VALUE_TYPE (a));
+      g_object_get_property (G_OBJECT (s), a->name, &va);
+      g_object_get_property (G_OBJECT (g), a->name, &vb);
+      if (strcmp (a->name, "name") != 0)
+        fail_unless (gst_value_compare (&va, &vb) == GST_VALUE_EQUAL,
+            "default of %s differs", a->name);
+      g_value_unset (&va);
+      g_value_unset (&vb);
+    }
+  }
+  fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (g),
+          "device-index") != NULL);
+  fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (g),
+          "device-name") != NULL);
+  g_free (pg);
+  g_free (ps);
+  gst_object_unref (g);
+  gst_object_unref (s);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstElement *el;
+  guint bands;
+} SetBands;
+
+static void
+set_bands (gpointer data)
+{
+  SetBands *sb = data;
+
+  g_object_set (sb->el, "bands", sb->bands, NULL);
+}
+
+/* a C app's g_object_set (spec, "bands", 128, "threshold", -80, ...) sets
+ * everything; bands beyond the GPU's FFT sizes are refused with a warning
+ * naming the range */
+GST_START_TEST (test_bands_range)
+{
+  GstElement *g = gst_element_factory_make ("gpuspectrum", NULL);
+  SetBands sb = { g, 40000 };
+  gchar *w;
+  guint bands;
+  gint threshold;
+  guint64 interval;
+
+  g_object_set (g, "bands", 128, "threshold", -80, "interval",
+      (guint64) GST_SECOND / 20, "post-messages", TRUE, "message-phase",
+      TRUE, NULL);
+  g_object_get (g, "bands", &bands, "threshold", &threshold, "interval",
+      &interval, NULL);
+  fail_unless_equals_int (bands, 128);
+  fail_unless_equals_int (threshold, -80);
+  fail_unless_equals_uint64 (interval, GST_SECOND / 20);
+  w = capture_warnings (g, set_bands, &sb);
+  fail_unless (strstr (w, "32769") != NULL, "no warning naming the range: "
+      "'%s'", w);
+  g_free (w);
+  g_object_get (g, "bands", &bands, NULL);
+  fail_unless_equals_int (bands, 128);
+  sb.bands = 32769;
+  set_bands (&sb);
+  g_object_get (g, "bands", &bands, NULL);
+  fail_unless_equals_int (bands, 32769);
+  gst_object_unref (g);
+}
+
+GST_END_TEST;
+
+static Suite *
+gpuspectrum_suite (void)
+{
+  Suite *s = suite_create ("gpuspectrum");
+  TCase *tc = tcase_create ("gpuspectrum");
+
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_property_set);
+  tcase_add_test (tc, test_bands_range);
+  tcase_add_test (tc, test_unit_scenarios);
+  tcase_add_test (tc, test_side_by_side_bands);
+  tcase_add_test (tc, test_side_by_side_formats);
+  tcase_add_test (tc, test_side_by_side_property_change);
+  tcase_add_test (tc, test_sync_handler_changes_bands);
+  return s;
+}
+
+GST_CHECK_MAIN (gpuspectrum);
