@@ -18,6 +18,10 @@ static const guint32 fft_any_spv[] =
     ;
 
 #define ANY_BINDINGS 9
+/* Scratch for the work arrays that do not fit shared memory: as many
+ * chunks at once as fit this (a GPU needs a thousand workgroups in flight;
+ * a CPU device a few). */
+#define SCRATCH_BYTES_GPU (256u << 20)
 
 gboolean
 gpufft_plan_any_size (guint fft_size)
@@ -59,7 +63,8 @@ gpufft_plan_any_pipeline (GpufftPlan * plan, GError ** error)
   /* two halves of L complex values, and the kernel's flag */
   plan->any_shared = (guint64) plan->any_l * 2 * 2 * sizeof (gfloat) + 64
       <= lim->maxComputeSharedMemorySize;
-  wg = plan->any_l >= 2048 ? 256 : plan->any_l >= 256 ? 128 : 64;
+  wg = plan->any_l >= 8192 ? 512 : plan->any_l >= 1024 ? 256 :
+      plan->any_l >= 256 ? 128 : 64;
   wg = MIN (wg, max_t);
   plan->fpw = 1;
   plan->four_step = FALSE;
@@ -98,8 +103,9 @@ gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error)
     plan->slice_chunks = plan->max_chunks;
     return TRUE;
   }
-  plan->slice_chunks = (guint) CLAMP (TEMP_BYTES / per_chunk, 1,
-      plan->max_chunks);
+  plan->slice_chunks = (guint) CLAMP ((plan->ctx->props.deviceType ==
+          VK_PHYSICAL_DEVICE_TYPE_CPU ? TEMP_BYTES : SCRATCH_BYTES_GPU) /
+      per_chunk, 1, plan->max_chunks);
   if (plan->slice_chunks * per_chunk > lim->maxStorageBufferRange) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "%u channels of FFT size %u exceed the device's largest storage "
