@@ -70,7 +70,9 @@ class Monitor:
         """Draws the highest level in each log-spaced band of spectrum s."""
         rate = s.get_value("rate")
         n = s.get_value("fft-size")
-        data = s.get_value("magnitude").get_data()
+        # (the GLib.Bytes is borrowed from the message and freed with it:
+        # copy it before keeping anything made from it past this handler)
+        data = bytes(s.get_value("magnitude").get_data())
         mag = np.frombuffer(data, dtype="<f4")
         mag = mag.reshape(-1, n // 2 + 1)[0]   # first channel (or the mix)
         thr = self.spec.get_property("threshold")
