@@ -174,7 +174,7 @@ main (int argc, char **argv)
     {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration,
         "Stop after this many seconds", "SECONDS"},
     {"fft-size", 'f', 0, G_OPTION_ARG_INT, &fft_size,
-        "FFT size (power of two, 32..65536; default 4096)", "N"},
+        "FFT size (any even size 16..65536; default 4096)", "N"},
     {"bands", 'b', 0, G_OPTION_ARG_INT, &bands,
         "Bars in the spectrum display (default 16)", "N"},
     {"interval", 'i', 0, G_OPTION_ARG_INT, &interval_ms,

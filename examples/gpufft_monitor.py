@@ -30,7 +30,7 @@ def parse_args():
     ap.add_argument("--duration", type=float, default=0,
                     help="stop after this many seconds")
     ap.add_argument("--fft-size", type=int, default=4096,
-                    help="FFT size, a power of two 32..65536 (default 4096)")
+                    help="FFT size, any even size 16..65536 (default 4096)")
     ap.add_argument("--bands", type=int, default=16,
                     help="bars in the spectrum display (default 16)")
     ap.add_argument("--interval", type=int, default=100,

@@ -97,7 +97,8 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
       g_param_spec_enum ("scaling", "Scaling",
           "spectrum: dBFS, 10*log10(2*S) with scipy's 'spectrum' scaling (a "
           "full-scale sine on a bin reads 0 dB); density: 10*log10(D) with "
-          "scipy's 'density' scaling (dB re full-scale^2/Hz)",
+          "scipy's 'density' scaling (dB re full-scale^2/Hz); raw: "
+          "10*log10(|X|^2), no window normalisation, no one-sided doubling",
           GST_TYPE_GPU_FFT_SPECTRUM_SCALING, DEFAULT_SCALING, rw));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",

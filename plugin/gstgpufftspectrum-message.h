@@ -50,8 +50,8 @@ typedef struct
   guint dropped;                /* intervals dropped before this one */
   gboolean dominant;            /* also post dominant-frequency */
   gboolean compat;              /* spectrum's message (gpuspectrum) */
-  guint gen;                    /* the geometry generation it was measured
-                                 * with */
+  guint gen;                    /* compat: the settings' reset_gen it was
+                                 * measured with */
 } GstGpuFftMessageParams;
 
 /* result->power holds dB values (the engine's output_db). */

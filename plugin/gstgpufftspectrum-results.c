@@ -74,7 +74,7 @@ gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
     /* gpuspectrum: nothing measured with a geometry the application has
      * changed since reaches it (the very next message has the new one) */
     GST_OBJECT_LOCK (self);
-    gen = self->geometry_gen;
+    gen = self->settings.reset_gen;
     GST_OBJECT_UNLOCK (self);
     if (gen != p->gen) {
       GST_DEBUG_OBJECT (self, "interval measured before a property change: "

@@ -176,6 +176,7 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
   gst_gpu_fft_framing_init (&self->framing, config.fft_size, config.hop,
       GST_AUDIO_INFO_RATE (&self->info), s.interval);
   self->applied_gen = gen;
+  self->applied_reset_gen = s.reset_gen;
   return TRUE;
 }
 
@@ -223,7 +224,7 @@ make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
   p->n_peaks = self->plan_config.n_peaks;
   p->dominant = live->message_dominant;
   p->compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
-  p->gen = self->applied_gen;
+  p->gen = self->applied_reset_gen;
   if (p->compat) {
     /* spectrum's duration is its interval property (a complete interval
      * spans it to the sample; the partial one at EOS says how long it is) */

@@ -1,4 +1,5 @@
-/* gpufftspectrum: a spectrum analyser that runs its FFTs on a Vulkan device.
+/* gpufftspectrum (and, with spectrum's properties and messages,
+ * gpuspectrum): a spectrum analyser that runs its FFTs on a Vulkan device.
  *
  * SECTION:element-gpufftspectrum
  *
@@ -46,11 +47,14 @@
  * The element never talks to Vulkan itself: everything goes through the
  * gpufft engine (gpufft.h).
  *
- * Files: this one is the element (class, properties, GstBaseTransform
- * entry points); gstgpufftspectrum-stream.c the streaming path (plan and
- * geometry, framing into batches, restarts); gstgpufftspectrum-results.c
- * the result path (messages from the engine's completion thread, drain,
- * engine errors).
+ * Files: this one is the analyser both elements share (GstGpuFftBase:
+ * class, device properties, GstBaseTransform entry points);
+ * gstgpufftspectrum-stream.c the streaming path (plan and geometry, framing
+ * into batches, restarts); gstgpufftspectrum-results.c the result path
+ * (messages from the engine's completion thread, drain, engine errors);
+ * gstgpufftspectrum-element.c gpufftspectrum's own properties;
+ * gstgpuspectrum.c gpuspectrum (GStreamer's spectrum: its properties, and
+ * the class flag that gives spectrum's messages).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -248,6 +252,14 @@ gst_gpu_fft_spectrum_read_live_settings (GstGpuFftSpectrum * self)
 /* ------------------------------------------------------------------------ */
 /* GstBaseTransform / GstAudioFilter                                        */
 
+/* "gpufftspectrum" or "gpuspectrum", for messages */
+static const gchar *
+element_kind (GstGpuFftSpectrum * self)
+{
+  return GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat ? "gpuspectrum" :
+      "gpufftspectrum";
+}
+
 static gboolean
 gst_gpu_fft_spectrum_start (GstBaseTransform * trans)
 {
@@ -334,8 +346,8 @@ gst_gpu_fft_spectrum_setup (GstAudioFilter * filter, const GstAudioInfo * info)
 
   if (channels < 1 || channels > GPUFFT_MAX_CHANNELS) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("%u channels: gpufftspectrum handles at most %u", channels,
-            GPUFFT_MAX_CHANNELS), (NULL));
+        ("%u channels: %s handles at most %u", channels,
+            element_kind (self), GPUFFT_MAX_CHANNELS), (NULL));
     return FALSE;
   }
   switch (GST_AUDIO_INFO_FORMAT (info)) {
@@ -413,8 +425,9 @@ gst_gpu_fft_spectrum_accept_caps (GstBaseTransform * trans,
   if (s && gst_structure_get_int (s, "channels", &channels)
       && channels > GPUFFT_MAX_CHANNELS) {
     GST_ELEMENT_WARNING (trans, STREAM, FORMAT,
-        ("%d channels: gpufftspectrum handles 1 to %d channels",
-            channels, GPUFFT_MAX_CHANNELS), ("caps %" GST_PTR_FORMAT, caps));
+        ("%d channels: %s handles 1 to %d channels", channels,
+            element_kind (GST_GPU_FFT_SPECTRUM (trans)), GPUFFT_MAX_CHANNELS),
+        ("caps %" GST_PTR_FORMAT, caps));
     return FALSE;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans,
@@ -607,7 +620,7 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         "settings changed" : "discontinuity");
     /* (gpuspectrum, as spectrum: the interval a geometry change cuts short
      * is not posted, so that the next message has the new geometry) */
-    self->discarding = self->live_gen != self->applied_gen
+    self->discarding = self->live.reset_gen != self->applied_reset_gen
         && GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
     ok = gst_gpu_fft_spectrum_flush_and_restart (self);
     self->discarding = FALSE;
@@ -641,8 +654,12 @@ gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
 
   pos = self->received;
+  /* (only ordinary host allocations can be imported: not dmabuf, GL or
+   * file mappings) */
   if (GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
-      && gst_buffer_n_memory (buf) == 1) {
+      && gst_buffer_n_memory (buf) == 1
+      && gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+          GST_ALLOCATOR_SYSMEM)) {
     self->in_buf = buf;
     self->in_data = map.data;
   }

@@ -76,6 +76,9 @@ typedef struct
   gboolean hop_within_interval; /* gpuspectrum: the hop is at most the
                                  * interval, so that every interval but
                                  * the first has a frame */
+  guint reset_gen;              /* gpuspectrum: bumped by a change of bands,
+                                 * interval or multi-channel (what spectrum
+                                 * resets on) */
 } GstGpuFftSpectrumSettings;
 
 struct _GstGpuFftSpectrum
@@ -93,6 +96,7 @@ struct _GstGpuFftSpectrum
   GpufftPlan *plan;
   GpufftPlanConfig plan_config; /* what `plan` was built from */
   guint applied_gen;            /* geometry_gen of plan_config/framing */
+  guint applied_reset_gen;      /* settings.reset_gen of the same */
   guint min_bin, max_bin;       /* peak range of the applied settings */
   guint max_frames, max_groups; /* the plan's limits per batch */
 

@@ -16,19 +16,23 @@
  * other field and no other message.
  *
  * The numbers are spectrum's: nfft = 2 * bands - 2 points, non-overlapping
- * frames (an interval shorter than nfft samples: frames one interval apart,
- * each ending where its interval ends, as spectrum then analyses the last
- * nfft samples; the first such interval, shorter than a frame, has no
- * message, where spectrum analyses zeros), GStreamer's Hamming window (0.53836/0.46164), levels
+ * frames (an interval shorter than nfft samples: frames floor (interval *
+ * rate) samples apart, so that an interval has one frame ending in it, two
+ * now and then when the interval is not a whole number of samples, as
+ * spectrum then analyses the last nfft samples; the first such interval,
+ * shorter than a frame, has no message, where spectrum analyses zeros),
+ * GStreamer's Hamming window (0.53836/0.46164), levels
  * 10 log10 (|X_k|^2 / nfft^2) dB (a full-scale sine reads about -11.4 dB),
  * integers divided by 2^(bits-1). They are averaged the right way: the mean
  * of the frames' power, then dB, then the threshold as a floor (spectrum
  * averages dB values after flooring each, so its averages depend on the
  * threshold, and are biased low for noise); phase is that of the interval's
  * last frame (spectrum averages angles). A change of bands, interval or
- * multi-channel reaches the very next message: what was measured with the
- * old values and not yet posted is dropped (spectrum drops the interval the
- * change cuts short; intervals still on the GPU, a few ms, go too). Unlike
+ * multi-channel reaches the next message: what was measured with the old
+ * values and not yet posted is dropped (spectrum drops the interval the
+ * change cuts short; intervals still on the GPU, a few ms, go too; as with
+ * spectrum, messages already queued on the bus for an asynchronous watch
+ * stay there). message-phase applies from the next interval. Unlike
  * spectrum, every frame is analysed (none is lost at interval ends), the
  * partial interval at EOS is posted, DISCONT restarts cleanly, and a
  * synchronous bus handler may change any property.
@@ -187,8 +191,10 @@ gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
   if (prop_id == PROP_INTERVAL) {
     interval = g_value_get_uint64 (value);
     if (interval < MIN_INTERVAL) {
-      g_warning ("gpuspectrum: interval %" G_GUINT64_FORMAT " ns raised to "
-          "1 ms, the shortest interval the GPU analyser posts", interval);
+      /* (spectrum takes it silently: a debug warning, not g_warning, which
+       * would stop an application run with fatal warnings) */
+      GST_WARNING_OBJECT (object, "interval %" G_GUINT64_FORMAT " ns raised "
+          "to 1 ms, the shortest interval the GPU analyser posts", interval);
       interval = MIN_INTERVAL;
     }
   }
@@ -198,12 +204,15 @@ gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_BANDS:
       set_bands (s, g_value_get_uint (value));
+      s->reset_gen += s->fft_size != old.fft_size;
       break;
     case PROP_INTERVAL:
       s->interval = interval;
+      s->reset_gen += s->interval != old.interval;
       break;
     case PROP_MULTI_CHANNEL:
       s->multi_channel = g_value_get_boolean (value);
+      s->reset_gen += s->multi_channel != old.multi_channel;
       break;
     case PROP_MESSAGE_PHASE:
       s->message_phase = g_value_get_boolean (value);

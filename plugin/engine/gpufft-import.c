@@ -72,12 +72,15 @@ gpufft_import_host (GpufftContext * ctx, gconstpointer ptr, gsize size,
               &imp->buffer), "vkCreateBuffer (host import)", error))
     goto fail;
   vkGetBufferMemoryRequirements (ctx->device, imp->buffer, &req);
+  /* (host-coherent: the caller's writes, made before the import, need no
+   * flush) */
   type = gpufft_context_find_memory_type (ctx,
       req.memoryTypeBits & host_props.memoryTypeBits,
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0);
-  if (type < 0) {
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
+  if (type < 0 || req.size > ainfo.allocationSize) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
-        "no memory type can import this host memory");
+        "no host-coherent memory type can import this host memory");
     goto fail;
   }
   ainfo.memoryTypeIndex = type;

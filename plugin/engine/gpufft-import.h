@@ -2,10 +2,10 @@
  * input path's way around its one CPU copy, for large segments.
  *
  * Threading: gpufft_import_host() on the submitting thread,
- * gpufft_import_clear() on the completion thread once the fence of the
- * work that read the import has signalled (or on the submitting thread if
- * it was never submitted). Neither takes an engine lock except the
- * context's counters (atomics).
+ * gpufft_import_clear() once nothing on the device can read the import any
+ * more: on the completion thread after the fence of the work that read it,
+ * or there or in gpufft_plan_free() (the owner's thread) for work that was
+ * never submitted. Neither takes a lock.
  *
  * Layout: the import covers the whole pages around [ptr, ptr + size), at
  * the device's minImportedHostPointerAlignment; `offset` is where ptr lies

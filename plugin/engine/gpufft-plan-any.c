@@ -103,10 +103,10 @@ gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error)
     plan->slice_chunks = plan->max_chunks;
     return TRUE;
   }
-  plan->slice_chunks = (guint) CLAMP ((plan->ctx->props.deviceType ==
-          VK_PHYSICAL_DEVICE_TYPE_CPU ? TEMP_BYTES : SCRATCH_BYTES_GPU) /
-      per_chunk, 1, plan->max_chunks);
-  if (plan->slice_chunks * per_chunk > lim->maxStorageBufferRange) {
+  plan->slice_chunks = (guint) MIN (MIN ((plan->ctx->props.deviceType ==
+              VK_PHYSICAL_DEVICE_TYPE_CPU ? TEMP_BYTES : SCRATCH_BYTES_GPU),
+          lim->maxStorageBufferRange) / per_chunk, plan->max_chunks);
+  if (plan->slice_chunks == 0) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "%u channels of FFT size %u exceed the device's largest storage "
         "buffer", plan->out_ch, plan->cfg.fft_size);

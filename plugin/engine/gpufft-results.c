@@ -113,8 +113,13 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   gboolean failed;
   guint g;
 
-  /* (the GPU has read the imported input, or never will) */
-  gpufft_plan_release_imports (plan, s);
+  /* The GPU has read the imported input, or never will; but a device that
+   * is lost or hangs may still read it: then it is left allocated and
+   * referenced (released never), rather than freed under the device. */
+  if (error && g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST))
+    g_array_set_size (s->imports, 0);
+  else
+    gpufft_plan_release_imports (plan, s);
   if (error == NULL && (!gpufft_buffer_invalidate (&s->out, plan->ctx, &err)
           || !gpufft_buffer_invalidate (&s->counts, plan->ctx, &err)
           || (s->peaks.buffer && !gpufft_buffer_invalidate (&s->peaks,

@@ -265,7 +265,9 @@ typedef struct
    * bytes()). The caller keeps `data` valid and unchanged until the engine
    * calls release (release_data), exactly once: at the end of
    * gpufft_plan_submit() when it copied the segment or the submit failed,
-   * else on the device's completion thread once the GPU has read it. */
+   * else on the device's completion thread once the GPU has read it; never
+   * when the device is lost or hangs with the read in flight (the memory
+   * might still be read: it stays referenced, a deliberate leak). */
   GDestroyNotify release;
   gpointer release_data;
 } GpufftSegment;
