@@ -67,5 +67,11 @@ if [ -x /usr/bin/python3 ] && [ -f examples/gpufft_monitor.py ]; then
     --duration 3 </dev/null >"$build/demo-monitor.log" 2>&1 || true
   tail -n 18 "$build/demo-monitor.log"
 fi
+if [ -x "$build/examples/spectrum-app" ]; then
+  echo
+  echo "== gpuspectrum: examples/spectrum-app, a program written for GStreamer's"
+  echo "   spectrum, with the element renamed (3472 Hz tone, bands=128)"
+  "$build/examples/spectrum-app" --element gpuspectrum | head -n 3
+fi
 echo
 echo "demo: OK. The microphone: /usr/bin/python3 examples/gpufft_monitor.py"
