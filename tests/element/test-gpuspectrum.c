@@ -47,11 +47,13 @@ typedef struct
   const gchar *factory;
   const gchar *bands;
   const gchar *multi;
-  const gchar *bands2;          /* set between the halves, or NULL */
+  const gchar *prop2;           /* set between the halves, or NULL ... */
+  const gchar *value2;          /* ... to this */
 } RunSpec;
 
 /* Pushes x (PTS from 0) in 441-sample buffers through the element, with
- * bands2 set after the first half; returns its messages after EOS. */
+ * prop2 set to value2 after the first half; returns its messages after
+ * EOS. */
 static Msgs *
 run_element (const RunSpec * r, const Fmt * f, const gdouble * x, gsize n)
 {
@@ -60,17 +62,17 @@ run_element (const RunSpec * r, const Fmt * f, const gdouble * x, gsize n)
   GstHarness *h = harness_new_element (r->factory, &bus, caps, "bands",
       r->bands, "multi-channel", r->multi, "interval", "100000000",
       "threshold", "-80", NULL);
-  gsize half = r->bands2 ? n / 2 : n;
+  gsize half = r->prop2 ? n / 2 : n;
   Msgs *m = NULL, *rest;
   guint i;
 
   push_samples (h, f, x, half, 441, 0, FALSE);
-  if (r->bands2) {
+  if (r->prop2) {
     /* the intervals completed so far are posted before the change (spectrum
      * posts them while the buffer is pushed; the GPU a little later) */
     m = msgs_collect (bus, half / INTERVAL_SAMPLES, 60);
     fail_unless_equals_int (m->spectrum->len, half / INTERVAL_SAMPLES);
-    gst_util_set_object_arg (G_OBJECT (h->element), "bands", r->bands2);
+    gst_util_set_object_arg (G_OBJECT (h->element), r->prop2, r->value2);
     push_samples (h, f, x + half * f->channels, n - half, 441,
         gst_util_uint64_scale_int (half, GST_SECOND, RATE), FALSE);
   }
@@ -191,20 +193,21 @@ compare_messages (Msgs * ref, Msgs * got, const gchar * what)
       ref->spectrum->len, worst);
 }
 
+/* prop2 (or NULL) set to value2 halfway */
 static void
-side_by_side (const gchar * format, guint channels, gboolean multi,
-    guint bands, guint bands2)
+side_by_side_change (const gchar * format, guint channels, gboolean multi,
+    guint bands, const gchar * prop2, const gchar * value2)
 {
   Fmt f = { format, RATE, (gint) channels, FALSE };
   guint nfft = 2 * bands - 2;
   gsize n = 5 * INTERVAL_SAMPLES;
   gdouble *x = bin_tones (channels, n, nfft, MAX (1, bands / 3));
   gchar *b = g_strdup_printf ("%u", bands);
-  gchar *b2 = bands2 ? g_strdup_printf ("%u", bands2) : NULL;
-  RunSpec rs = { "spectrum", b, multi ? "true" : "false", b2 };
-  RunSpec rg = { "gpuspectrum", b, multi ? "true" : "false", b2 };
-  gchar *what = g_strdup_printf ("%s %u ch%s bands %u%s%s", format, channels,
-      multi ? " multi" : "", bands, b2 ? " -> " : "", b2 ? b2 : "");
+  RunSpec rs = { "spectrum", b, multi ? "true" : "false", prop2, value2 };
+  RunSpec rg = { "gpuspectrum", b, multi ? "true" : "false", prop2, value2 };
+  gchar *what = g_strdup_printf ("%s %u ch%s bands %u%s%s%s%s", format,
+      channels, multi ? " multi" : "", bands, prop2 ? ", " : "",
+      prop2 ? prop2 : "", prop2 ? " -> " : "", prop2 ? value2 : "");
   Msgs *ref, *got;
 
   fmt_quantize (&f, x, n * channels);
@@ -215,8 +218,18 @@ side_by_side (const gchar * format, guint channels, gboolean multi,
   msgs_free (got);
   g_free (what);
   g_free (b);
-  g_free (b2);
   g_free (x);
+}
+
+static void
+side_by_side (const gchar * format, guint channels, gboolean multi,
+    guint bands, guint bands2)
+{
+  gchar *b2 = g_strdup_printf ("%u", bands2);
+
+  side_by_side_change (format, channels, multi, bands, bands2 ? "bands" :
+      NULL, b2);
+  g_free (b2);
 }
 
 GST_START_TEST (test_side_by_side_bands)
@@ -253,8 +266,9 @@ GST_START_TEST (test_side_by_side_formats)
 
 GST_END_TEST;
 
-/* bands changed between two buffers: the very next message has the new
- * size, and the messages match spectrum's one by one */
+/* bands, interval, threshold or multi-channel changed between two buffers:
+ * the very next message has the new settings, and the messages match
+ * spectrum's one by one */
 GST_START_TEST (test_side_by_side_property_change)
 {
   if (!have_spectrum ())
@@ -262,6 +276,70 @@ GST_START_TEST (test_side_by_side_property_change)
   /* (the new nfft a multiple of the old: the tones stay on bin centres) */
   side_by_side ("F32LE", 1, FALSE, 128, 255);
   side_by_side ("S16LE", 2, TRUE, 20, 115);
+  side_by_side_change ("F32LE", 1, FALSE, 128, "interval", "50000000");
+  side_by_side_change ("F32LE", 1, FALSE, 128, "threshold", "-30");
+
+}
+
+GST_END_TEST;
+
+/* Messages from spectrum on x[from, to) (PTS from `from`) */
+static Msgs *
+spectrum_part (const Fmt * f, const gdouble * x, gsize from, gsize to,
+    const gchar * bands, const gchar * multi)
+{
+  gchar *caps = fmt_caps_string (f);
+  GstBus *bus;
+  GstHarness *h = harness_new_element ("spectrum", &bus, caps, "bands", bands,
+      "multi-channel", multi, "interval", "100000000", "threshold", "-80",
+      NULL);
+  Msgs *m;
+
+  push_samples (h, f, x + from * f->channels, to - from, 441,
+      gst_util_uint64_scale_int (from, GST_SECOND, RATE), FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  harness_free (h, bus);
+  g_free (caps);
+  return m;
+}
+
+/* multi-channel changed while playing: spectrum keeps the sample reader
+ * of its caps (a downmixing one stays downmixing: its channel 0 then reads
+ * the mix, 6 dB low here), so gpuspectrum is compared with spectrum runs
+ * made with each setting from the start of its half */
+GST_START_TEST (test_multi_channel_change)
+{
+  static const gchar *from[] = { "false", "true" };
+  Fmt f = { "F32LE", RATE, 2, FALSE };
+  gsize n = 5 * INTERVAL_SAMPLES, half = n / 2;
+  /* (nfft 126 divides the interval: spectrum's frames are ours, also in
+   * the downmix of two tones) */
+  gdouble *x = bin_tones (2, n, 126, 21);
+  guint d, i;
+
+  if (!have_spectrum ())
+    return;
+  for (d = 0; d < 2; d++) {
+    RunSpec rg = { "gpuspectrum", "64", from[d], "multi-channel",
+      from[1 - d]
+    };
+    Msgs *got = run_element (&rg, &f, x, n);
+    Msgs *ref = spectrum_part (&f, x, 0, half, "64", from[d]);
+    Msgs *second = spectrum_part (&f, x, half, n, "64", from[1 - d]);
+    gchar *what = g_strdup_printf ("multi-channel %s -> %s", from[d],
+        from[1 - d]);
+
+    for (i = 0; i < second->spectrum->len; i++)
+      g_ptr_array_add (ref->spectrum,
+          gst_structure_copy (g_ptr_array_index (second->spectrum, i)));
+    compare_messages (ref, got, what);
+    msgs_free (ref);
+    msgs_free (second);
+    msgs_free (got);
+    g_free (what);
+  }
+  g_free (x);
 }
 
 GST_END_TEST;
@@ -517,6 +595,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_side_by_side_bands);
   tcase_add_test (tc, test_side_by_side_formats);
   tcase_add_test (tc, test_side_by_side_property_change);
+  tcase_add_test (tc, test_multi_channel_change);
   tcase_add_test (tc, test_sync_handler_changes_bands);
   return s;
 }
