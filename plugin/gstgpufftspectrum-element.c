@@ -9,7 +9,6 @@
 #include "gstgpufftspectrum.h"
 #include "gstgpufftspectrum-private.h"
 
-#include <string.h>
 
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
 
@@ -213,7 +212,6 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
   GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
   GstGpuFftSpectrumSettings *s = &self->settings;
   GstGpuFftSpectrumSettings old;
-  gboolean geometry = TRUE;
 
   if (prop_id == PROP_FFT_SIZE && !gpufft_size_is_valid (g_value_get_uint
           (value))) {
@@ -239,7 +237,7 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
       s->scaling = g_value_get_enum (value);
       break;
     case PROP_INTERVAL:
-      s->interval = MAX (g_value_get_uint64 (value), MIN_INTERVAL);
+      s->interval = g_value_get_uint64 (value); /* (GObject: >= 1 ms) */
       break;
     case PROP_MULTI_CHANNEL:
       s->multi_channel = g_value_get_boolean (value);
@@ -259,33 +257,26 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
     case PROP_BATCH_SIZE:
       s->batch_size = g_value_get_uint (value);
       break;
+    case PROP_THRESHOLD:
+      s->threshold = g_value_get_int (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_MESSAGE_MAGNITUDE:
+      s->message_magnitude = g_value_get_boolean (value);
+      break;
+    case PROP_MESSAGE_DOMINANT:
+      s->message_dominant = g_value_get_boolean (value);
+      break;
+    case PROP_MESSAGE_FORMAT:
+      s->message_format = g_value_get_enum (value);
+      break;
     default:
-      geometry = FALSE;
-      switch (prop_id) {
-        case PROP_THRESHOLD:
-          s->threshold = g_value_get_int (value);
-          break;
-        case PROP_POST_MESSAGES:
-          s->post_messages = g_value_get_boolean (value);
-          break;
-        case PROP_MESSAGE_MAGNITUDE:
-          s->message_magnitude = g_value_get_boolean (value);
-          break;
-        case PROP_MESSAGE_DOMINANT:
-          s->message_dominant = g_value_get_boolean (value);
-          break;
-        case PROP_MESSAGE_FORMAT:
-          s->message_format = g_value_get_enum (value);
-          break;
-        default:
-          G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-          break;
-      }
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  /* (setting a value it already has changes nothing, not even batching) */
-  if (geometry && memcmp (&old, s, sizeof (old)) != 0)
-    self->geometry_gen++;
+  gst_gpu_fft_spectrum_settings_changed (self, &old);
   GST_OBJECT_UNLOCK (self);
 }
 

@@ -15,6 +15,11 @@ void gst_gpu_fft_spectrum_read_settings (GstGpuFftSpectrum * self,
     GstGpuFftSpectrumSettings * out, guint * gen);
 /* ... into self->live / self->live_gen */
 void gst_gpu_fft_spectrum_read_live_settings (GstGpuFftSpectrum * self);
+/* After a property changed self->settings (object lock held; old: before):
+ * a change of what the plan or the framing is made from restarts the
+ * analysis at the next buffer (geometry_gen). */
+void gst_gpu_fft_spectrum_settings_changed (GstGpuFftSpectrum * self,
+    const GstGpuFftSpectrumSettings * old);
 
 /* gstgpufftspectrum-stream.c (streaming thread) */
 GstClockTime gst_gpu_fft_spectrum_sample_to_time (GstGpuFftSpectrum * self,

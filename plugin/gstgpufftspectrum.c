@@ -64,7 +64,6 @@
 #include "gstgpufftspectrum-private.h"
 
 #include <math.h>
-#include <string.h>
 
 GST_DEBUG_CATEGORY (gst_gpu_fft_spectrum_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
@@ -230,6 +229,33 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+/* Everything but threshold, post-messages, message-magnitude,
+ * message-dominant, message-format and device-index, which apply from the
+ * next buffer without a restart. */
+static gboolean
+geometry_equal (const GstGpuFftSpectrumSettings * a,
+    const GstGpuFftSpectrumSettings * b)
+{
+  return a->fft_size == b->fft_size && a->hop_size == b->hop_size &&
+      a->window == b->window && a->scaling == b->scaling &&
+      a->interval == b->interval && a->multi_channel == b->multi_channel &&
+      a->peaks == b->peaks && a->min_frequency == b->min_frequency &&
+      a->max_frequency == b->max_frequency &&
+      a->message_phase == b->message_phase &&
+      a->batch_size == b->batch_size && a->level_offset == b->level_offset &&
+      a->hop_within_interval == b->hop_within_interval &&
+      a->reset_gen == b->reset_gen;
+}
+
+void
+gst_gpu_fft_spectrum_settings_changed (GstGpuFftSpectrum * self,
+    const GstGpuFftSpectrumSettings * old)
+{
+  /* (setting a value it already has changes nothing, not even batching) */
+  if (!geometry_equal (old, &self->settings))
+    self->geometry_gen++;
 }
 
 /* Copies the settings (and their geometry generation) under the lock. */

@@ -179,7 +179,6 @@ gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
   GstGpuSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
   GstGpuFftSpectrumSettings *s = &self->settings;
   GstGpuFftSpectrumSettings old;
-  gboolean geometry = TRUE;
   guint64 interval = 0;
 
   if (prop_id == PROP_BANDS && g_value_get_uint (value) > MAX_BANDS) {
@@ -217,26 +216,20 @@ gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
     case PROP_MESSAGE_PHASE:
       s->message_phase = g_value_get_boolean (value);
       break;
+    case PROP_POST_MESSAGES:
+      s->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_MESSAGE_MAGNITUDE:
+      s->message_magnitude = g_value_get_boolean (value);
+      break;
+    case PROP_THRESHOLD:
+      s->threshold = g_value_get_int (value);
+      break;
     default:
-      geometry = FALSE;
-      switch (prop_id) {
-        case PROP_POST_MESSAGES:
-          s->post_messages = g_value_get_boolean (value);
-          break;
-        case PROP_MESSAGE_MAGNITUDE:
-          s->message_magnitude = g_value_get_boolean (value);
-          break;
-        case PROP_THRESHOLD:
-          s->threshold = g_value_get_int (value);
-          break;
-        default:
-          G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-          break;
-      }
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  if (geometry && memcmp (&old, s, sizeof (old)) != 0)
-    self->geometry_gen++;
+  gst_gpu_fft_spectrum_settings_changed (self, &old);
   GST_OBJECT_UNLOCK (self);
 }
 
