@@ -450,6 +450,42 @@ msgs_collect (GstBus * bus, guint n_spectrum, gdouble timeout_s)
   return m;
 }
 
+static void
+move_all (GPtrArray * into, GPtrArray * from)
+{
+  guint i;
+
+  /* (from's free function would free them: take them out first) */
+  for (i = 0; i < from->len; i++)
+    g_ptr_array_add (into, g_ptr_array_index (from, i));
+  g_ptr_array_set_free_func (from, NULL);
+  g_ptr_array_set_size (from, 0);
+}
+
+void
+msgs_append (Msgs * into, Msgs * from)
+{
+  move_all (into->spectrum, from->spectrum);
+  move_all (into->dominant, from->dominant);
+  move_all (into->errors, from->errors);
+  move_all (into->warnings, from->warnings);
+  msgs_free (from);
+}
+
+guint64
+stats_u64 (GstElement * el, const gchar * field)
+{
+  GstStructure *st = NULL;
+  guint64 v = 0;
+
+  g_object_get (el, "stats", &st, NULL);
+  fail_unless (st != NULL);
+  fail_unless (gst_structure_get_uint64 (st, field, &v), "no %s in stats",
+      field);
+  gst_structure_free (st);
+  return v;
+}
+
 void
 msgs_free (Msgs * m)
 {

@@ -122,6 +122,11 @@ typedef struct
  * messages came, then takes what else is queued. */
 Msgs *msgs_collect (GstBus * bus, guint n_spectrum, gdouble timeout_s);
 void msgs_free (Msgs * m);
+/* Moves every message of `from` to the end of `into`'s lists; frees from. */
+void msgs_append (Msgs * into, Msgs * from);
+
+/* A guint64 field of the element's `stats` property (gpufftspectrum). */
+guint64 stats_u64 (GstElement * el, const gchar * field);
 
 /* Prints the messages' timestamp/duration/frames next to the reference
  * intervals (for failure diagnosis). */

@@ -64,7 +64,6 @@ run_element (const RunSpec * r, const Fmt * f, const gdouble * x, gsize n)
       "threshold", "-80", NULL);
   gsize half = r->prop2 ? n / 2 : n;
   Msgs *m = NULL, *rest;
-  guint i;
 
   push_samples (h, f, x, half, 441, 0, FALSE);
   if (r->prop2) {
@@ -78,17 +77,10 @@ run_element (const RunSpec * r, const Fmt * f, const gdouble * x, gsize n)
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   rest = msgs_collect (bus, 0, 0);
-  if (m == NULL) {
+  if (m == NULL)
     m = rest;
-  } else {
-    for (i = 0; i < rest->spectrum->len; i++)
-      g_ptr_array_add (m->spectrum,
-          gst_structure_copy (g_ptr_array_index (rest->spectrum, i)));
-    for (i = 0; i < rest->errors->len; i++)
-      g_ptr_array_add (m->errors, g_strdup (g_ptr_array_index (rest->errors,
-                  i)));
-    msgs_free (rest);
-  }
+  else
+    msgs_append (m, rest);
   fail_unless_equals_int (m->errors->len, 0);
   harness_free (h, bus);
   g_free (caps);
@@ -316,7 +308,7 @@ GST_START_TEST (test_multi_channel_change)
   /* (nfft 126 divides the interval: spectrum's frames are ours, also in
    * the downmix of two tones) */
   gdouble *x = bin_tones (2, n, 126, 21);
-  guint d, i;
+  guint d;
 
   if (!have_spectrum ())
     return;
@@ -330,12 +322,9 @@ GST_START_TEST (test_multi_channel_change)
     gchar *what = g_strdup_printf ("multi-channel %s -> %s", from[d],
         from[1 - d]);
 
-    for (i = 0; i < second->spectrum->len; i++)
-      g_ptr_array_add (ref->spectrum,
-          gst_structure_copy (g_ptr_array_index (second->spectrum, i)));
+    msgs_append (ref, second);
     compare_messages (ref, got, what);
     msgs_free (ref);
-    msgs_free (second);
     msgs_free (got);
     g_free (what);
   }

@@ -12,19 +12,6 @@
 #define RATE 48000
 #define CHUNK 4800
 
-static guint64
-stats_u64 (GstElement * el, const gchar * field)
-{
-  GstStructure *st = NULL;
-  guint64 v = 0;
-
-  g_object_get (el, "stats", &st, NULL);
-  fail_unless (st != NULL);
-  fail_unless (gst_structure_get_uint64 (st, field, &v));
-  gst_structure_free (st);
-  return v;
-}
-
 /* Pushes x in CHUNK-sample buffers; each output buffer is checked against
  * what went in, then overwritten with zeros in place, as an in-place
  * downstream element does. */

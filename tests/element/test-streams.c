@@ -343,19 +343,6 @@ GST_START_TEST (test_streams_come_and_go)
 
 GST_END_TEST;
 
-static guint64
-stats_dropped (GstElement * el)
-{
-  GstStructure *st = NULL;
-  guint64 v = G_MAXUINT64;
-
-  g_object_get (el, "stats", &st, NULL);
-  fail_unless (st != NULL);
-  fail_unless (gst_structure_get_uint64 (st, "dropped-intervals", &v));
-  gst_structure_free (st);
-  return v;
-}
-
 /* A live stream whose device falls behind, in buffers of `chunk` samples:
  * 2 s pushed at once, then (the device caught up) 0.5 s more and EOS.
  * Intervals are 100 ms (4800 samples). */
@@ -408,7 +395,7 @@ live_falls_behind (gsize chunk)
     gst_buffer_unref (in);
     gst_buffer_unref (out);
   }
-  dropped1 = stats_dropped (h->element);
+  dropped1 = stats_u64 (h->element, "dropped-intervals");
   /* (the streaming thread never waited: else nothing would be dropped) */
   fail_unless (dropped1 > 0, "nothing was dropped");
   fail_unless (dropped1 < interval_1);
@@ -431,7 +418,8 @@ live_falls_behind (gsize chunk)
   /* no drop in phase 2 (6 intervals at most, 8 free slots); every drop is
    * counted
    * once, in the next message posted after it */
-  fail_unless_equals_int (stats_dropped (h->element), dropped1);
+  fail_unless_equals_int (stats_u64 (h->element, "dropped-intervals"),
+      dropped1);
   for (i = 0; i < m1->spectrum->len + m2->spectrum->len; i++) {
     GstStructure *st = i < m1->spectrum->len ?
         g_ptr_array_index (m1->spectrum, i) :
