@@ -1,6 +1,7 @@
 /* Calibration: a full-scale sine on a bin centre reads 0.00 dB with every
  * window (scaling=spectrum), the density scaling follows scipy's formula,
- * and the phase of the last frame matches a double DFT. */
+ * the raw scaling is |X_k|^2 (hann and GStreamer's Hamming), and the phase
+ * of the last frame matches a double DFT. */
 #include "gpufft-test-common.h"
 
 #define RATE 48000
@@ -52,6 +53,53 @@ sine_peak_db (RefWindow w, guint N, guint k, gdouble amp, gboolean density,
   g_free (x);
   return worst;
 }
+
+/* scaling=raw: 10 log10 |X_k|^2 with nothing else: a full-scale sine on
+ * bin k reads 20 log10 (sum (w) / 2) (hann: N/4; GStreamer's Hamming:
+ * 0.53836 N / 2), bin by bin against |X|^2 written out */
+static void
+raw_level (const gchar * window, gdouble expect_db)
+{
+  const guint N = 1024, k = 64;
+  gsize n = RATE / 2;
+  gdouble *x = g_new0 (gdouble, n);
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "1024", "scaling",
+      "raw", "window", window, "threshold", "-200", NULL);
+  Msgs *m;
+  guint i;
+
+  gen_tone (x, n, 1, 1.0, (gdouble) k * RATE / N, RATE, 0.3);
+  fmt_quantize (&f, x, n);
+  push_samples (h, &f, x, n, 4800, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 4, 60);
+  fail_unless (m->spectrum->len >= 4);
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *s = g_ptr_array_index (m->spectrum, i);
+    gfloat *got = msg_floats (s, "magnitude", NULL, NULL, NULL);
+
+    fail_unless_equals_string (gst_structure_get_string (s, "scaling"),
+        "raw");
+    fail_unless (fabs (got[k] - expect_db) <= 0.01, "%s: bin %u reads %.4f "
+        "dB, expected %.4f", window, k, got[k], expect_db);
+    g_free (got);
+  }
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_START_TEST (test_raw_scaling)
+{
+  raw_level ("hann", 20.0 * log10 (1024 / 4.0));
+  raw_level ("hamming-gst", 20.0 * log10 (0.53836 * 1024 / 2.0));
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_sine_0db_every_window)
 {
@@ -159,6 +207,7 @@ calibration_suite (void)
   tcase_add_test (tc, test_sine_0db_fft_sizes);
   tcase_add_test (tc, test_density_calibration);
   tcase_add_test (tc, test_phase);
+  tcase_add_test (tc, test_raw_scaling);
   return s;
 }
 
