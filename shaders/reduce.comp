@@ -1,25 +1,44 @@
 #version 450
-// Group reduction and peak search. One workgroup per (group, output channel):
+// Group reduction, averaging, weighting, bands, level and peak search.
+//
+// MODE 0 (mean, Welch): one workgroup per (group, output channel):
 // gl_WorkGroupID.x = group of this batch, .y = output channel.
 //  - sums the partial rows of the group's chunks (plus the carried sum when
 //    the group continues one left open by the previous batch);
 //  - an open group stores its sum for the next batch (carry_out);
 //  - the last entry of each partial row counts the frames summed (frames
 //    with NaN or infinite samples are left out by fft.comp), so the mean
-//    is over the frames actually used;
-//  - a closed group stores its mean power and frame count, finds the n_peaks largest local
-//    maxima in [peak_lo, peak_hi] (with their neighbours' power), then
-//    optionally turns the mean power into floored dB in place.
+//    is over the frames actually used.
+// MODE 1 (exponential), 2 (peak hold), 3 (max hold): one workgroup per
+// output channel walks the batch's groups in order, frame after frame (the
+// chunks then hold one frame each), through the persistent per-channel
+// state row: y = alpha y + beta x (1), the maximum over the group (2) or
+// over everything since the last reset (3). A frame without a usable sample
+// leaves the state as it is. Group flag 4 (reset) zeroes the state first.
+//
+// A closed group then stores its power times the bin gains (WEIGHT), its
+// frame count, the n_peaks largest local maxima in [peak_lo, peak_hi] (with
+// their neighbours' power), its LEVEL (sum of level weight x power) and
+// NBANDS band values (sum of band weight x power over each band's bins)
+// into ext, and optionally turns power, bands and level into floored dB.
+// FRAMES: every frame of the batch also gets a row of values (its weighted
+// bins, or its bands) and its level, in frames_out.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
 layout (constant_id = 0) const uint M = 512;    // N / 2 (any size)
-layout (constant_id = 1) const uint T = 64;
+layout (constant_id = 1) const uint T = 64;     // a power of two
+layout (constant_id = 2) const uint MODE = 0u;
+layout (constant_id = 3) const uint NBANDS = 0u;
+layout (constant_id = 4) const uint FRAMES = 0u;
+layout (constant_id = 5) const uint WEIGHT = 0u;
+layout (constant_id = 6) const uint LEVEL = 0u;
 layout (local_size_x_id = 1) in;
 
 const uint NB = M + 1u;
-const uint RS = NB + 1u;        // partial / carry row: sums + frames used
+const uint RS = NB + 1u;        // partial / carry / state row: values + frames
 const uint NONE = 0xffffffffu;
+const uint EXT = NBANDS + LEVEL;        // ext row: bands, then level
 
 layout (std430, binding = 0) readonly buffer Partial { float partial[]; };
 layout (std430, binding = 1) readonly buffer CarryIn { float carry_in[]; };
@@ -27,11 +46,18 @@ layout (std430, binding = 2) writeonly buffer CarryOut { float carry_out[]; };
 layout (std430, binding = 3) coherent buffer Out { float outp[]; };
 // Per peak: bin, then float bits of power at bin-1, bin, bin+1.
 layout (std430, binding = 4) writeonly buffer Peaks { uvec4 peaks[]; };
-// Per group (8 uints): first chunk, chunk count, flags (1 continue, 2 close),
-// output slot, 4 unused.
+// Per group (8 uints): first chunk, chunk count, flags (1 continue, 2 close,
+// 4 reset the averaging state), output slot, 4 unused.
 layout (std430, binding = 5) readonly buffer Groups { uint groups[]; };
 // Frames averaged per (output slot, channel).
 layout (std430, binding = 6) writeonly buffer Counts { uint counts[]; };
+// MODE > 0: [channel][RS] the averaging state and the open group's frames.
+layout (std430, binding = 7) buffer State { float state[]; };
+// [NB] bin gains, [NB] level weights, then per band (first bin, bins,
+// offset of its weights) and the weights (float bits).
+layout (std430, binding = 8) readonly buffer Tables { uint tab[]; };
+layout (std430, binding = 9) writeonly buffer Ext { float ext[]; };
+layout (std430, binding = 10) writeonly buffer FramesOut { float frames_out[]; };
 
 layout (push_constant) uniform Params
 {
@@ -42,6 +68,10 @@ layout (push_constant) uniform Params
   uint output_db;
   float db_offset;
   float db_floor;
+  uint n_groups;
+  float alpha;                  // MODE 1: y = alpha y + beta x
+  float beta;
+  uint frame_row;               // FRAMES: floats per frame row
 } pc;
 
 shared float s_val[T];
@@ -60,43 +90,106 @@ float p_at (uint row, int k)
   return outp[row + uint (k)];
 }
 
-void main ()
+float gain (uint k)
+{
+  return WEIGHT != 0u ? uintBitsToFloat (tab[k]) : 1.0;
+}
+
+float level_weight (uint k)
+{
+  return uintBitsToFloat (tab[NB + k]);
+}
+
+// 10 log10 v + offset = (10 log10 2) log2 v + offset; log2(0) = -inf ->
+// floor.
+float to_db (float v, float offset)
+{
+  float db = 3.0102999566398120 * log2 (v) + offset;
+  return (db > pc.db_floor || isnan (db)) ? db : pc.db_floor;
+}
+
+float out_value (float v, float offset)
+{
+  return pc.output_db != 0u ? to_db (v, offset) : v;
+}
+
+// The sum of v over the workgroup (uniform control flow only).
+float wg_sum (float v)
 {
   uint t = gl_LocalInvocationID.x;
-  uint g = gl_WorkGroupID.x;
-  uint ch = gl_WorkGroupID.y;
-  uint first = groups[8u * g];
-  uint n_chunks = groups[8u * g + 1u];
-  uint flags = groups[8u * g + 2u];
-  uint slot = groups[8u * g + 3u];
-  bool cont = (flags & 1u) != 0u;
-  bool close = (flags & 2u) != 0u;
-  uint row = (slot * pc.out_channels + ch) * NB;
-
-  // Frames used (summed exactly: small integers in float).
-  float used = cont ? carry_in[ch * RS + NB] : 0.0;
-  for (uint c = 0u; c < n_chunks; c++)
-    used += partial[((first + c) * pc.out_channels + ch) * RS + NB];
-  float inv = used > 0.0 ? 1.0 / used : 0.0;
-
-  for (uint k = t; k < RS; k += T) {
-    float s = cont ? carry_in[ch * RS + k] : 0.0;
-    for (uint c = 0u; c < n_chunks; c++)
-      s = min (s + partial[((first + c) * pc.out_channels + ch) * RS + k],
-          FLT_MAX);
-    if (!close)
-      carry_out[ch * RS + k] = s;
-    else if (k < NB)            // the sums are scaled (common.glsl)
-      outp[row + k] = min ((s * inv) * (1.0 / POWER_SUM_SCALE), FLT_MAX);
-  }
-  if (!close)
-    return;
-  if (t == 0u)
-    counts[slot * pc.out_channels + ch] = uint (used);
-
-  if (pc.n_peaks > 0u) {
-    memoryBarrierBuffer ();
+  s_val[t] = v;
+  barrier ();
+  for (uint stride = T / 2u; stride > 0u; stride /= 2u) {
+    if (t < stride)
+      s_val[t] += s_val[t + stride];
     barrier ();
+  }
+  float r = s_val[0];
+  barrier ();
+  return r;
+}
+
+// Band b of a row of linear power: from outp (group) or, scaled by f and
+// the gains, from a partial row (one frame).
+float band_of_out (uint row, uint b)
+{
+  uint base = 2u * NB + 3u * b;
+  uint first = tab[base], n = tab[base + 1u], w = tab[base + 2u];
+  float s = 0.0;
+  for (uint j = 0u; j < n; j++)
+    s += uintBitsToFloat (tab[w + j]) * outp[row + first + j];
+  return s;
+}
+
+float band_of_partial (uint prow, uint b, float f)
+{
+  uint base = 2u * NB + 3u * b;
+  uint first = tab[base], n = tab[base + 1u], w = tab[base + 2u];
+  float s = 0.0;
+  for (uint j = 0u; j < n; j++)
+    s += uintBitsToFloat (tab[w + j]) * gain (first + j)
+        * partial[prow + first + j];
+  return min (s * f, FLT_MAX);
+}
+
+// The row of frame (chunk) c of channel ch: its bins or bands, then its
+// level, into frames_out.
+void emit_frame (uint c, uint ch)
+{
+  uint t = gl_LocalInvocationID.x;
+  uint prow = (c * pc.out_channels + ch) * RS;
+  uint frow = (c * pc.out_channels + ch) * pc.frame_row;
+  float f = partial[prow + NB] > 0.0 ? 1.0 / POWER_SUM_SCALE : 0.0;
+
+  if (NBANDS == 0u) {
+    for (uint k = t; k < NB; k += T)
+      frames_out[frow + k] = out_value (min (partial[prow + k] * f, FLT_MAX)
+          * gain (k), pc.db_offset);
+  } else {
+    for (uint b = t; b < NBANDS; b += T)
+      frames_out[frow + b] = out_value (band_of_partial (prow, b, f),
+          pc.db_offset);
+  }
+  if (LEVEL != 0u) {
+    float l = 0.0;
+    for (uint k = t; k < NB; k += T)
+      l += level_weight (k) * gain (k) * partial[prow + k];
+    l = wg_sum (l);
+    if (t == 0u)
+      frames_out[frow + pc.frame_row - 1u] =
+          out_value (min (l * f, FLT_MAX), 0.0);
+  }
+}
+
+// A closed group whose weighted power the workgroup has written at outp[row]:
+// peaks, bands, level, dB.
+void finish_group (uint slot, uint ch, uint row)
+{
+  uint t = gl_LocalInvocationID.x;
+
+  memoryBarrierBuffer ();
+  barrier ();
+  if (pc.n_peaks > 0u) {
     float prev_v = 1.0 / 0.0;
     uint prev_k = 0u;
     bool prev_any = false;
@@ -156,14 +249,123 @@ void main ()
     }
   }
 
+  uint erow = (slot * pc.out_channels + ch) * EXT;
+  for (uint b = t; b < NBANDS; b += T)
+    ext[erow + b] = out_value (min (band_of_out (row, b), FLT_MAX),
+        pc.db_offset);
+  if (LEVEL != 0u) {
+    float l = 0.0;
+    for (uint k = t; k < NB; k += T)
+      l += level_weight (k) * outp[row + k];
+    l = wg_sum (l);
+    if (t == 0u)
+      ext[erow + NBANDS] = out_value (min (l, FLT_MAX), 0.0);
+  }
+
   if (pc.output_db != 0u) {
     memoryBarrierBuffer ();
     barrier ();
-    for (uint k = t; k < NB; k += T) {
-      float p = outp[row + k];
-      // 10 log10 p = (10 log10 2) log2 p; log2(0) = -inf -> floor.
-      float db = 3.0102999566398120 * log2 (p) + pc.db_offset;
-      outp[row + k] = (db > pc.db_floor || isnan (db)) ? db : pc.db_floor;
-    }
+    for (uint k = t; k < NB; k += T)
+      outp[row + k] = to_db (outp[row + k], pc.db_offset);
   }
+}
+
+void mean_group (uint g, uint ch)
+{
+  uint t = gl_LocalInvocationID.x;
+  uint first = groups[8u * g];
+  uint n_chunks = groups[8u * g + 1u];
+  uint flags = groups[8u * g + 2u];
+  uint slot = groups[8u * g + 3u];
+  bool cont = (flags & 1u) != 0u;
+  bool close = (flags & 2u) != 0u;
+  uint row = (slot * pc.out_channels + ch) * NB;
+
+  // Frames used (summed exactly: small integers in float).
+  float used = cont ? carry_in[ch * RS + NB] : 0.0;
+  for (uint c = 0u; c < n_chunks; c++)
+    used += partial[((first + c) * pc.out_channels + ch) * RS + NB];
+  float inv = used > 0.0 ? 1.0 / used : 0.0;
+
+  for (uint k = t; k < RS; k += T) {
+    float s = cont ? carry_in[ch * RS + k] : 0.0;
+    for (uint c = 0u; c < n_chunks; c++)
+      s = min (s + partial[((first + c) * pc.out_channels + ch) * RS + k],
+          FLT_MAX);
+    if (!close)
+      carry_out[ch * RS + k] = s;
+    else if (k < NB)            // the sums are scaled (common.glsl)
+      outp[row + k] = min ((s * inv) * (1.0 / POWER_SUM_SCALE), FLT_MAX)
+          * gain (k);
+  }
+  if (FRAMES != 0u)
+    for (uint c = 0u; c < n_chunks; c++)
+      emit_frame (first + c, ch);
+  if (!close)
+    return;
+  if (t == 0u)
+    counts[slot * pc.out_channels + ch] = uint (used);
+  finish_group (slot, ch, row);
+}
+
+void state_groups (uint ch)
+{
+  uint t = gl_LocalInvocationID.x;
+  uint srow = ch * RS;
+  // (every invocation reads the count; only invocation 0 writes it, at the
+  // end, for the next batch)
+  float carried = state[srow + NB];
+
+  for (uint g = 0u; g < pc.n_groups; g++) {
+    uint first = groups[8u * g];
+    uint n_chunks = groups[8u * g + 1u];
+    uint flags = groups[8u * g + 2u];
+    uint slot = groups[8u * g + 3u];
+    bool cont = (flags & 1u) != 0u;
+    bool close = (flags & 2u) != 0u;
+    bool reset = (flags & 4u) != 0u;
+    uint row = (slot * pc.out_channels + ch) * NB;
+    float used = cont ? carried : 0.0;
+
+    for (uint c = 0u; c < n_chunks; c++)
+      used += partial[((first + c) * pc.out_channels + ch) * RS + NB];
+    for (uint k = t; k < NB; k += T) {
+      float y = state[srow + k];
+      if (reset || (MODE == 2u && !cont))
+        y = 0.0;
+      for (uint c = 0u; c < n_chunks; c++) {
+        uint prow = ((first + c) * pc.out_channels + ch) * RS;
+        if (!(partial[prow + NB] > 0.0))
+          continue;             // no usable sample in this frame
+        float x = min (partial[prow + k] * (1.0 / POWER_SUM_SCALE), FLT_MAX);
+        y = MODE == 1u ? pc.alpha * y + pc.beta * x : max (y, x);
+      }
+      state[srow + k] = y;
+      if (close)
+        outp[row + k] = min (y * gain (k), FLT_MAX);
+    }
+    if (FRAMES != 0u)
+      for (uint c = 0u; c < n_chunks; c++)
+        emit_frame (first + c, ch);
+    if (close) {
+      if (t == 0u)
+        counts[slot * pc.out_channels + ch] = uint (used);
+      finish_group (slot, ch, row);
+      carried = 0.0;
+    } else {
+      carried = used;
+    }
+    memoryBarrierBuffer ();
+    barrier ();
+  }
+  if (t == 0u)
+    state[srow + NB] = carried;
+}
+
+void main ()
+{
+  if (MODE == 0u)
+    mean_group (gl_WorkGroupID.x, gl_WorkGroupID.y);
+  else
+    state_groups (gl_WorkGroupID.y);
 }

@@ -235,6 +235,11 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   s->reduce_params.output_db = plan->cfg.output_db ? 1 : 0;
   s->reduce_params.db_offset = plan->cfg.db_offset;
   s->reduce_params.db_floor = batch->db_floor;
+  s->reduce_params.n_groups = batch->n_groups;
+  s->reduce_params.alpha = plan->alpha;
+  s->reduce_params.beta = plan->beta;
+  s->reduce_params.frame_row = plan->frame_row;
+  s->n_frames = batch->n_frames;
 
   /* Staging and tables are host-coherent (gpufft-buffer.c): no flush. The
    * scheduler's queue lock orders these writes before its recording. */

@@ -8,6 +8,8 @@
  *   gpufft-record.c   the chunk/group tables and the commands of one slot
  *   gpufft-results.c  the result path: delivery on the completion thread,
  *                     the stash for collect(), draining
+ *   gpufft-analysis.c averaging modes, bin gains, bands, level and frame
+ *                     rows: their checks, tables, buffers and delivery
  *
  * Slots
  *   A plan has N_SLOTS slots, used round-robin. Each has its own host-side
@@ -75,7 +77,12 @@ typedef struct
 {
   guint32 out_channels, peak_lo, peak_hi, n_peaks, output_db;
   gfloat db_offset, db_floor;
+  guint32 n_groups;
+  gfloat alpha, beta;           /* exponential averaging */
+  guint32 frame_row;            /* floats per frame row */
 } ReduceParams;
+
+#define GROUP_RESET 4u          /* group flag: reset the averaging state */
 
 /* A segment the GPU reads in place (gpufft-import.h), and what to call
  * once it has. */
@@ -106,6 +113,12 @@ struct _GpufftSlot
   GpufftBuffer counts;          /* [max_groups][out_ch] frames used */
   GpufftBuffer peaks;           /* [max_groups][out_ch][n_peaks] uvec4 */
   GpufftBuffer cplx;            /* [max_groups][out_ch][nb] vec2 */
+  GpufftBuffer ext;             /* [max_groups][out_ch][ext_row]: bands,
+                                 * level */
+  GpufftBuffer frames;          /* [max_frames][out_ch][frame_row] */
+  guint n_frames;               /* frames of the batch */
+  guint *group_frames;          /* [max_groups] frames of each group in
+                                 * the batch, | G_MININT32 when it closes */
   VkDescriptorSet fft_set;
   VkDescriptorSet rows_set;     /* four-step only */
   VkDescriptorSet reduce_set[2];        /* by carry parity */
@@ -160,6 +173,18 @@ struct _GpufftPlan
 
   GpufftBuffer input, partial, carry[2], dummy;
   GpufftBuffer out_dev, counts_dev, peaks_dev, cplx_dev;       /* results */
+  /* Analysis stage (gpufft-analysis.c) */
+  gboolean per_frame;           /* one frame per chunk (averaging modes,
+                                 * frame rows) */
+  gboolean fresh;               /* the state has not been reset yet */
+  guint n_bands, ext_row, frame_row, frame_values;
+  gboolean has_level;
+  gfloat alpha, beta;
+  GpufftBuffer tables, state, ext_dev, frames_dev;
+  /* completion thread: the open group's frame rows so far, and the
+   * delivered bands and levels ([out_ch][n_bands], [out_ch]) */
+  GArray *frame_acc;
+  gfloat *band_scratch, *level_scratch;
   /* shared by every plan of the context (gpufft-shared.h) */
   GpufftBuffer *window, *twiddles;
   const GpufftPipeline *fft, *reduce;
@@ -227,6 +252,29 @@ gboolean gpufft_plan_any_pipeline (GpufftPlan * plan, GError ** error);
 gboolean gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error);
 void gpufft_plan_any_record (GpufftPlan * plan, GpufftSlot * s,
     GpufftCommand * command);
+
+/* gpufft-analysis.c */
+gboolean gpufft_plan_analysis_check (const GpufftPlanConfig * c,
+    GError ** error);
+/* before sizing: what the reduce kernel and the chunk tables need */
+void gpufft_plan_analysis_setup (GpufftPlan * plan);
+/* sizing: the most frames a batch may hold (frame rows within a budget
+ * and `range` bytes) */
+guint64 gpufft_plan_analysis_max_frames (GpufftPlan * plan, guint64 range);
+/* after sizing: the tables, the state and the result buffers */
+gboolean gpufft_plan_analysis_buffers (GpufftPlan * plan, GError ** error);
+gboolean gpufft_plan_analysis_slot (GpufftPlan * plan, GpufftSlot * s,
+    GError ** error);
+void gpufft_plan_analysis_slot_clear (GpufftPlan * plan, GpufftSlot * s);
+void gpufft_plan_analysis_clear (GpufftPlan * plan);
+/* completion thread: the bands and level of closed group g of the slot */
+void gpufft_plan_analysis_fill (GpufftPlan * plan, GpufftSlot * s,
+    guint g, GpufftGroupResult * r);
+/* completion thread: appends the rows of the slot's frames [first,
+ * first + n) to the frames of the group being delivered (a group that
+ * spans batches collects its rows batch after batch) */
+void gpufft_plan_analysis_add_frames (GpufftPlan * plan, GpufftSlot * s,
+    guint first, guint n);
 
 /* gpufft-input.c: frees the slot's imports and calls their release
  * functions (the GPU no longer reads them, or never will). */

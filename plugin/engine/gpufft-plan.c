@@ -131,7 +131,7 @@ check_config (const GpufftPlanConfig * c, GError ** error)
   if (c->n_peaks > GPUFFT_MAX_PEAKS)
     return gpufft_plan_invalid (error, "%u peaks requested, at most %u",
         c->n_peaks, GPUFFT_MAX_PEAKS);
-  return TRUE;
+  return gpufft_plan_analysis_check (c, error);
 }
 
 /* The window and twiddles (shared by the context's plans) and the
@@ -260,6 +260,21 @@ size_plan (GpufftPlan * plan, GError ** error)
     span = (frames - 1) * c->hop + c->fft_size;
   }
 
+  /* One frame per chunk (averaging modes, frame rows). */
+  if (plan->per_frame) {
+    if (chunks <= groups) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+          "%u output channels of %u bins exceed the device's largest "
+          "storage buffer", plan->out_ch, plan->nb);
+      return FALSE;
+    }
+    frames = MIN (frames, chunks - groups);
+    frames = MIN (frames, gpufft_plan_analysis_max_frames (plan, range));
+    if (plan->four_step)
+      plan->slice_frames = MIN (plan->slice_frames, frames);
+    span = (frames - 1) * c->hop + c->fft_size;
+  }
+
   plan->max_frames = frames;
   plan->max_groups = groups;
   plan->max_chunks = chunks;
@@ -273,14 +288,19 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
 {
   /* Large spectra: more threads per (group, channel) for the reduction. */
   guint red_t = plan->nb > 8192 ? 4 * REDUCE_T : REDUCE_T;
-  guint32 red_spec[2];
+  guint32 red_spec[7];
 
   while (red_t > max_t)
     red_t /= 2;
   red_spec[0] = plan->m;
   red_spec[1] = red_t;
+  red_spec[2] = plan->cfg.averaging;
+  red_spec[3] = plan->n_bands;
+  red_spec[4] = plan->cfg.frames_out ? 1 : 0;
+  red_spec[5] = plan->cfg.bin_gain ? 1 : 0;
+  red_spec[6] = plan->has_level ? 1 : 0;
   plan->reduce = gpufft_shared_pipeline (plan->ctx, reduce_spv,
-      sizeof (reduce_spv), 7, sizeof (ReduceParams), red_spec, 2, error);
+      sizeof (reduce_spv), 11, sizeof (ReduceParams), red_spec, 7, error);
   return plan->reduce != NULL;
 }
 
@@ -381,7 +401,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   GpufftContext *ctx = plan->ctx;
   guint64 row = (guint64) plan->nb * plan->out_ch;
   gsize staging = plan->max_span * plan->cfg.channels * plan->bps + 16;
-  GpufftBuffer *fft_bufs[9], *red_bufs[7];
+  GpufftBuffer *fft_bufs[9], *red_bufs[11];
   guint p;
 
   s->copies = g_array_new (FALSE, FALSE, sizeof (VkBufferCopy));
@@ -413,6 +433,8 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   s->cplx_fix = g_new0 (guint, plan->max_groups);
   s->chunk_frames = g_new0 (guint32, 2 * ((gsize) plan->max_chunks +
           plan->fpw));
+  if (!gpufft_plan_analysis_slot (plan, s, error))
+    return FALSE;
 
   fft_bufs[0] = &plan->input;
   fft_bufs[1] = plan->window;
@@ -445,6 +467,10 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
     red_bufs[4] = plan->n_peaks > 0 ? &plan->peaks_dev : &plan->dummy;
     red_bufs[5] = &s->groups;
     red_bufs[6] = &plan->counts_dev;
+    red_bufs[7] = plan->state.buffer ? &plan->state : &plan->dummy;
+    red_bufs[8] = plan->tables.buffer ? &plan->tables : &plan->dummy;
+    red_bufs[9] = plan->ext_dev.buffer ? &plan->ext_dev : &plan->dummy;
+    red_bufs[10] = plan->frames_dev.buffer ? &plan->frames_dev : &plan->dummy;
     if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->reduce,
             red_bufs, &s->reduce_set[p], error))
       return FALSE;
@@ -484,6 +510,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   plan->n_peaks = config->n_peaks;
   if (plan->cfg.peak_max_bin == 0 || plan->cfg.peak_max_bin > plan->m)
     plan->cfg.peak_max_bin = plan->m;
+  gpufft_plan_analysis_setup (plan);
 
   if (!make_pipelines (plan, error) || !size_plan (plan, error))
     goto fail;
@@ -515,9 +542,11 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       || (plan->four_step && !gpufft_buffer_init (&plan->temp, ctx,
               (gsize) plan->slice_frames * plan->out_ch * plan->m * 2 *
               sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error))
-      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 9, error)
+      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 11,
+          error)
       || !fill_constants (plan, error)
-      || (plan->any && !gpufft_plan_any_buffers (plan, error)))
+      || (plan->any && !gpufft_plan_any_buffers (plan, error))
+      || !gpufft_plan_analysis_buffers (plan, error))
     goto fail;
 
   for (i = 0; i < N_SLOTS; i++)
@@ -575,7 +604,9 @@ gpufft_plan_free (GpufftPlan * plan)
     g_free (s->closed_tags);
     g_free (s->cplx_fix);
     g_free (s->chunk_frames);
+    gpufft_plan_analysis_slot_clear (plan, s);
   }
+  gpufft_plan_analysis_clear (plan);
   gpufft_command_clear (&plan->rerun_cmd, ctx);
   gpufft_descriptor_pool_clear (&plan->pool, ctx);
   gpufft_buffer_clear (&plan->temp, ctx);

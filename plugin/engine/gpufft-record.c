@@ -14,7 +14,8 @@ gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
   /* Frames per chunk: 1 while there are few (latency), up to
    * FRAMES_PER_CHUNK once there are enough chunks to fill a GPU, more only
    * when the partial-sum rows run out. */
-  guint per = CLAMP (b->n_frames / 1024, 1, FRAMES_PER_CHUNK);
+  guint per = plan->per_frame ? 1 : CLAMP (b->n_frames / 1024, 1,
+      FRAMES_PER_CHUNK);
   guint g, frame = 0, nc = 0, closed = 0;
 
   s->n_cplx_fix = 0;
@@ -49,6 +50,12 @@ gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
     gw[0] = first_chunk;
     gw[1] = nc - first_chunk;
     gw[2] = (cont ? 1 : 0) | (grp->close ? 2 : 0);
+    /* (the averaging state starts at the plan's first frame, and again
+     * where the caller asks) */
+    if (grp->reset || (plan->fresh && !cont))
+      gw[2] |= GROUP_RESET;
+    plan->fresh = FALSE;
+    s->group_frames[g] = grp->n_frames | (grp->close ? 0x80000000u : 0);
     gw[3] = grp->close ? closed : 0;
     if (grp->close && grp->n_frames == 0 && plan->cfg.complex_out)
       s->cplx_fix[s->n_cplx_fix++] = closed | (total == 0 ? CPLX_ZERO : 0);
@@ -144,7 +151,10 @@ gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s,
       plan->reduce->layout, 0, 1, &s->reduce_set[s->carry_read], 0, NULL);
   vkCmdPushConstants (cmd, plan->reduce->layout, VK_SHADER_STAGE_COMPUTE_BIT,
       0, sizeof (ReduceParams), &s->reduce_params);
-  vkCmdDispatch (cmd, s->n_groups, plan->out_ch, 1);
+  /* (the averaging modes walk the groups in order: one workgroup per
+   * channel) */
+  vkCmdDispatch (cmd, plan->cfg.averaging == GPUFFT_AVERAGING_MEAN ?
+      s->n_groups : 1, plan->out_ch, 1);
 }
 
 /* complex_out: a group closed with no frame in this batch takes the
@@ -199,8 +209,17 @@ gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
   VkDeviceSize rows = (VkDeviceSize) s->n_closed * plan->out_ch;
   VkBufferCopy r = { 0, 0, 0 };
 
+  if (plan->cfg.frames_out && s->n_frames > 0) {
+    r.size = (VkDeviceSize) s->n_frames * plan->out_ch * plan->frame_row *
+        sizeof (gfloat);
+    vkCmdCopyBuffer (cmd, plan->frames_dev.buffer, s->frames.buffer, 1, &r);
+  }
   if (rows == 0)
     return;
+  if (plan->ext_row > 0) {
+    r.size = rows * plan->ext_row * sizeof (gfloat);
+    vkCmdCopyBuffer (cmd, plan->ext_dev.buffer, s->ext.buffer, 1, &r);
+  }
   r.size = rows * plan->nb * sizeof (gfloat);
   vkCmdCopyBuffer (cmd, plan->out_dev.buffer, s->out.buffer, 1, &r);
   r.size = rows * sizeof (guint32);

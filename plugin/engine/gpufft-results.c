@@ -16,6 +16,7 @@ typedef struct
   guint *channel_frames;
   gfloat *complex_data;
   GpufftPeak *peaks;
+  gfloat *bands, *level, *frames;
 } StashedResult;
 
 static void
@@ -27,6 +28,9 @@ stashed_free (gpointer data)
   g_free (s->channel_frames);
   g_free (s->complex_data);
   g_free (s->peaks);
+  g_free (s->bands);
+  g_free (s->level);
+  g_free (s->frames);
   g_free (s);
 }
 
@@ -62,6 +66,20 @@ stash_copy (const GpufftGroupResult * r)
     s->peaks = g_memdup2 (r->peaks,
         (gsize) r->channels * r->n_peaks * sizeof (GpufftPeak));
     s->r.peaks = s->peaks;
+  }
+  if (r->bands) {
+    s->bands = g_memdup2 (r->bands,
+        (gsize) r->channels * r->n_bands * sizeof (gfloat));
+    s->r.bands = s->bands;
+  }
+  if (r->level) {
+    s->level = g_memdup2 (r->level, r->channels * sizeof (gfloat));
+    s->r.level = s->level;
+  }
+  if (r->frames) {
+    s->frames = g_memdup2 (r->frames, (gsize) r->n_frames * r->channels *
+        r->frame_stride * sizeof (gfloat));
+    s->r.frames = s->frames;
   }
   return s;
 }
@@ -100,6 +118,7 @@ fill_result (GpufftPlan * plan, GpufftSlot * s, guint g, gboolean failed,
     r->peaks = plan->peak_scratch;
     r->n_peaks = plan->n_peaks;
   }
+  gpufft_plan_analysis_fill (plan, s, g, r);
 }
 
 void
@@ -111,7 +130,7 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   gpointer func_data;
   GQueue local = G_QUEUE_INIT;
   gboolean failed;
-  guint g;
+  guint g, i, frame = 0;
 
   /* The GPU has read the imported input, or never will; but a device that
    * is lost or hangs may still read it: then it is left allocated and
@@ -125,6 +144,10 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
           || (s->peaks.buffer && !gpufft_buffer_invalidate (&s->peaks,
                   plan->ctx, &err))
           || (s->cplx.buffer && !gpufft_buffer_invalidate (&s->cplx,
+                  plan->ctx, &err))
+          || (s->ext.buffer && !gpufft_buffer_invalidate (&s->ext,
+                  plan->ctx, &err))
+          || (s->frames.buffer && !gpufft_buffer_invalidate (&s->frames,
                   plan->ctx, &err))))
     error = err;
   failed = error != NULL;
@@ -138,19 +161,37 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
     plan->timings = *timings;
   g_mutex_unlock (&plan->lock);
 
-  for (g = 0; g < s->n_closed; g++) {
+  for (i = 0, g = 0; i < s->n_groups; i++) {
     GpufftGroupResult r;
+    guint n = s->group_frames[i] & 0x7fffffffu;
 
+    /* (frame rows: a group that spans batches collects them batch after
+     * batch) */
+    if (!failed)
+      gpufft_plan_analysis_add_frames (plan, s, frame, n);
+    frame += n;
+    if (!(s->group_frames[i] & 0x80000000u))
+      continue;
     fill_result (plan, s, g, failed, &r);
+    if (plan->cfg.frames_out && !failed) {
+      r.frames = (const gfloat *) plan->frame_acc->data;
+      r.frame_values = plan->frame_values;
+      r.frame_stride = plan->frame_row;
+    }
+    g++;
     if (func) {
       func (&r, func_data);
     } else {
       StashedResult *st = stash_copy (&r);
 
-      st->last = g + 1 == s->n_closed;
+      st->last = g == s->n_closed;
       g_queue_push_tail (&local, st);
     }
+    if (plan->frame_acc)
+      g_array_set_size (plan->frame_acc, 0);
   }
+  if (failed && plan->frame_acc)
+    g_array_set_size (plan->frame_acc, 0);
   g_clear_error (&err);
 
   g_mutex_lock (&plan->lock);

@@ -62,6 +62,25 @@
  * Complex output (config.complex_out): X_k of the last frame of each closed
  *   group, unscaled: X_k = sum_n w[n] x[n] exp(-2 pi i k n / N).
  *
+ * Averaging (config.averaging): MEAN as above; EXPONENTIAL: per frame
+ *   y = a y + (1 - a) x with a = exp (-hop / (rate * time_constant)),
+ *   carried across groups and batches (the IEC 61672 time weighting,
+ *   starting from 0), the group result is y after its last frame;
+ *   PEAK_HOLD: the per-bin maximum over the group's frames; MAX_HOLD: the
+ *   per-bin maximum since the plan started or the last group with `reset`.
+ *   A frame with a NaN or infinite sample leaves y as it is.
+ *
+ * Analysis stage (gpufft-analysis.c), in this order, on the group result:
+ *   bin_gain    power x gain[k] (a frequency weighting), before peaks,
+ *               bands and level;
+ *   bands       band b = sum_j w_bj p[first_b + j] (sparse rows: fractional
+ *               octave, log and mel bands are all such sums);
+ *   level       sum_k lw[k] p[k];
+ *   frames_out  every frame's own (weighted) bins, or bands, and level,
+ *               besides the group result.
+ *   With output_db, bands and frame values become max (10 log10 v +
+ *   db_offset, db_floor), levels max (10 log10 v, db_floor).
+ *
  * Peaks (config.n_peaks > 0): the n_peaks largest local maxima of the group
  *   mean power with peak_min_bin <= k <= peak_max_bin, loudest first. A
  *   local maximum has p[k] > p[k-1] and p[k] >= p[k+1] (a missing neighbour
@@ -82,6 +101,7 @@ G_BEGIN_DECLS
 #define GPUFFT_MAX_SIZE 65536
 #define GPUFFT_MAX_CHANNELS 4096
 #define GPUFFT_MAX_PEAKS 64
+#define GPUFFT_MAX_BANDS 4096
 
 #define GPUFFT_ERROR (gpufft_error_quark ())
 GQuark gpufft_error_quark (void);
@@ -193,6 +213,14 @@ typedef enum
   GPUFFT_SCALING_RAW
 } GpufftScaling;
 
+typedef enum
+{
+  GPUFFT_AVERAGING_MEAN,        /* Welch: the mean of the group's frames */
+  GPUFFT_AVERAGING_EXPONENTIAL, /* time weighting, time_constant seconds */
+  GPUFFT_AVERAGING_PEAK_HOLD,   /* the maximum over the group */
+  GPUFFT_AVERAGING_MAX_HOLD     /* the maximum since the last reset */
+} GpufftAveraging;
+
 /* TRUE for every even size GPUFFT_MIN_SIZE..GPUFFT_MAX_SIZE (powers of two
  * from 32 in the fused radix-16 kernel, four-step from 32768 where shared
  * memory ends; 2-3-5-7 sizes as mixed-radix passes, any other through
@@ -224,11 +252,22 @@ typedef struct
    * linear power). Saves the host a log10 per bin. */
   gboolean output_db;
   gfloat db_offset;
+  /* Averaging and the analysis stage (see above). The arrays are read by
+   * gpufft_plan_new() only; NULL: no gain (1), no level, no bands. */
+  GpufftAveraging averaging;
+  gdouble time_constant;        /* EXPONENTIAL: seconds, > 0 */
+  const gfloat *bin_gain;       /* [n_bins], >= 0 */
+  const gfloat *level_weights;  /* [n_bins] */
+  guint n_bands;                /* 0..GPUFFT_MAX_BANDS */
+  const guint *band_first;      /* [n_bands] first bin */
+  const guint *band_bins;       /* [n_bands] bins (first + bins <= n_bins) */
+  const gfloat *band_weights;   /* [sum of band_bins], band after band */
+  gboolean frames_out;
 } GpufftPlanConfig;
 
 /* Defaults: N 1024, hop 512, hann, F32, 1 channel interleaved, downmix,
  * spectrum scaling, rate 48000, automatic batch, 1 peak over all bins, no
- * complex output, linear power output. */
+ * complex output, linear power output, mean, no analysis stage. */
 void gpufft_plan_config_init (GpufftPlanConfig * config);
 
 typedef struct _GpufftPlan GpufftPlan;
@@ -277,6 +316,8 @@ typedef struct
   guint n_frames;               /* frames of this group in this batch (>= 0) */
   gboolean close;               /* the group ends here: its result comes back */
   gpointer tag;                 /* close only: handed back in the result */
+  gboolean reset;               /* EXPONENTIAL, MAX_HOLD: the state starts
+                                 * afresh at this group's first frame */
 } GpufftGroup;
 
 typedef struct
@@ -328,6 +369,15 @@ typedef struct
   const GpufftPeak *peaks;      /* [channels][n_peaks] or NULL */
   guint n_peaks;
   gpointer tag;                 /* the closing GpufftGroup's tag */
+  const gfloat *bands;          /* [channels][n_bands] or NULL */
+  guint n_bands;
+  const gfloat *level;          /* [channels] or NULL */
+  /* frames_out: [n_frames][channels][frame_stride]: each frame's own
+   * frame_values values (n_bins bins, or n_bands bands), then its level
+   * when there is one (frame_stride = frame_values + 1); a frame with a
+   * NaN or infinite sample has zeros */
+  const gfloat *frames;
+  guint frame_values, frame_stride;
   /* TRUE: the batch failed on the device (the plan's error says why); only
    * group_index, n_frames and tag are set. */
   gboolean failed;
