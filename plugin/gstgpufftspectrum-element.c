@@ -31,6 +31,17 @@
 #define DEFAULT_MESSAGE_FORMAT GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_LIST
 #define DEFAULT_BATCH_SIZE 0
 
+#define DEFAULT_FREQUENCY_SCALE GST_GPU_FFT_FREQUENCY_SCALE_LINEAR
+#define DEFAULT_OCTAVE_FRACTION 3
+#define DEFAULT_MEL_BANDS 128
+#define DEFAULT_MEL_SCALE GST_GPU_FFT_MEL_SCALE_SLANEY
+#define DEFAULT_MEL_NORM GST_GPU_FFT_MEL_NORM_SLANEY
+#define DEFAULT_LOG_BANDS 64
+#define DEFAULT_WEIGHTING GST_GPU_FFT_WEIGHTING_Z
+#define DEFAULT_AVERAGING GPUFFT_AVERAGING_MEAN
+#define DEFAULT_TIME_CONSTANT 0.125
+#define DEFAULT_MESSAGE_FRAMES FALSE
+
 #define MAX_HOP_SIZE (1 << 20)
 #define MAX_BATCH_SIZE (1 << 20)
 
@@ -54,7 +65,17 @@ enum
   PROP_MESSAGE_DOMINANT,
   PROP_MESSAGE_FORMAT,
   PROP_BATCH_SIZE,
-  PROP_STATS
+  PROP_STATS,
+  PROP_FREQUENCY_SCALE,
+  PROP_OCTAVE_FRACTION,
+  PROP_MEL_BANDS,
+  PROP_MEL_SCALE,
+  PROP_MEL_NORM,
+  PROP_LOG_BANDS,
+  PROP_WEIGHTING,
+  PROP_AVERAGING,
+  PROP_TIME_CONSTANT,
+  PROP_MESSAGE_FRAMES
 };
 
 G_DEFINE_TYPE (GstGpuFftSpectrum, gst_gpu_fft_spectrum, GST_TYPE_GPU_FFT_BASE);
@@ -65,6 +86,8 @@ static void gst_gpu_fft_spectrum_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
 static void gst_gpu_fft_spectrum_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
+
+static void gst_gpu_fft_spectrum_reset (GstGpuFftSpectrum * self);
 
 static void
 gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
@@ -169,6 +192,68 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           "making them)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  g_object_class_install_property (gobject_class, PROP_FREQUENCY_SCALE,
+      g_param_spec_enum ("frequency-scale", "Frequency scale",
+          "What magnitude holds: linear (the FFT bins), octave "
+          "(octave-fraction bands, IEC 61260-1), mel (mel-bands filters, "
+          "librosa / torchaudio) or log (log-bands bands evenly spaced in "
+          "log frequency); the bands lie within min-frequency .. "
+          "max-frequency (octave and log: 0 means 20 Hz)",
+          GST_TYPE_GPU_FFT_FREQUENCY_SCALE, DEFAULT_FREQUENCY_SCALE, rw));
+  g_object_class_install_property (gobject_class, PROP_OCTAVE_FRACTION,
+      g_param_spec_uint ("octave-fraction", "Octave fraction",
+          "frequency-scale=octave: 1/b-octave bands, b = 1, 3, 6, 12 or 24",
+          1, 24, DEFAULT_OCTAVE_FRACTION, rw));
+  g_object_class_install_property (gobject_class, PROP_MEL_BANDS,
+      g_param_spec_uint ("mel-bands", "Mel bands",
+          "frequency-scale=mel: number of mel filters", 1, GPUFFT_MAX_BANDS,
+          DEFAULT_MEL_BANDS, rw));
+  g_object_class_install_property (gobject_class, PROP_MEL_SCALE,
+      g_param_spec_enum ("mel-scale", "Mel scale",
+          "frequency-scale=mel: slaney (librosa's default) or htk "
+          "(torchaudio's)", GST_TYPE_GPU_FFT_MEL_SCALE, DEFAULT_MEL_SCALE, rw));
+  g_object_class_install_property (gobject_class, PROP_MEL_NORM,
+      g_param_spec_enum ("mel-norm", "Mel normalisation",
+          "frequency-scale=mel: slaney (each filter's area 1, librosa's "
+          "default) or none (torchaudio's)", GST_TYPE_GPU_FFT_MEL_NORM,
+          DEFAULT_MEL_NORM, rw));
+  g_object_class_install_property (gobject_class, PROP_LOG_BANDS,
+      g_param_spec_uint ("log-bands", "Log bands",
+          "frequency-scale=log: number of bands", 1, GPUFFT_MAX_BANDS,
+          DEFAULT_LOG_BANDS, rw));
+  g_object_class_install_property (gobject_class, PROP_WEIGHTING,
+      g_param_spec_enum ("weighting", "Frequency weighting",
+          "z (none), a or c (IEC 61672-1), applied to every bin's power "
+          "before bands, peaks and level", GST_TYPE_GPU_FFT_WEIGHTING,
+          DEFAULT_WEIGHTING, rw));
+  g_object_class_install_property (gobject_class, PROP_AVERAGING,
+      g_param_spec_enum ("averaging", "Averaging",
+          "mean (Welch over the interval), exponential (time weighting with "
+          "time-constant, carried across intervals), peak-hold (per-bin "
+          "maximum over the interval) or max-hold (per-bin maximum until "
+          "the reset action or a property change)",
+          GST_TYPE_GPU_FFT_AVERAGING, DEFAULT_AVERAGING, rw));
+  g_object_class_install_property (gobject_class, PROP_TIME_CONSTANT,
+      g_param_spec_double ("time-constant", "Time constant",
+          "averaging=exponential: seconds (0.125 Fast, 1 Slow)", 0.001,
+          3600.0, DEFAULT_TIME_CONSTANT, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_FRAMES,
+      g_param_spec_boolean ("message-frames", "Frames in the message",
+          "The spectrum message also carries every frame of the interval: "
+          "frame-timestamps, frame-magnitude ([channels][frames][values]) "
+          "and frame-level", DEFAULT_MESSAGE_FRAMES, rw));
+
+  /**
+   * GstGpuFftSpectrum::reset:
+   *
+   * Action signal: the averaging state (max-hold's maxima, exponential's
+   * running value) restarts at the next buffer.
+   */
+  g_signal_new_class_handler ("reset", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+      G_CALLBACK (gst_gpu_fft_spectrum_reset), NULL, NULL, NULL,
+      G_TYPE_NONE, 0);
+
   gst_element_class_set_static_metadata (element_class,
       "GPU spectrum analyzer", "Filter/Analyzer/Audio",
       "Posts Welch-averaged spectra and dominant frequencies of audio, "
@@ -177,6 +262,11 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_WINDOW, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_SCALING, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_MESSAGE_FORMAT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_FREQUENCY_SCALE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_WEIGHTING, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_AVERAGING, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_MEL_SCALE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_MEL_NORM, 0);
 }
 
 static void
@@ -200,6 +290,23 @@ gst_gpu_fft_spectrum_init (GstGpuFftSpectrum * self)
   s->message_dominant = DEFAULT_MESSAGE_DOMINANT;
   s->message_format = DEFAULT_MESSAGE_FORMAT;
   s->batch_size = DEFAULT_BATCH_SIZE;
+  s->analysis.scale = DEFAULT_FREQUENCY_SCALE;
+  s->analysis.octave_fraction = DEFAULT_OCTAVE_FRACTION;
+  s->analysis.mel_bands = DEFAULT_MEL_BANDS;
+  s->analysis.mel_scale = DEFAULT_MEL_SCALE;
+  s->analysis.mel_norm = DEFAULT_MEL_NORM;
+  s->analysis.log_bands = DEFAULT_LOG_BANDS;
+  s->analysis.weighting = DEFAULT_WEIGHTING;
+  s->analysis.averaging = DEFAULT_AVERAGING;
+  s->analysis.time_constant = DEFAULT_TIME_CONSTANT;
+  s->analysis.frames = DEFAULT_MESSAGE_FRAMES;
+  s->analysis.level = TRUE;     /* every message has `level` */
+}
+
+static void
+gst_gpu_fft_spectrum_reset (GstGpuFftSpectrum * self)
+{
+  g_atomic_int_set (&self->reset_pending, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -218,6 +325,13 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
     g_warning ("gpufftspectrum: fft-size %u refused: it must be even, from "
         "%u to %u; keeping %u", g_value_get_uint (value), MIN_FFT_SIZE,
         GPUFFT_MAX_SIZE, s->fft_size);
+    return;
+  }
+  if (prop_id == PROP_OCTAVE_FRACTION
+      && !gst_gpu_fft_octave_fraction_valid (g_value_get_uint (value))) {
+    g_warning ("gpufftspectrum: octave-fraction %u refused: use 1, 3, 6, 12 "
+        "or 24; keeping %u", g_value_get_uint (value),
+        s->analysis.octave_fraction);
     return;
   }
 
@@ -271,6 +385,36 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
       break;
     case PROP_MESSAGE_FORMAT:
       s->message_format = g_value_get_enum (value);
+      break;
+    case PROP_FREQUENCY_SCALE:
+      s->analysis.scale = g_value_get_enum (value);
+      break;
+    case PROP_OCTAVE_FRACTION:
+      s->analysis.octave_fraction = g_value_get_uint (value);
+      break;
+    case PROP_MEL_BANDS:
+      s->analysis.mel_bands = g_value_get_uint (value);
+      break;
+    case PROP_MEL_SCALE:
+      s->analysis.mel_scale = g_value_get_enum (value);
+      break;
+    case PROP_MEL_NORM:
+      s->analysis.mel_norm = g_value_get_enum (value);
+      break;
+    case PROP_LOG_BANDS:
+      s->analysis.log_bands = g_value_get_uint (value);
+      break;
+    case PROP_WEIGHTING:
+      s->analysis.weighting = g_value_get_enum (value);
+      break;
+    case PROP_AVERAGING:
+      s->analysis.averaging = g_value_get_enum (value);
+      break;
+    case PROP_TIME_CONSTANT:
+      s->analysis.time_constant = g_value_get_double (value);
+      break;
+    case PROP_MESSAGE_FRAMES:
+      s->analysis.frames = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -360,6 +504,36 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
               "device-plan-ns", G_TYPE_UINT64, st.plan_ns, NULL));
       break;
     }
+    case PROP_FREQUENCY_SCALE:
+      g_value_set_enum (value, s->analysis.scale);
+      break;
+    case PROP_OCTAVE_FRACTION:
+      g_value_set_uint (value, s->analysis.octave_fraction);
+      break;
+    case PROP_MEL_BANDS:
+      g_value_set_uint (value, s->analysis.mel_bands);
+      break;
+    case PROP_MEL_SCALE:
+      g_value_set_enum (value, s->analysis.mel_scale);
+      break;
+    case PROP_MEL_NORM:
+      g_value_set_enum (value, s->analysis.mel_norm);
+      break;
+    case PROP_LOG_BANDS:
+      g_value_set_uint (value, s->analysis.log_bands);
+      break;
+    case PROP_WEIGHTING:
+      g_value_set_enum (value, s->analysis.weighting);
+      break;
+    case PROP_AVERAGING:
+      g_value_set_enum (value, s->analysis.averaging);
+      break;
+    case PROP_TIME_CONSTANT:
+      g_value_set_double (value, s->analysis.time_constant);
+      break;
+    case PROP_MESSAGE_FRAMES:
+      g_value_set_boolean (value, s->analysis.frames);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;

@@ -1,6 +1,7 @@
 /* gpufftspectrum: the enum types of the element's properties. */
 #include "gstgpufftspectrum-enums.h"
 #include "gpufft.h"
+#include "gstgpufftspectrum-bands.h"
 
 G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_WINDOW_FLAT_TOP ==
     (gint) GPUFFT_WINDOW_FLAT_TOP);
@@ -94,3 +95,73 @@ gst_gpu_fft_spectrum_enum_nick (GType type, gint value)
   v = g_enum_get_value (klass, value);
   return v ? v->value_nick : "unknown";
 }
+
+#define DEFINE_ENUM(fn, name, ...)                                      \
+GType                                                                   \
+fn (void)                                                               \
+{                                                                       \
+  static GType type = 0;                                                \
+  static const GEnumValue values[] = { __VA_ARGS__, {0, NULL, NULL} };  \
+                                                                        \
+  if (g_once_init_enter (&type)) {                                      \
+    GType t = g_enum_register_static (name, values);                    \
+    g_once_init_leave (&type, t);                                       \
+  }                                                                     \
+  return type;                                                          \
+}
+
+DEFINE_ENUM (gst_gpu_fft_frequency_scale_get_type, "GstGpuFftFrequencyScale", {
+    GST_GPU_FFT_FREQUENCY_SCALE_LINEAR, "Linear: the FFT bins", "linear"}
+
+    , {
+    GST_GPU_FFT_FREQUENCY_SCALE_OCTAVE,
+      "Fractional-octave bands (IEC 61260-1, base ten)", "octave"}
+    , {
+    GST_GPU_FFT_FREQUENCY_SCALE_MEL,
+      "Mel filterbank (librosa / torchaudio)", "mel"}
+    , {
+    GST_GPU_FFT_FREQUENCY_SCALE_LOG,
+      "Bands evenly spaced in log frequency", "log"}
+);
+
+DEFINE_ENUM (gst_gpu_fft_weighting_get_type, "GstGpuFftWeighting", {
+    GST_GPU_FFT_WEIGHTING_Z, "Z: none", "z"}
+
+    , {
+    GST_GPU_FFT_WEIGHTING_A, "A (IEC 61672-1)", "a"}
+
+    , {
+    GST_GPU_FFT_WEIGHTING_C, "C (IEC 61672-1)", "c"}
+
+);
+
+DEFINE_ENUM (gst_gpu_fft_averaging_get_type, "GstGpuFftAveraging", {
+    GPUFFT_AVERAGING_MEAN, "Mean of the interval's frames (Welch)", "mean"}
+
+    , {
+    GPUFFT_AVERAGING_EXPONENTIAL,
+      "Exponential time weighting (time-constant), carried across intervals",
+      "exponential"}
+    , {
+    GPUFFT_AVERAGING_PEAK_HOLD, "Per-bin maximum over the interval",
+      "peak-hold"}
+    , {
+    GPUFFT_AVERAGING_MAX_HOLD,
+      "Per-bin maximum until the reset action or a property change", "max-hold"}
+);
+
+DEFINE_ENUM (gst_gpu_fft_mel_scale_get_type, "GstGpuFftMelScale", {
+    GST_GPU_FFT_MEL_SCALE_SLANEY, "Slaney (librosa's default)", "slaney"}
+
+    , {
+    GST_GPU_FFT_MEL_SCALE_HTK, "HTK (torchaudio's default)", "htk"}
+
+);
+
+DEFINE_ENUM (gst_gpu_fft_mel_norm_get_type, "GstGpuFftMelNorm", {
+    GST_GPU_FFT_MEL_NORM_NONE, "None (torchaudio's default)", "none"}
+
+    , {
+    GST_GPU_FFT_MEL_NORM_SLANEY,
+      "Slaney: each filter's area 1 (librosa's default)", "slaney"}
+);

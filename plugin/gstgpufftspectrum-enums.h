@@ -38,6 +38,20 @@ GType gst_gpu_fft_spectrum_scaling_get_type (void);
 #define GST_TYPE_GPU_FFT_SPECTRUM_MESSAGE_FORMAT (gst_gpu_fft_spectrum_message_format_get_type ())
 GType gst_gpu_fft_spectrum_message_format_get_type (void);
 
+/* The analyser modes (values: GstGpuFftFrequencyScale, GstGpuFftWeighting,
+ * GstGpuFftMelScale, GstGpuFftMelNorm of gstgpufftspectrum-bands.h, and
+ * the engine's GpufftAveraging). */
+#define GST_TYPE_GPU_FFT_FREQUENCY_SCALE (gst_gpu_fft_frequency_scale_get_type ())
+GType gst_gpu_fft_frequency_scale_get_type (void);
+#define GST_TYPE_GPU_FFT_WEIGHTING (gst_gpu_fft_weighting_get_type ())
+GType gst_gpu_fft_weighting_get_type (void);
+#define GST_TYPE_GPU_FFT_AVERAGING (gst_gpu_fft_averaging_get_type ())
+GType gst_gpu_fft_averaging_get_type (void);
+#define GST_TYPE_GPU_FFT_MEL_SCALE (gst_gpu_fft_mel_scale_get_type ())
+GType gst_gpu_fft_mel_scale_get_type (void);
+#define GST_TYPE_GPU_FFT_MEL_NORM (gst_gpu_fft_mel_norm_get_type ())
+GType gst_gpu_fft_mel_norm_get_type (void);
+
 /* The nick of a value ("hann", "density", ...). */
 const gchar *gst_gpu_fft_spectrum_enum_nick (GType type, gint value);
 

@@ -119,6 +119,191 @@ add_phase (GstStructure * s, const GstGpuFftMessageParams * p,
   g_free (ph);
 }
 
+void
+gst_gpu_fft_message_params_free (GstGpuFftMessageParams * p)
+{
+  if (!p)
+    return;
+  gst_gpu_fft_bands_unref (p->bands);
+  g_free (p);
+}
+
+static void
+value_set_double (GValue * v, gdouble d)
+{
+  g_value_init (v, G_TYPE_DOUBLE);
+  g_value_set_double (v, d);
+}
+
+/* GstValueArray of n doubles */
+static void
+set_doubles (GstStructure * s, const gchar * name, const gdouble * d, guint n)
+{
+  GValue arr = G_VALUE_INIT;
+  guint i;
+
+  gst_value_array_init (&arr, n);
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+
+    value_set_double (&v, d[i]);
+    gst_value_array_append_and_take_value (&arr, &v);
+  }
+  gst_structure_take_value (s, name, &arr);
+}
+
+/* band-frequencies, band-edges, band-nominal, resolved-from */
+static void
+add_band_fields (GstStructure * s, const GstGpuFftMessageParams * p)
+{
+  const GstGpuFftBands *b = p->bands;
+  guint n = b->n_bands, i;
+  gdouble *edges = g_new (gdouble, n + 2);
+  guint n_edges;
+
+  set_doubles (s, "band-frequencies", b->centre, n);
+  if (p->analysis.scale == GST_GPU_FFT_FREQUENCY_SCALE_MEL) {
+    /* the n + 2 mel points: band m rises from m, peaks at m + 1, ends at
+     * m + 2 */
+    for (i = 0; i < n; i++)
+      edges[i] = b->lower[i];
+    edges[n] = n >= 2 ? b->upper[n - 2] : b->centre[0];
+    edges[n + 1] = b->upper[n - 1];
+    n_edges = n + 2;
+  } else {
+    for (i = 0; i < n; i++)
+      edges[i] = b->lower[i];
+    edges[n] = b->upper[n - 1];
+    n_edges = n + 1;
+  }
+  set_doubles (s, "band-edges", edges, n_edges);
+  g_free (edges);
+  if (b->nominal)
+    set_doubles (s, "band-nominal", b->nominal, n);
+  gst_structure_set (s, "resolved-from", G_TYPE_UINT, b->resolved_from, NULL);
+}
+
+/* `level`: a double, or by channel */
+static void
+add_level (GstStructure * s, const GstGpuFftMessageParams * p,
+    const GpufftGroupResult * r)
+{
+  guint c;
+
+  if (!p->multi_channel) {
+    gst_structure_set (s, "level", G_TYPE_DOUBLE, (gdouble) r->level[0], NULL);
+  } else {
+    gdouble *d = g_new (gdouble, r->channels);
+
+    for (c = 0; c < r->channels; c++)
+      d[c] = r->level[c];
+    set_doubles (s, "level", d, r->channels);
+    g_free (d);
+  }
+}
+
+/* GstValueArray of n floats */
+static void
+float_array (GValue * arr, const gfloat * v, guint n, guint stride)
+{
+  guint i;
+
+  gst_value_array_init (arr, n);
+  for (i = 0; i < n; i++) {
+    GValue f = G_VALUE_INIT;
+
+    g_value_init (&f, G_TYPE_FLOAT);
+    g_value_set_float (&f, v[(gsize) i * stride]);
+    gst_value_array_append_and_take_value (arr, &f);
+  }
+}
+
+/* frame-timestamps, frame-magnitude, frame-level from the engine's
+ * [frames][channels][stride] rows */
+static void
+add_frames (GstStructure * s, const GstGpuFftMessageParams * p,
+    const GpufftGroupResult * r)
+{
+  guint nf = r->n_frames, ch = r->channels, nv = r->frame_values;
+  guint st = r->frame_stride, f, c;
+  gboolean has_level = r->level != NULL;
+  GValue ts = G_VALUE_INIT;
+
+  gst_value_array_init (&ts, nf);
+  for (f = 0; f < nf; f++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, G_TYPE_UINT64);
+    g_value_set_uint64 (&v, p->base_pts + gst_util_uint64_scale_round
+        ((p->first_frame + f) * p->hop, GST_SECOND, p->rate));
+    gst_value_array_append_and_take_value (&ts, &v);
+  }
+  gst_structure_take_value (s, "frame-timestamps", &ts);
+
+  if (p->format == GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_BYTES) {
+    gfloat *m = g_new (gfloat, (gsize) ch * nf * nv);
+    gfloat *l = g_new (gfloat, (gsize) ch * nf);
+    GBytes *bytes;
+
+    for (c = 0; c < ch; c++)
+      for (f = 0; f < nf; f++) {
+        const gfloat *row = r->frames + ((gsize) f * ch + c) * st;
+
+        memcpy (m + ((gsize) c * nf + f) * nv, row, nv * sizeof (gfloat));
+        l[(gsize) c * nf + f] = has_level ? row[nv] : 0.0f;
+      }
+    bytes = floats_to_bytes (m, (gsize) ch * nf * nv);
+    gst_structure_set (s, "frame-magnitude", G_TYPE_BYTES, bytes, NULL);
+    g_bytes_unref (bytes);
+    if (has_level) {
+      bytes = floats_to_bytes (l, (gsize) ch * nf);
+      gst_structure_set (s, "frame-level", G_TYPE_BYTES, bytes, NULL);
+      g_bytes_unref (bytes);
+    }
+    g_free (m);
+    g_free (l);
+    return;
+  }
+
+  {
+    GValue mag = G_VALUE_INIT, lev = G_VALUE_INIT;
+
+    if (p->multi_channel) {
+      gst_value_array_init (&mag, ch);
+      gst_value_array_init (&lev, ch);
+    }
+    for (c = 0; c < (p->multi_channel ? ch : 1); c++) {
+      GValue frames = G_VALUE_INIT, levels = G_VALUE_INIT;
+
+      gst_value_array_init (&frames, nf);
+      for (f = 0; f < nf; f++) {
+        GValue row = G_VALUE_INIT;
+
+        float_array (&row, r->frames + ((gsize) f * ch + c) * st, nv, 1);
+        gst_value_array_append_and_take_value (&frames, &row);
+      }
+      if (has_level)
+        float_array (&levels, r->frames + (gsize) c * st + nv, nf, ch * st);
+      if (p->multi_channel) {
+        gst_value_array_append_and_take_value (&mag, &frames);
+        if (has_level)
+          gst_value_array_append_and_take_value (&lev, &levels);
+      } else {
+        gst_structure_take_value (s, "frame-magnitude", &frames);
+        if (has_level)
+          gst_structure_take_value (s, "frame-level", &levels);
+      }
+    }
+    if (p->multi_channel) {
+      gst_structure_take_value (s, "frame-magnitude", &mag);
+      if (has_level)
+        gst_structure_take_value (s, "frame-level", &lev);
+      else
+        g_value_unset (&lev);
+    }
+  }
+}
+
 GstStructure *
 gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
@@ -142,8 +327,29 @@ gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
   if (p->dropped > 0)
     gst_structure_set (s, "dropped", G_TYPE_UINT, p->dropped, NULL);
 
-  if (p->magnitude)
-    set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);
+  gst_structure_set (s,
+      "frequency-scale", G_TYPE_STRING,
+      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_FREQUENCY_SCALE,
+          p->analysis.scale),
+      "weighting", G_TYPE_STRING,
+      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_WEIGHTING,
+          p->analysis.weighting),
+      "averaging", G_TYPE_STRING,
+      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_AVERAGING,
+          p->analysis.averaging), NULL);
+  if (r->level)
+    add_level (s, p, r);
+
+  if (p->magnitude) {
+    if (r->bands)
+      set_float_rows (s, "magnitude", p, r->bands, r->channels, r->n_bands);
+    else
+      set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);
+  }
+  if (p->bands && r->bands)
+    add_band_fields (s, p);
+  if (r->frames)
+    add_frames (s, p, r);
 
   if (p->phase && r->complex_data)
     add_phase (s, p, r);
@@ -221,12 +427,6 @@ channel_peaks (const GstGpuFftMessageParams * p, const GpufftGroupResult * r,
   return MIN (n, p->n_peaks);
 }
 
-static void
-value_set_double (GValue * v, gdouble d)
-{
-  g_value_init (v, G_TYPE_DOUBLE);
-  g_value_set_double (v, d);
-}
 
 /* GstValueArray of the doubles at &peaks[i].field, i < n */
 static void

@@ -6,7 +6,17 @@
  *   rate (gint), fft-size, hop-size, frames (guint), channels (gint: rows of
  *   magnitude/phase: 1 when the channels are mixed down), bin-width (double
  *   Hz), window, scaling (nick strings),
- *   magnitude  dB, n_bins = fft-size/2 + 1 values per channel
+ *   magnitude  dB, n_bins = fft-size/2 + 1 values per channel (with a
+ *              frequency-scale other than linear: the band values)
+ *   frequency-scale, weighting, averaging (nick strings), level (dBFS:
+ *   double, multi-channel a GstValueArray by channel)
+ *   bands: band-frequencies, band-edges (GstValueArray of double Hz: n + 1
+ *   edges for octave and log bands, n + 2 mel points for mel: band m from
+ *   edges[m] to edges[m+2]), band-nominal (octave), resolved-from (guint)
+ *   message-frames: frame-timestamps (GstValueArray of guint64: each
+ *   frame's first sample), frame-magnitude (bytes: [channels][frames]
+ *   [values] float32; list: per channel an array of frames of arrays),
+ *   frame-level (the same, one value per frame)
  *   phase      radians of the interval's last frame (when asked and available)
  *   list format: mono GstValueList of float; multi-channel GstValueArray
  *   (channels) of GstValueArray of float. bytes format: GBytes of
@@ -24,6 +34,7 @@
 
 #include <gst/gst.h>
 #include "gpufft.h"
+#include "gstgpufftspectrum-analysis.h"
 #include "gstgpufftspectrum-enums.h"
 
 G_BEGIN_DECLS
@@ -52,7 +63,15 @@ typedef struct
   gboolean compat;              /* spectrum's message (gpuspectrum) */
   guint gen;                    /* compat: the settings' reset_gen it was
                                  * measured with */
+  GstGpuFftAnalysis analysis;   /* the analyser modes it was measured with */
+  GstGpuFftBands *bands;        /* owned reference; NULL: linear bins */
+  guint64 first_frame;          /* frame_values: index of the interval's
+                                 * first frame (frame j starts at sample
+                                 * j * hop after base_pts) */
+  GstClockTime base_pts;
 } GstGpuFftMessageParams;
+
+void gst_gpu_fft_message_params_free (GstGpuFftMessageParams * params);
 
 /* result->power holds dB values (the engine's output_db). */
 GstStructure *gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams

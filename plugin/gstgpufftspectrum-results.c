@@ -61,7 +61,7 @@ gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
           error);
       g_clear_error (&error);
     }
-    g_free (p);
+    gst_gpu_fft_message_params_free (p);
     return;
   }
   if (p == NULL)
@@ -79,7 +79,7 @@ gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
     if (gen != p->gen) {
       GST_DEBUG_OBJECT (self, "interval measured before a property change: "
           "not posted");
-      g_free (p);
+      gst_gpu_fft_message_params_free (p);
       return;
     }
   }
@@ -91,7 +91,7 @@ gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
       dominant = gst_message_new_element (GST_OBJECT (self),
           gst_gpu_fft_spectrum_build_dominant (p, result));
   }
-  g_free (p);
+  gst_gpu_fft_message_params_free (p);
   if (spectrum)
     gst_element_post_message (GST_ELEMENT (self), spectrum);
   if (dominant)

@@ -58,10 +58,11 @@ auto_batch_frames (GstGpuFftSpectrum * self,
           fit));
 }
 
-static void
+static gboolean
 make_plan_config (GstGpuFftSpectrum * self,
     const GstGpuFftSpectrumSettings * s, GpufftPlanConfig * c,
-    guint * min_bin, guint * max_bin)
+    guint * min_bin, guint * max_bin, GstGpuFftAnalysis * a,
+    GstGpuFftAnalysisTables * tables)
 {
   const GstAudioInfo *info = &self->info;
   gint rate = GST_AUDIO_INFO_RATE (info);
@@ -106,6 +107,23 @@ make_plan_config (GstGpuFftSpectrum * self,
     c->peak_min_bin = 0;
     c->peak_max_bin = nyq;
   }
+
+  /* the analyser modes (bands from the same frequency range) */
+  {
+    gchar *why = NULL;
+
+    *a = s->analysis;
+    a->min_frequency = s->min_frequency;
+    a->max_frequency = s->max_frequency;
+    if (!gst_gpu_fft_analysis_configure (a, c, tables, &why)) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", why),
+          ("frequency-scale %d, fft-size %u, rate %d", a->scale, c->fft_size,
+              rate));
+      g_free (why);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -121,6 +139,8 @@ plan_config_equal (const GpufftPlanConfig * a, const GpufftPlanConfig * b)
       a->peak_max_bin == b->peak_max_bin &&
       a->complex_out == b->complex_out && a->output_db == b->output_db &&
       a->db_offset == b->db_offset;
+  /* (the analysis arrays are compared through the settings they are made
+   * from) */
 }
 
 /* Applies the current settings at a restart (framing from sample 0).
@@ -130,16 +150,25 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
 {
   GstGpuFftSpectrumSettings s;
   GpufftPlanConfig config;
+  GstGpuFftAnalysis analysis;
+  GstGpuFftAnalysisTables tables;
   guint gen, min_bin, max_bin;
 
   gst_gpu_fft_spectrum_read_settings (self, &s, &gen);
-  make_plan_config (self, &s, &config, &min_bin, &max_bin);
+  if (!make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis,
+          &tables)) {
+    gst_gpu_fft_analysis_tables_clear (&tables);
+    self->running = FALSE;
+    return FALSE;
+  }
 
-  if (self->plan && !plan_config_equal (&config, &self->plan_config)) {
+  if (self->plan && (!plan_config_equal (&config, &self->plan_config)
+          || !gst_gpu_fft_analysis_equal (&analysis, &self->plan_analysis))) {
     if (!gst_gpu_fft_spectrum_drain (self))
       return FALSE;
     gpufft_plan_free (self->plan);
     self->plan = NULL;
+    g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   }
   if (self->plan == NULL) {
     GError *error = NULL;
@@ -151,7 +180,11 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
         config.rate, config.max_frames, config.n_peaks, config.peak_min_bin,
         config.peak_max_bin, config.complex_out ? " complex" : "");
     self->plan = gpufft_plan_new (self->ctx, &config, &error);
+    /* (the plan has read the arrays) */
+    config.bin_gain = config.level_weights = config.band_weights = NULL;
+    config.band_first = config.band_bins = NULL;
     if (self->plan == NULL) {
+      gst_gpu_fft_analysis_tables_clear (&tables);
       gst_gpu_fft_spectrum_post_engine_error (self, "Creating the GPU FFT plan",
           error);
       g_clear_error (&error);
@@ -161,6 +194,9 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
     gpufft_plan_set_result_func (self->plan, gst_gpu_fft_spectrum_on_result,
         self);
     self->plan_config = config;
+    self->plan_analysis = analysis;
+    g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
+    self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
     self->max_frames = MAX (gpufft_plan_get_max_frames (self->plan), 1);
     self->max_groups = MAX (gpufft_plan_get_max_groups (self->plan), 1);
     self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,
@@ -170,6 +206,7 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
     GST_DEBUG_OBJECT (self, "plan: %u frames, %u groups per batch",
         self->max_frames, self->max_groups);
   }
+  gst_gpu_fft_analysis_tables_clear (&tables);
   self->min_bin = min_bin;
   self->max_bin = max_bin;
 
@@ -225,6 +262,12 @@ make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
   p->dominant = live->message_dominant;
   p->compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
   p->gen = self->applied_reset_gen;
+  p->analysis = self->plan_analysis;
+  p->bands = self->bands ? gst_gpu_fft_bands_ref (self->bands) : NULL;
+  /* the interval's first frame: the first whose last sample is in it */
+  p->first_frame = g->start + 1 > p->fft_size ?
+      (g->start + 1 - p->fft_size + p->hop - 1) / p->hop : 0;
+  p->base_pts = self->base_pts;
   if (p->compat) {
     /* spectrum's duration is its interval property (a complete interval
      * spans it to the sample; the partial one at EOS says how long it is) */
@@ -381,6 +424,9 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
     self->engine_groups[i].close = bp->groups[i].close;
     self->engine_groups[i].tag = bp->groups[i].close ?
         make_message_params (self, &bp->groups[i]) : NULL;
+    /* the `reset` action restarts the averaging state here */
+    self->engine_groups[i].reset = i == 0
+        && g_atomic_int_compare_and_exchange (&self->reset_pending, 1, 0);
   }
   batch.segments = segs;
   batch.n_frames = bp->n_frames;
@@ -401,7 +447,7 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
     /* (a count the tag carried is carried by the next one) */
     if (p)
       self->dropped_pending += p->dropped;
-    g_free (p);
+    gst_gpu_fft_message_params_free (p);
   }
   if (g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY)) {
     g_clear_error (&error);

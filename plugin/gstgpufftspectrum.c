@@ -177,6 +177,7 @@ gst_gpu_fft_base_finalize (GObject * object)
 
   if (self->plan)
     gpufft_plan_free (self->plan);
+  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   if (self->ctx)
     gpufft_context_unref (self->ctx);
   gst_gpu_fft_store_clear (&self->store);
@@ -246,7 +247,8 @@ geometry_equal (const GstGpuFftSpectrumSettings * a,
       a->message_phase == b->message_phase &&
       a->batch_size == b->batch_size && a->level_offset == b->level_offset &&
       a->hop_within_interval == b->hop_within_interval &&
-      a->reset_gen == b->reset_gen;
+      a->reset_gen == b->reset_gen &&
+      gst_gpu_fft_analysis_equal (&a->analysis, &b->analysis);
 }
 
 void
@@ -348,6 +350,7 @@ gst_gpu_fft_spectrum_stop (GstBaseTransform * trans)
     gpufft_plan_free (self->plan);
     self->plan = NULL;
   }
+  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   GST_OBJECT_LOCK (self);
   ctx = self->ctx;
   self->ctx = NULL;

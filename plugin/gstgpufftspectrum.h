@@ -7,6 +7,7 @@
 #include <gst/audio/gstaudiofilter.h>
 
 #include "gpufft.h"
+#include "gstgpufftspectrum-analysis.h"
 #include "gstgpufftspectrum-enums.h"
 #include "gstgpufftspectrum-framing.h"
 #include "gstgpufftspectrum-store.h"
@@ -79,6 +80,9 @@ typedef struct
   guint reset_gen;              /* gpuspectrum: bumped by a change of bands,
                                  * interval or multi-channel (what spectrum
                                  * resets on) */
+  /* gpufftspectrum's analyser modes (its min/max_frequency are the ones
+   * above) */
+  GstGpuFftAnalysis analysis;
 } GstGpuFftSpectrumSettings;
 
 struct _GstGpuFftSpectrum
@@ -94,7 +98,10 @@ struct _GstGpuFftSpectrum
   /* --- state: streaming thread (and start/stop) --- */
   GpufftContext *ctx;
   GpufftPlan *plan;
-  GpufftPlanConfig plan_config; /* what `plan` was built from */
+  GpufftPlanConfig plan_config; /* what `plan` was built from (its
+                                 * arrays: NULL) ... */
+  GstGpuFftAnalysis plan_analysis;      /* ... with these modes */
+  GstGpuFftBands *bands;        /* the plan's bands (NULL: linear) */
   guint applied_gen;            /* geometry_gen of plan_config/framing */
   guint applied_reset_gen;      /* settings.reset_gen of the same */
   guint min_bin, max_bin;       /* peak range of the applied settings */
@@ -132,6 +139,10 @@ struct _GstGpuFftSpectrum
   guint dropped_pending;        /* intervals dropped since the last message */
   guint64 dropped_total;
   gint64 drop_warned_at;        /* monotonic us of the last warning */
+
+  /* the `reset` action (any thread): the next batch restarts the
+   * averaging state */
+  gint reset_pending;
 
   /* set once an engine error was posted (any thread) */
   gint error_posted;

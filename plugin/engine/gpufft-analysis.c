@@ -34,8 +34,7 @@ gpufft_plan_analysis_check (const GpufftPlanConfig * c, GError ** error)
             "time constant above 0 s (%g given)", c->time_constant);
       break;
     default:
-      return gpufft_plan_invalid (error, "unknown averaging %d",
-          c->averaging);
+      return gpufft_plan_invalid (error, "unknown averaging %d", c->averaging);
   }
   for (k = 0; c->bin_gain && k < nb; k++)
     if (!(c->bin_gain[k] >= 0.0f) || !isfinite (c->bin_gain[k]))
@@ -47,8 +46,7 @@ gpufft_plan_analysis_check (const GpufftPlanConfig * c, GError ** error)
   if (c->n_bands > GPUFFT_MAX_BANDS)
     return gpufft_plan_invalid (error, "%u bands: at most %u", c->n_bands,
         GPUFFT_MAX_BANDS);
-  if (c->n_bands > 0 && (!c->band_first || !c->band_bins
-          || !c->band_weights))
+  if (c->n_bands > 0 && (!c->band_first || !c->band_bins || !c->band_weights))
     return gpufft_plan_invalid (error, "bands need first bins, bin counts "
         "and weights");
   for (b = 0; b < c->n_bands; b++)
@@ -195,7 +193,7 @@ gpufft_plan_analysis_fill (GpufftPlan * plan, GpufftSlot * s, guint g,
 
   if (plan->ext_row == 0)
     return;
-  ext = (const gfloat *) s->ext.mapped + (gsize) g * plan->out_ch *
+  ext = (const gfloat *) s->ext.mapped + (gsize) g *plan->out_ch *
       plan->ext_row;
   for (c = 0; c < plan->out_ch; c++) {
     memcpy (plan->band_scratch + (gsize) c * plan->n_bands,

@@ -542,8 +542,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       || (plan->four_step && !gpufft_buffer_init (&plan->temp, ctx,
               (gsize) plan->slice_frames * plan->out_ch * plan->m * 2 *
               sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error))
-      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 11,
-          error)
+      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 11, error)
       || !fill_constants (plan, error)
       || (plan->any && !gpufft_plan_any_buffers (plan, error))
       || !gpufft_plan_analysis_buffers (plan, error))

@@ -170,8 +170,7 @@ check_mode (GpufftAveraging mode)
 
   if (!et_context ())
     return;
-  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 64 * HOP + N, 0.3, 0.5,
-      7);
+  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 64 * HOP + N, 0.3, 0.5, 7);
   config (&c);
   c.averaging = mode;
   c.time_constant = TAU;
@@ -249,8 +248,7 @@ check_stage (gboolean db)
   }
   for (k = 0; k < n_w; k++)
     w[k] = 0.1f + (k % 7) * 0.3f;
-  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 64 * HOP + N, 0.3, 0.5,
-      11);
+  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 64 * HOP + N, 0.3, 0.5, 11);
   config (&c);
   c.bin_gain = gain;
   c.level_weights = lw;
@@ -333,8 +331,7 @@ check_stage (gboolean db)
     }
     for (k = 0, ref_l = 0; k < NB; k++)
       ref_l += lw[k] * mean[k];
-    if (!close_rel (db ? pow (10.0, r->level / 10.0) : r->level, ref_l,
-            1e-4))
+    if (!close_rel (db ? pow (10.0, r->level / 10.0) : r->level, ref_l, 1e-4))
       et_fail ("group %u level: %.9g, expected %.9g (linear)", g,
           db ? pow (10.0, r->level / 10.0) : r->level, ref_l);
   }
@@ -378,8 +375,7 @@ test_frame_bins (void)
     return;
   for (k = 0; k < NB; k++)
     lw[k] = 2.0f;
-  in = et_input_new (GPUFFT_FORMAT_S16, FALSE, 2, 16 * HOP + N, 0.3, 0.5,
-      3);
+  in = et_input_new (GPUFFT_FORMAT_S16, FALSE, 2, 16 * HOP + N, 0.3, 0.5, 3);
   config (&c);
   c.channels = 2;
   c.downmix = FALSE;
