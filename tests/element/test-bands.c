@@ -1,0 +1,234 @@
+/* The band definitions themselves (plugin/gstgpufftspectrum-bands.c, plain
+ * C, no device) against the published formulas written out here:
+ *   librosa.filters.mel (sr, n_fft, n_mels, fmin, fmax, htk=False,
+ *   norm='slaney') and torchaudio.functional.melscale_fbanks (n_freqs,
+ *   f_min, f_max, n_mels, sample_rate, norm=None, mel_scale='htk'):
+ *   every weight within 1e-6;
+ *   IEC 61260-1 fractional-octave bands for b = 1, 3, 6, 12, 24 (odd and
+ *   even fractions): mid-band and edge frequencies, and the nominal
+ *   frequencies; IEC 61672-1's C weighting table. */
+#include <glib.h>
+#include <math.h>
+
+#include "gstgpufftspectrum-bands.h"
+
+/* librosa: hz_to_mel / mel_to_hz with htk=False */
+static gdouble
+librosa_mel (gdouble f)
+{
+  const gdouble f_sp = 200.0 / 3, min_log_hz = 1000.0;
+  const gdouble min_log_mel = min_log_hz / f_sp, logstep = log (6.4) / 27.0;
+
+  return f >= min_log_hz ? min_log_mel + log (f / min_log_hz) / logstep :
+      f / f_sp;
+}
+
+static gdouble
+librosa_hz (gdouble m)
+{
+  const gdouble f_sp = 200.0 / 3, min_log_hz = 1000.0;
+  const gdouble min_log_mel = min_log_hz / f_sp, logstep = log (6.4) / 27.0;
+
+  return m >= min_log_mel ? min_log_hz * exp (logstep * (m - min_log_mel)) :
+      f_sp * m;
+}
+
+/* torchaudio's HTK scale */
+static gdouble
+htk_mel (gdouble f)
+{
+  return 2595.0 * log10 (1.0 + f / 700.0);
+}
+
+static gdouble
+htk_hz (gdouble m)
+{
+  return 700.0 * (pow (10.0, m / 2595.0) - 1.0);
+}
+
+/* weights[m][k] of the published filterbank */
+static gdouble
+published_weight (gboolean htk, gboolean slaney_norm, gdouble sr, guint n_fft,
+    guint n_mels, gdouble fmin, gdouble fmax, guint m, guint k)
+{
+  gdouble lo = htk ? htk_mel (fmin) : librosa_mel (fmin);
+  gdouble hi = htk ? htk_mel (fmax) : librosa_mel (fmax);
+  gdouble f[3], fk = k * sr / n_fft, lower, upper, w;
+  guint i;
+
+  for (i = 0; i < 3; i++) {
+    gdouble mel = lo + (hi - lo) * (m + i) / (n_mels + 1);
+
+    f[i] = htk ? htk_hz (mel) : librosa_hz (mel);
+  }
+  lower = (fk - f[0]) / (f[1] - f[0]);
+  upper = (f[2] - fk) / (f[2] - f[1]);
+  w = MAX (0.0, MIN (lower, upper));
+  return slaney_norm ? w * 2.0 / (f[2] - f[0]) : w;
+}
+
+static void
+check_mel (GstGpuFftMelScale scale, GstGpuFftMelNorm norm, gdouble sr,
+    guint n_fft, guint n_mels, gdouble fmin, gdouble fmax)
+{
+  GstGpuFftBandSpec spec = { 0 };
+  GstGpuFftBands *b;
+  gchar *why = NULL;
+  guint m, k, off = 0;
+  gdouble worst = 0;
+
+  spec.scale = GST_GPU_FFT_FREQUENCY_SCALE_MEL;
+  spec.fft_size = n_fft;
+  spec.rate = sr;
+  spec.min_frequency = fmin;
+  spec.max_frequency = fmax;
+  spec.mel_bands = n_mels;
+  spec.mel_scale = scale;
+  spec.mel_norm = norm;
+  b = gst_gpu_fft_bands_new (&spec, &why);
+  g_assert_null (why);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->n_bands, ==, n_mels);
+  for (m = 0; m < n_mels; m++) {
+    for (k = 0; k <= n_fft / 2; k++) {
+      gdouble ref = published_weight (scale == GST_GPU_FFT_MEL_SCALE_HTK,
+          norm == GST_GPU_FFT_MEL_NORM_SLANEY, sr, n_fft, n_mels, fmin,
+          fmax ? fmax : sr / 2, m, k);
+      gdouble got = (k >= b->first[m] && k < b->first[m] + b->bins[m]) ?
+          b->weights[off + k - b->first[m]] : 0.0;
+
+      worst = MAX (worst, fabs (got - ref));
+    }
+    off += b->bins[m];
+  }
+  g_test_message ("mel scale %d norm %d, sr %g, n_fft %u, %u mels: worst "
+      "weight error %.3g", scale, norm, sr, n_fft, n_mels, worst);
+  g_assert_cmpfloat (worst, <=, 1e-6);
+  gst_gpu_fft_bands_unref (b);
+}
+
+static void
+test_mel_librosa (void)
+{
+  check_mel (GST_GPU_FFT_MEL_SCALE_SLANEY, GST_GPU_FFT_MEL_NORM_SLANEY,
+      22050, 2048, 128, 0, 0);
+  check_mel (GST_GPU_FFT_MEL_SCALE_SLANEY, GST_GPU_FFT_MEL_NORM_SLANEY, 16000, 400, 80, 0, 8000);       /* Whisper's front end */
+  check_mel (GST_GPU_FFT_MEL_SCALE_SLANEY, GST_GPU_FFT_MEL_NORM_SLANEY,
+      48000, 1024, 40, 50, 14000);
+}
+
+static void
+test_mel_torchaudio (void)
+{
+  check_mel (GST_GPU_FFT_MEL_SCALE_HTK, GST_GPU_FFT_MEL_NORM_NONE, 16000,
+      400, 80, 0, 0);
+  check_mel (GST_GPU_FFT_MEL_SCALE_HTK, GST_GPU_FFT_MEL_NORM_NONE, 44100,
+      2048, 128, 20, 0);
+  check_mel (GST_GPU_FFT_MEL_SCALE_HTK, GST_GPU_FFT_MEL_NORM_SLANEY, 16000,
+      512, 64, 0, 0);
+}
+
+static void
+test_octave_iec (void)
+{
+  static const guint fractions[] = { 1, 3, 6, 12, 24 };
+  const gdouble g = pow (10.0, 0.3);
+  guint i, j;
+
+  for (i = 0; i < G_N_ELEMENTS (fractions); i++) {
+    guint bf = fractions[i];
+    GstGpuFftBandSpec spec = { 0 };
+    GstGpuFftBands *b;
+    gchar *why = NULL;
+    gboolean found_1k = FALSE;
+
+    spec.scale = GST_GPU_FFT_FREQUENCY_SCALE_OCTAVE;
+    spec.fft_size = 65536;
+    spec.rate = 48000;
+    spec.octave_fraction = bf;
+    b = gst_gpu_fft_bands_new (&spec, &why);
+    g_assert_nonnull (b);
+    for (j = 0; j < b->n_bands; j++) {
+      /* x from the centre: G^(x/b) or G^((2x+1)/(2b)) */
+      gdouble e = log (b->centre[j] / 1000.0) / log (g) * bf;
+      gdouble x = bf % 2 ? round (e) : round ((e - 0.5));
+      gdouble fm = bf % 2 ? 1000.0 * pow (g, x / bf) :
+          1000.0 * pow (g, (2 * x + 1) / (2.0 * bf));
+      gdouble p, mant, nominal;
+
+      g_assert_cmpfloat (fabs (b->centre[j] - fm), <=, 1e-9 * fm);
+      g_assert_cmpfloat (fabs (b->lower[j] - fm * pow (g, -1.0 / (2 * bf))),
+          <=, 1e-9 * fm);
+      g_assert_cmpfloat (fabs (b->upper[j] - fm * pow (g, 1.0 / (2 * bf))),
+          <=, 1e-9 * fm);
+      if (j > 0)
+        g_assert_cmpfloat (fabs (b->lower[j] - b->upper[j - 1]), <=, 1e-9 * fm);
+      /* the range: 20 Hz inside or above the first band, the Nyquist
+       * frequency at or above the last band's upper edge */
+      g_assert_cmpfloat (b->upper[j], >, 20.0);
+      g_assert_cmpfloat (b->upper[j], <=, 24000.0);
+      if (bf % 2 && fabs (fm - 1000.0) < 1e-9)
+        found_1k = TRUE;
+      /* nominal: R10 for 1 and 3, else 3 / 2 significant digits */
+      p = floor (log10 (fm));
+      mant = fm / pow (10, p);
+      nominal = bf <= 3 ? b->nominal[j] : (mant < 5 ? round (mant * 100) /
+          100 : round (mant * 10) / 10) * pow (10, p);
+      g_assert_cmpfloat (fabs (b->nominal[j] - nominal), <=, 1e-9 * fm);
+      g_assert_cmpfloat (fabs (b->nominal[j] - fm), <=, 0.03 * fm);
+    }
+    g_assert_true (found_1k || bf % 2 == 0);
+    if (bf == 1) {
+      static const gdouble nominal[] = { 16, 31.5, 63, 125, 250, 500, 1000,
+        2000, 4000, 8000, 16000
+      };
+      g_assert_cmpuint (b->n_bands, ==, G_N_ELEMENTS (nominal));
+      for (j = 0; j < b->n_bands; j++)
+        g_assert_cmpfloat (b->nominal[j], ==, nominal[j]);
+    }
+    /* resolved: from the first band two bins (1.46 Hz) wide */
+    for (j = 0; j < b->n_bands; j++)
+      g_assert_true ((j >= b->resolved_from) == (b->upper[j] - b->lower[j]
+              >= 2 * 48000.0 / 65536));
+    if (bf <= 6)
+      g_assert_cmpuint (b->resolved_from, ==, 0);
+    gst_gpu_fft_bands_unref (b);
+  }
+}
+
+/* IEC 61672-1 Table 3, C weighting (rounded to 0.1 dB), at the exact
+ * base-ten frequencies 1000 G^(x/3); and A, C at 1 kHz exactly 0 */
+static void
+test_weighting_c (void)
+{
+  static const gdouble table_c[] = { -14.3, -11.2, -8.5, -6.2, -4.4, -3.0,
+    -2.0, -1.3, -0.8, -0.5, -0.3, -0.2, -0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+    0.0, 0.0, 0.0, -0.1, -0.2, -0.3, -0.5, -0.8, -1.3, -2.0, -3.0, -4.4,
+    -6.2, -8.5, -11.2
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (table_c); i++) {
+    gdouble f = 1000.0 * pow (10.0, 0.1 * ((gint) i - 20));
+
+    g_assert_cmpfloat (fabs (gst_gpu_fft_weighting_db (GST_GPU_FFT_WEIGHTING_C,
+                f) - table_c[i]), <=, 0.05);
+  }
+  g_assert_cmpfloat (gst_gpu_fft_weighting_db (GST_GPU_FFT_WEIGHTING_A,
+          1000.0), ==, 0.0);
+  g_assert_cmpfloat (gst_gpu_fft_weighting_db (GST_GPU_FFT_WEIGHTING_C,
+          1000.0), ==, 0.0);
+  g_assert_cmpfloat (gst_gpu_fft_weighting_db (GST_GPU_FFT_WEIGHTING_Z,
+          50.0), ==, 0.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/bands/mel-librosa", test_mel_librosa);
+  g_test_add_func ("/bands/mel-torchaudio", test_mel_torchaudio);
+  g_test_add_func ("/bands/octave-iec", test_octave_iec);
+  g_test_add_func ("/bands/weighting-c", test_weighting_c);
+  return g_test_run ();
+}
