@@ -129,27 +129,73 @@ float wg_sum (float v)
   return r;
 }
 
-// Band b of a row of linear power: from outp (group) or, scaled by f and
-// the gains, from a partial row (one frame).
-float band_of_out (uint row, uint b)
+// Bands: with fewer bands than invocations, S = T / NBANDS invocations
+// share a band (invocation t sums every S-th bin of band t / S from
+// t % S, then the band's S partial sums are added), so that a wide band
+// is not one invocation's long loop; otherwise each invocation does whole
+// bands.
+const uint BAND_S = NBANDS > 0u && NBANDS < T ? T / NBANDS : 1u;
+
+// Part j (of BAND_S) of band b of a row of linear power: from outp (group)
+// or, times the gains, from a partial row (one frame).
+float band_of_out (uint row, uint b, uint j)
 {
   uint base = 2u * NB + 3u * b;
   uint first = tab[base], n = tab[base + 1u], w = tab[base + 2u];
   float s = 0.0;
-  for (uint j = 0u; j < n; j++)
-    s += uintBitsToFloat (tab[w + j]) * outp[row + first + j];
+  for (uint i = j; i < n; i += BAND_S)
+    s += uintBitsToFloat (tab[w + i]) * outp[row + first + i];
   return s;
 }
 
-float band_of_partial (uint prow, uint b, float f)
+float band_of_partial (uint prow, uint b, uint j)
 {
   uint base = 2u * NB + 3u * b;
   uint first = tab[base], n = tab[base + 1u], w = tab[base + 2u];
   float s = 0.0;
-  for (uint j = 0u; j < n; j++)
-    s += uintBitsToFloat (tab[w + j]) * gain (first + j)
-        * partial[prow + first + j];
-  return min (s * f, FLT_MAX);
+  for (uint i = j; i < n; i += BAND_S)
+    s += uintBitsToFloat (tab[w + i]) * gain (first + i)
+        * partial[prow + first + i];
+  return s;
+}
+
+// Every band of a group row (outp, from_partial FALSE) or of a frame's
+// partial row (times f) into dst[base + b] (ext or frames_out), as
+// out_value (uniform control flow only).
+void emit_bands (bool from_partial, uint row, float f, bool to_frames,
+    uint base)
+{
+  uint t = gl_LocalInvocationID.x;
+
+  if (BAND_S > 1u) {
+    uint b = t / BAND_S, j = t % BAND_S;
+    float s = 0.0;
+    if (b < NBANDS)
+      s = from_partial ? band_of_partial (row, b, j) : band_of_out (row, b, j);
+    s_val[t] = s;
+    barrier ();
+    if (t < NBANDS) {
+      float v = 0.0;
+      for (uint q = 0u; q < BAND_S; q++)
+        v += s_val[t * BAND_S + q];
+      v = out_value (min (v * f, FLT_MAX), pc.db_offset);
+      if (to_frames)
+        frames_out[base + t] = v;
+      else
+        ext[base + t] = v;
+    }
+    barrier ();
+  } else {
+    for (uint b = t; b < NBANDS; b += T) {
+      float v = from_partial ? band_of_partial (row, b, 0u) :
+          band_of_out (row, b, 0u);
+      v = out_value (min (v * f, FLT_MAX), pc.db_offset);
+      if (to_frames)
+        frames_out[base + b] = v;
+      else
+        ext[base + b] = v;
+    }
+  }
 }
 
 // The row of frame (chunk) c of channel ch: its bins or bands, then its
@@ -166,9 +212,7 @@ void emit_frame (uint c, uint ch)
       frames_out[frow + k] = out_value (min (partial[prow + k] * f, FLT_MAX)
           * gain (k), pc.db_offset);
   } else {
-    for (uint b = t; b < NBANDS; b += T)
-      frames_out[frow + b] = out_value (band_of_partial (prow, b, f),
-          pc.db_offset);
+    emit_bands (true, prow, f, true, frow);
   }
   if (LEVEL != 0u) {
     float l = 0.0;
@@ -250,9 +294,8 @@ void finish_group (uint slot, uint ch, uint row)
   }
 
   uint erow = (slot * pc.out_channels + ch) * EXT;
-  for (uint b = t; b < NBANDS; b += T)
-    ext[erow + b] = out_value (min (band_of_out (row, b), FLT_MAX),
-        pc.db_offset);
+  if (NBANDS > 0u)
+    emit_bands (false, row, 1.0, false, erow);
   if (LEVEL != 0u) {
     float l = 0.0;
     for (uint k = t; k < NB; k += T)
