@@ -42,7 +42,7 @@ test_accuracy (gconstpointer data)
     GError *err = NULL;
     EtInput *in;
     GpufftSegment seg = { 0 };
-    GpufftGroup groups[N_FRAMES];
+    GpufftGroup groups[N_FRAMES] = { {0} };
     GpufftBatch batch = { 0 };
     GPtrArray *res;
     gdouble *re = g_new (gdouble, nb), *im = g_new (gdouble, nb);

@@ -96,7 +96,7 @@ stream_thread (gpointer data)
   gpufft_plan_set_result_func (plan, on_result, st);
   for (b = 0; b < N_BATCHES; b++) {
     GpufftSegment seg = { 0 };
-    GpufftGroup groups[2];
+    GpufftGroup groups[2] = { {0} };
     GpufftBatch batch;
     gsize first;
 
@@ -132,7 +132,7 @@ alone (Stream * st)
   g_assert_nonnull (plan);
   for (b = 0; b < N_BATCHES; b++) {
     GpufftSegment seg = { 0 };
-    GpufftGroup groups[2];
+    GpufftGroup groups[2] = { {0} };
     GpufftBatch batch;
     gsize first;
 
