@@ -423,8 +423,9 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
       break;
   }
   gst_gpu_fft_spectrum_settings_changed (self, &old);
-  /* any property change restarts max-hold (and the exponential) */
-  if (memcmp (&old, s, sizeof (old)) != 0)
+  /* any property change restarts max-hold */
+  if (s->analysis.averaging == GPUFFT_AVERAGING_MAX_HOLD
+      && memcmp (&old, s, sizeof (old)) != 0)
     g_atomic_int_set (&self->reset_pending, 1);
   GST_OBJECT_UNLOCK (self);
 }

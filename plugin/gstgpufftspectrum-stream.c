@@ -164,8 +164,10 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
 
   if (self->plan && (!plan_config_equal (&config, &self->plan_config)
           || !gst_gpu_fft_analysis_equal (&analysis, &self->plan_analysis))) {
-    if (!gst_gpu_fft_spectrum_drain (self))
+    if (!gst_gpu_fft_spectrum_drain (self)) {
+      gst_gpu_fft_analysis_tables_clear (&tables);
       return FALSE;
+    }
     gpufft_plan_free (self->plan);
     self->plan = NULL;
     g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
@@ -441,6 +443,9 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
       bp->closes ? " (closing)" : "");
   if (gpufft_plan_submit (self->plan, &batch, &error))
     return TRUE;
+  /* (a reset this batch carried waits for the next one) */
+  if (bp->n_groups > 0 && self->engine_groups[0].reset)
+    g_atomic_int_set (&self->reset_pending, 1);
   for (i = 0; i < bp->n_groups; i++) {
     GstGpuFftMessageParams *p = self->engine_groups[i].tag;
 

@@ -12,7 +12,7 @@
 // MODE 1 (exponential), 2 (peak hold), 3 (max hold): one workgroup per
 // output channel walks the batch's groups in order, frame after frame (the
 // chunks then hold one frame each), through the persistent per-channel
-// state row: y = alpha y + beta x (1), the maximum over the group (2) or
+// state row: y = alpha y + beta x (1, as y += beta (x - y), compensated), the maximum over the group (2) or
 // over everything since the last reset (3). A frame without a usable sample
 // leaves the state as it is. Group flag 4 (reset) zeroes the state first.
 //
@@ -51,7 +51,8 @@ layout (std430, binding = 4) writeonly buffer Peaks { uvec4 peaks[]; };
 layout (std430, binding = 5) readonly buffer Groups { uint groups[]; };
 // Frames averaged per (output slot, channel).
 layout (std430, binding = 6) writeonly buffer Counts { uint counts[]; };
-// MODE > 0: [channel][RS] the averaging state and the open group's frames.
+// MODE > 0: [channel][RS] the averaging state and the open group's frames;
+// MODE 1: then [channel][RS] the compensation of its sums.
 layout (std430, binding = 7) buffer State { float state[]; };
 // [NB] bin gains, [NB] level weights, then per band (first bin, bins,
 // offset of its weights) and the weights (float bits).
@@ -209,8 +210,8 @@ void emit_frame (uint c, uint ch)
 
   if (NBANDS == 0u) {
     for (uint k = t; k < NB; k += T)
-      frames_out[frow + k] = out_value (min (partial[prow + k] * f, FLT_MAX)
-          * gain (k), pc.db_offset);
+      frames_out[frow + k] = out_value (min (partial[prow + k] * f * gain (k),
+              FLT_MAX), pc.db_offset);
   } else {
     emit_bands (true, prow, f, true, frow);
   }
@@ -338,8 +339,8 @@ void mean_group (uint g, uint ch)
     if (!close)
       carry_out[ch * RS + k] = s;
     else if (k < NB)            // the sums are scaled (common.glsl)
-      outp[row + k] = min ((s * inv) * (1.0 / POWER_SUM_SCALE), FLT_MAX)
-          * gain (k);
+      outp[row + k] = min ((s * inv) * (1.0 / POWER_SUM_SCALE) * gain (k),
+          FLT_MAX);
   }
   if (FRAMES != 0u)
     for (uint c = 0u; c < n_chunks; c++)
@@ -355,6 +356,7 @@ void state_groups (uint ch)
 {
   uint t = gl_LocalInvocationID.x;
   uint srow = ch * RS;
+  uint crow = (pc.out_channels + ch) * RS;      // exponential: compensation
   // (every invocation reads the count; only invocation 0 writes it, at the
   // end, for the next batch)
   float carried = state[srow + NB];
@@ -374,16 +376,32 @@ void state_groups (uint ch)
       used += partial[((first + c) * pc.out_channels + ch) * RS + NB];
     for (uint k = t; k < NB; k += T) {
       float y = state[srow + k];
-      if (reset || (MODE == 2u && !cont))
+      // (exponential: y += beta (x - y) with the increments' rounding
+      // carried in comp (Kahan), so that a long time constant, beta near
+      // 1e-8, still settles on its input in float)
+      float comp = MODE == 1u ? state[crow + k] : 0.0;
+      // (peak hold restarts with every interval: a reset changes nothing)
+      if ((reset && MODE != 2u) || (MODE == 2u && !cont)) {
         y = 0.0;
+        comp = 0.0;
+      }
       for (uint c = 0u; c < n_chunks; c++) {
         uint prow = ((first + c) * pc.out_channels + ch) * RS;
         if (!(partial[prow + NB] > 0.0))
           continue;             // no usable sample in this frame
         float x = min (partial[prow + k] * (1.0 / POWER_SUM_SCALE), FLT_MAX);
-        y = MODE == 1u ? pc.alpha * y + pc.beta * x : max (y, x);
+        if (MODE == 1u) {
+          precise float inc = pc.beta * (x - y) - comp;
+          precise float sum = y + inc;
+          comp = (sum - y) - inc;
+          y = sum;
+        } else {
+          y = max (y, x);
+        }
       }
       state[srow + k] = y;
+      if (MODE == 1u)
+        state[crow + k] = comp;
       if (close)
         outp[row + k] = min (y * gain (k), FLT_MAX);
     }

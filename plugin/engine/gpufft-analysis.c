@@ -49,10 +49,17 @@ gpufft_plan_analysis_check (const GpufftPlanConfig * c, GError ** error)
   if (c->n_bands > 0 && (!c->band_first || !c->band_bins || !c->band_weights))
     return gpufft_plan_invalid (error, "bands need first bins, bin counts "
         "and weights");
-  for (b = 0; b < c->n_bands; b++)
+  for (b = 0, k = 0; b < c->n_bands; b++) {
+    guint j;
+
     if (c->band_first[b] >= nb || c->band_bins[b] > nb - c->band_first[b])
       return gpufft_plan_invalid (error, "band %u (bins %u + %u) lies "
           "outside the %u bins", b, c->band_first[b], c->band_bins[b], nb);
+    for (j = 0; j < c->band_bins[b]; j++, k++)
+      if (!isfinite (c->band_weights[k]))
+        return gpufft_plan_invalid (error, "band %u: weight %u is not "
+            "finite", b, j);
+  }
   return TRUE;
 }
 
@@ -85,6 +92,8 @@ gpufft_plan_analysis_max_frames (GpufftPlan * plan, guint64 range)
 
   if (!plan->cfg.frames_out)
     return G_MAXUINT64;
+  if (per > range)
+    return 0;                   /* one frame's row does not fit */
   return MAX (1, MIN (range, FRAME_BYTES) / per);
 }
 
@@ -128,9 +137,12 @@ gpufft_plan_analysis_buffers (GpufftPlan * plan, GError ** error)
   plan->cfg.band_first = plan->cfg.band_bins = NULL;
   plan->cfg.band_weights = NULL;
 
+  /* (exponential: a second row per channel, its sums' compensation) */
   if (c->averaging != GPUFFT_AVERAGING_MEAN
       && !gpufft_buffer_init (&plan->state, ctx, (gsize) plan->out_ch *
-          (nb + 1) * sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error))
+          (nb + 1) * sizeof (gfloat) *
+          (c->averaging == GPUFFT_AVERAGING_EXPONENTIAL ? 2 : 1),
+          GPUFFT_MEMORY_DEVICE, error))
     return FALSE;
   if (plan->ext_row > 0 && !gpufft_buffer_init (&plan->ext_dev, ctx,
           (gsize) plan->max_groups * plan->out_ch * plan->ext_row *

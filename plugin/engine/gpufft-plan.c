@@ -202,7 +202,7 @@ size_plan (GpufftPlan * plan, GError ** error)
 
   /* The largest per-group result buffer: power, complex or peaks. */
   group_bytes = plan->out_ch * MAX (MAX (row, c->complex_out ? 2 * row : 0),
-      (guint64) plan->n_peaks * 16);
+      MAX ((guint64) plan->n_peaks * 16, (guint64) plan->ext_row * 4));
   groups = c->max_groups;
   if (groups == 0)
     groups = CLAMP (AUTO_RESULT_BYTES / (row * plan->out_ch), 2, 64);
@@ -225,7 +225,9 @@ size_plan (GpufftPlan * plan, GError ** error)
   /* Partial rows hold nb sums and a frame count. */
   chunks = MIN (frames + groups, MAX (PARTIAL_BYTES / ((row + 4) *
               plan->out_ch), groups));
-  if (plan->four_step)          /* see below: room for one chunk beyond */
+  /* (four-step, see below, and one frame per chunk: room for one chunk
+   * beyond the groups) */
+  if (plan->four_step || plan->per_frame)
     chunks = MAX (chunks, MIN (frames + groups, groups + 1));
   chunks = MIN (chunks, range / ((row + 4) * plan->out_ch));
   chunks = MIN (chunks, lim->maxComputeWorkGroupCount[0]);
@@ -270,6 +272,12 @@ size_plan (GpufftPlan * plan, GError ** error)
     }
     frames = MIN (frames, chunks - groups);
     frames = MIN (frames, gpufft_plan_analysis_max_frames (plan, range));
+    if (frames == 0) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+          "one frame's rows (%u output channels of %u values) do not fit "
+          "the device's largest storage buffer", plan->out_ch, plan->frame_row);
+      return FALSE;
+    }
     if (plan->four_step)
       plan->slice_frames = MIN (plan->slice_frames, frames);
     span = (frames - 1) * c->hop + c->fft_size;

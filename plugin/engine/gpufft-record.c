@@ -248,6 +248,9 @@ gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
     return gpufft_plan_invalid (error, "collect the results before a rerun");
   if (plan->open)
     return gpufft_plan_invalid (error, "a rerun needs every group closed");
+  if (plan->cfg.averaging != GPUFFT_AVERAGING_MEAN)
+    return gpufft_plan_invalid (error, "a rerun would advance the averaging "
+        "state: only with mean averaging");
   if (!gpufft_command_begin (c, plan->ctx, error))
     return FALSE;
   gpufft_command_barrier (c);

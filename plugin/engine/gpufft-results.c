@@ -173,7 +173,9 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
     if (!(s->group_frames[i] & 0x80000000u))
       continue;
     fill_result (plan, s, g, failed, &r);
-    if (plan->cfg.frames_out && !failed) {
+    /* (a group whose earlier batch failed has rows missing: none) */
+    if (plan->cfg.frames_out && !failed && plan->frame_acc->len ==
+        (gsize) r.n_frames * plan->out_ch * plan->frame_row) {
       r.frames = (const gfloat *) plan->frame_acc->data;
       r.frame_values = plan->frame_values;
       r.frame_stride = plan->frame_row;

@@ -375,7 +375,8 @@ typedef struct
   /* frames_out: [n_frames][channels][frame_stride]: each frame's own
    * frame_values values (n_bins bins, or n_bands bands), then its level
    * when there is one (frame_stride = frame_values + 1); a frame with a
-   * NaN or infinite sample has zeros */
+   * NaN or infinite sample has zeros; NULL when a batch that held some of
+   * the group's frames failed */
   const gfloat *frames;
   guint frame_values, frame_stride;
   /* TRUE: the batch failed on the device (the plan's error says why); only
@@ -426,7 +427,8 @@ typedef struct
 /* Re-runs the kernels of the last submitted batch `repeats` times in one
  * submission on the input already on the GPU (no upload), waits, and
  * discards the results. For benchmarks; the last batch must have left no
- * group open. */
+ * group open, and the plan must average with MEAN (the other modes' state
+ * would move on). */
 gboolean gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error);
 
 /* GPU timings of the last completed batch's submission (which may have

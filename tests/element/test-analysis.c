@@ -240,8 +240,7 @@ GST_START_TEST (test_log_density)
             (f2 - f1));
 
         fail_unless (fabs (mag[b] - ref) <= 0.01, "%u bands, interval %u "
-            "band %u: %.4f dB, reference %.4f", counts[c], i, b, mag[b],
-            ref);
+            "band %u: %.4f dB, reference %.4f", counts[c], i, b, mag[b], ref);
       }
       g_free (mag);
     }

@@ -20,7 +20,8 @@ static guint n_fft = 256;
 #define NB (n_fft / 2 + 1)
 #define RATE 48000.0
 #define N_BANDS 3
-#define TAU 0.01
+/* a = exp (-1/3) at every size: the state carries across frames */
+#define TAU (3.0 * HOP / RATE)
 
 typedef struct
 {
