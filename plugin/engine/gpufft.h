@@ -253,7 +253,8 @@ typedef struct
   gboolean output_db;
   gfloat db_offset;
   /* Averaging and the analysis stage (see above). The arrays are read by
-   * gpufft_plan_new() only; NULL: no gain (1), no level, no bands. */
+   * gpufft_plan_new() only (gpufft_plan_get_config() returns them NULL,
+   * n_bands kept); NULL: no gain (1), no level, no bands. */
   GpufftAveraging averaging;
   gdouble time_constant;        /* EXPONENTIAL: seconds, > 0 */
   const gfloat *bin_gain;       /* [n_bins], >= 0 */
