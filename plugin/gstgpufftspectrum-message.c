@@ -60,6 +60,32 @@ floats_to_bytes (const gfloat * v, gsize n)
 #endif
 }
 
+/* `name`: a GBytes of n little-endian float32 */
+static void
+set_bytes (GstStructure * s, const gchar * name, const gfloat * v, gsize n)
+{
+  GBytes *bytes = floats_to_bytes (v, n);
+
+  gst_structure_set (s, name, G_TYPE_BYTES, bytes, NULL);
+  g_bytes_unref (bytes);
+}
+
+/* GstValueArray of n floats */
+static void
+float_array (GValue * arr, const gfloat * v, guint n, guint stride)
+{
+  guint i;
+
+  gst_value_array_init (arr, n);
+  for (i = 0; i < n; i++) {
+    GValue f = G_VALUE_INIT;
+
+    g_value_init (&f, G_TYPE_FLOAT);
+    g_value_set_float (&f, v[(gsize) i * stride]);
+    gst_value_array_append_and_take_value (arr, &f);
+  }
+}
+
 /* Sets `name` from rows x n floats: list format (mono GstValueList,
  * multi-channel GstValueArray of GstValueArray) or bytes. */
 static void
@@ -70,10 +96,7 @@ set_float_rows (GstStructure * s, const gchar * name,
   guint c, i;
 
   if (p->format == GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_BYTES) {
-    GBytes *bytes = floats_to_bytes (v, (gsize) rows * n);
-
-    gst_structure_set (s, name, G_TYPE_BYTES, bytes, NULL);
-    g_bytes_unref (bytes);
+    set_bytes (s, name, v, (gsize) rows * n);
     return;
   }
 
@@ -91,14 +114,7 @@ set_float_rows (GstStructure * s, const gchar * name,
     for (c = 0; c < rows; c++) {
       GValue row = G_VALUE_INIT;
 
-      gst_value_array_init (&row, n);
-      for (i = 0; i < n; i++) {
-        GValue f = G_VALUE_INIT;
-
-        g_value_init (&f, G_TYPE_FLOAT);
-        g_value_set_float (&f, v[(gsize) c * n + i]);
-        gst_value_array_append_and_take_value (&row, &f);
-      }
+      float_array (&row, v + (gsize) c * n, n, 1);
       gst_value_array_append_and_take_value (&outer, &row);
     }
   }
@@ -135,20 +151,27 @@ value_set_double (GValue * v, gdouble d)
   g_value_set_double (v, d);
 }
 
-/* GstValueArray of n doubles */
+/* GstValueArray of the n doubles at d, stride bytes apart */
+static void
+double_array (GValue * arr, const gdouble * d, guint n, gsize stride)
+{
+  guint i;
+
+  gst_value_array_init (arr, n);
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+
+    value_set_double (&v, *(const gdouble *) ((const guint8 *) d + i * stride));
+    gst_value_array_append_and_take_value (arr, &v);
+  }
+}
+
 static void
 set_doubles (GstStructure * s, const gchar * name, const gdouble * d, guint n)
 {
   GValue arr = G_VALUE_INIT;
-  guint i;
 
-  gst_value_array_init (&arr, n);
-  for (i = 0; i < n; i++) {
-    GValue v = G_VALUE_INIT;
-
-    value_set_double (&v, d[i]);
-    gst_value_array_append_and_take_value (&arr, &v);
-  }
+  double_array (&arr, d, n, sizeof (gdouble));
   gst_structure_take_value (s, name, &arr);
 }
 
@@ -202,22 +225,6 @@ add_level (GstStructure * s, const GstGpuFftMessageParams * p,
   }
 }
 
-/* GstValueArray of n floats */
-static void
-float_array (GValue * arr, const gfloat * v, guint n, guint stride)
-{
-  guint i;
-
-  gst_value_array_init (arr, n);
-  for (i = 0; i < n; i++) {
-    GValue f = G_VALUE_INIT;
-
-    g_value_init (&f, G_TYPE_FLOAT);
-    g_value_set_float (&f, v[(gsize) i * stride]);
-    gst_value_array_append_and_take_value (arr, &f);
-  }
-}
-
 /* frame-timestamps, frame-magnitude, frame-level from the engine's
  * [frames][channels][stride] rows */
 static void
@@ -243,7 +250,6 @@ add_frames (GstStructure * s, const GstGpuFftMessageParams * p,
   if (p->format == GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_BYTES) {
     gfloat *m = g_new (gfloat, (gsize) ch * nf * nv);
     gfloat *l = g_new (gfloat, (gsize) ch * nf);
-    GBytes *bytes;
 
     for (c = 0; c < ch; c++)
       for (f = 0; f < nf; f++) {
@@ -252,14 +258,9 @@ add_frames (GstStructure * s, const GstGpuFftMessageParams * p,
         memcpy (m + ((gsize) c * nf + f) * nv, row, nv * sizeof (gfloat));
         l[(gsize) c * nf + f] = has_level ? row[nv] : 0.0f;
       }
-    bytes = floats_to_bytes (m, (gsize) ch * nf * nv);
-    gst_structure_set (s, "frame-magnitude", G_TYPE_BYTES, bytes, NULL);
-    g_bytes_unref (bytes);
-    if (has_level) {
-      bytes = floats_to_bytes (l, (gsize) ch * nf);
-      gst_structure_set (s, "frame-level", G_TYPE_BYTES, bytes, NULL);
-      g_bytes_unref (bytes);
-    }
+    set_bytes (s, "frame-magnitude", m, (gsize) ch * nf * nv);
+    if (has_level)
+      set_bytes (s, "frame-level", l, (gsize) ch * nf);
     g_free (m);
     g_free (l);
     return;
@@ -428,22 +429,6 @@ channel_peaks (const GstGpuFftMessageParams * p, const GpufftGroupResult * r,
 }
 
 
-/* GstValueArray of the doubles at &peaks[i].field, i < n */
-static void
-peak_array (GValue * arr, const Peak * peaks, guint n, gsize field_offset)
-{
-  guint i;
-
-  gst_value_array_init (arr, n);
-  for (i = 0; i < n; i++) {
-    GValue v = G_VALUE_INIT;
-
-    value_set_double (&v,
-        *(const gdouble *) ((const guint8 *) &peaks[i] + field_offset));
-    gst_value_array_append_and_take_value (arr, &v);
-  }
-}
-
 GstStructure *
 gst_gpu_fft_spectrum_build_dominant (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
@@ -477,8 +462,8 @@ gst_gpu_fft_spectrum_build_dominant (const GstGpuFftMessageParams * p,
     value_set_double (&vm, n ? peaks[0].magnitude : p->threshold);
     value_set_double (&vb, n ? peaks[0].bin : 0.0);
     if (lists) {
-      peak_array (&lf, peaks, n, G_STRUCT_OFFSET (Peak, frequency));
-      peak_array (&lm, peaks, n, G_STRUCT_OFFSET (Peak, magnitude));
+      double_array (&lf, &peaks[0].frequency, n, sizeof (Peak));
+      double_array (&lm, &peaks[0].magnitude, n, sizeof (Peak));
     }
     if (p->multi_channel) {
       gst_value_array_append_and_take_value (&freq, &vf);
