@@ -156,6 +156,14 @@ build_log (Builder * bl, const GstGpuFftBandSpec * s, gdouble lo, gdouble hi,
   }
 }
 
+/* librosa's triangle of filter m (points f[m], f[m+1], f[m+2]) at fk Hz */
+static gdouble
+mel_triangle (const gdouble * f, guint m, gdouble fk)
+{
+  return MAX (0.0, MIN ((fk - f[m]) / (f[m + 1] - f[m]),
+          (f[m + 2] - fk) / (f[m + 2] - f[m + 1])));
+}
+
 static void
 build_mel (Builder * bl, const GstGpuFftBandSpec * s, gdouble lo, gdouble hi,
     gdouble df, guint nyq_bin)
@@ -175,11 +183,7 @@ build_mel (Builder * bl, const GstGpuFftBandSpec * s, gdouble lo, gdouble hi,
     gboolean any = FALSE;
 
     for (k = 0; k <= nyq_bin; k++) {
-      gdouble fk = k * df;
-      gdouble w = MAX (0.0, MIN ((fk - f[m]) / (f[m + 1] - f[m]),
-              (f[m + 2] - fk) / (f[m + 2] - f[m + 1])));
-
-      if (w > 0.0) {
+      if (mel_triangle (f, m, k * df) > 0.0) {
         if (!any)
           first = k;
         any = TRUE;
@@ -188,9 +192,7 @@ build_mel (Builder * bl, const GstGpuFftBandSpec * s, gdouble lo, gdouble hi,
     }
     if (any) {
       for (k = first; k <= last; k++) {
-        gdouble fk = k * df;
-        gdouble w = MAX (0.0, MIN ((fk - f[m]) / (f[m + 1] - f[m]),
-                (f[m + 2] - fk) / (f[m + 2] - f[m + 1]))) * norm;
+        gdouble w = mel_triangle (f, m, k * df) * norm;
 
         g_array_append_val (bl->weights, w);
       }
