@@ -20,7 +20,7 @@
 
 #include "bench-common.h"
 #include "bench-vk.h"
-#include "gstgpufftspectrum-bands.h"
+#include "gstgpufftspectrum-analysis.h"
 
 static gint group_frames = 64;
 static gchar *scale_name = NULL;
@@ -35,62 +35,32 @@ static const GOptionEntry extra[] = {
   {NULL}
 };
 
-/* The element's tables for --scale (gstgpufftspectrum-bands.c), as the
- * engine takes them; NULL arrays for linear. */
-typedef struct
-{
-  GstGpuFftBands *bands;
-  gfloat *gain, *level, *weights;
-} Tables;
-
+/* --scale: the element's analysis tables (gstgpufftspectrum-analysis.c)
+ * for 1/3-octave or 128 slaney mel bands, A-weighted, with a level
+ * (nothing for linear). */
 static void
-tables_make (Tables * t, GpufftPlanConfig * cfg)
+tables_make (GstGpuFftAnalysisTables * t, GpufftPlanConfig * cfg)
 {
-  GstGpuFftBandSpec spec;
+  GstGpuFftAnalysis a;
   gchar *why = NULL;
-  guint nb = cfg->fft_size / 2 + 1, k;
 
   memset (t, 0, sizeof (*t));
   if (!scale_name || g_str_equal (scale_name, "linear"))
     return;
-  memset (&spec, 0, sizeof (spec));
-  spec.scale = g_str_equal (scale_name, "mel") ?
+  memset (&a, 0, sizeof (a));
+  a.scale = g_str_equal (scale_name, "mel") ?
       GST_GPU_FFT_FREQUENCY_SCALE_MEL : GST_GPU_FFT_FREQUENCY_SCALE_OCTAVE;
-  spec.fft_size = cfg->fft_size;
-  spec.rate = cfg->rate;
-  spec.octave_fraction = 3;
-  spec.mel_bands = 128;
-  t->bands = gst_gpu_fft_bands_new (&spec, &why);
-  if (!t->bands) {
+  a.octave_fraction = 3;
+  a.mel_bands = 128;
+  a.mel_scale = GST_GPU_FFT_MEL_SCALE_SLANEY;
+  a.mel_norm = GST_GPU_FFT_MEL_NORM_SLANEY;
+  a.weighting = GST_GPU_FFT_WEIGHTING_A;
+  a.averaging = GPUFFT_AVERAGING_MEAN;
+  a.level = TRUE;
+  if (!gst_gpu_fft_analysis_configure (&a, cfg, t, &why)) {
     g_printerr ("no bands: %s\n", why);
     g_free (why);
-    return;
   }
-  t->gain = g_new (gfloat, nb);
-  t->level = g_new (gfloat, nb);
-  for (k = 0; k < nb; k++) {
-    t->gain[k] = (gfloat) pow (10.0, gst_gpu_fft_weighting_db
-        (GST_GPU_FFT_WEIGHTING_A, k * cfg->rate / cfg->fft_size) / 10.0);
-    t->level[k] = 1.0f;
-  }
-  t->weights = g_new (gfloat, MAX (1, t->bands->n_weights));
-  for (k = 0; k < t->bands->n_weights; k++)
-    t->weights[k] = (gfloat) t->bands->weights[k];
-  cfg->bin_gain = t->gain;
-  cfg->level_weights = t->level;
-  cfg->n_bands = t->bands->n_bands;
-  cfg->band_first = t->bands->first;
-  cfg->band_bins = t->bands->bins;
-  cfg->band_weights = t->weights;
-}
-
-static void
-tables_clear (Tables * t)
-{
-  gst_gpu_fft_bands_unref (t->bands);
-  g_free (t->gain);
-  g_free (t->level);
-  g_free (t->weights);
 }
 
 /* Sanity of the results: every group comes back, power finite and >= 0,
@@ -129,7 +99,7 @@ make_plan (GpufftContext * ctx, guint n, guint * frames, GError ** error)
 {
   GpufftPlanConfig cfg;
   GpufftPlan *plan;
-  Tables tables;
+  GstGpuFftAnalysisTables tables;
 
   gpufft_plan_config_init (&cfg);
   cfg.fft_size = n;
@@ -146,7 +116,7 @@ make_plan (GpufftContext * ctx, guint n, guint * frames, GError ** error)
     cfg.max_groups = (*frames + group_frames - 1) / group_frames;
     tables_make (&tables, &cfg);
     plan = gpufft_plan_new (ctx, &cfg, &err);
-    tables_clear (&tables);
+    gst_gpu_fft_analysis_tables_clear (&tables);
     if (plan) {
       gsize span = gpufft_plan_get_max_span (plan);
       *frames = MIN (*frames, gpufft_plan_get_max_frames (plan));
