@@ -78,7 +78,7 @@ run (const gdouble * x, gsize n, guint n_msgs, const gchar * first, ...)
 }
 
 static Msgs *
-run16 (const Fmt * fmt, const gdouble * x, gsize n, guint n_msgs,
+run_as (const Fmt * fmt, const gdouble * x, gsize n, guint n_msgs,
     const gchar * first, ...)
 {
   va_list args;
@@ -521,6 +521,53 @@ GST_START_TEST (test_exponential_frames)
 
 GST_END_TEST;
 
+/* message-frames in list format: the same values as in bytes, laid out as
+ * an array of frames of arrays (mono) */
+GST_START_TEST (test_frames_list)
+{
+  gsize n = RATE / 2, nm, nl;
+  gdouble *x = signal_new (n, 6);
+  Msgs *mb = run (x, n, 4, "message-frames", "true", "frequency-scale",
+      "octave", NULL);
+  Msgs *ml = run (x, n, 4, "message-frames", "true", "frequency-scale",
+      "octave", "message-format", "list", NULL);
+  guint i, f, b, checked = 0;
+
+  for (i = 0; i < 4; i++) {
+    const GstStructure *sb = g_ptr_array_index (mb->spectrum, i);
+    const GstStructure *sl = g_ptr_array_index (ml->spectrum, i);
+    guint frames = msg_uint (sb, "frames");
+    gfloat *fm = bytes_floats (sb, "frame-magnitude", &nm);
+    gfloat *fl = bytes_floats (sb, "frame-level", &nl);
+    const GValue *lm = gst_structure_get_value (sl, "frame-magnitude");
+    const GValue *ll = gst_structure_get_value (sl, "frame-level");
+    guint nb = nm / frames;
+
+    fail_unless (lm && GST_VALUE_HOLDS_ARRAY (lm) && ll
+        && GST_VALUE_HOLDS_ARRAY (ll));
+    fail_unless_equals_int (gst_value_array_get_size (lm), frames);
+    fail_unless_equals_int (gst_value_array_get_size (ll), frames);
+    for (f = 0; f < frames; f++) {
+      const GValue *row = gst_value_array_get_value (lm, f);
+
+      fail_unless_equals_int (gst_value_array_get_size (row), nb);
+      for (b = 0; b < nb; b++, checked++)
+        fail_unless_equals_float (g_value_get_float
+            (gst_value_array_get_value (row, b)), fm[f * nb + b]);
+      fail_unless_equals_float (g_value_get_float (gst_value_array_get_value
+              (ll, f)), fl[f]);
+    }
+    g_free (fm);
+    g_free (fl);
+  }
+  fail_unless (checked > 100);
+  msgs_free (mb);
+  msgs_free (ml);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* A Whisper-style front end: 16 kHz, 400-point Hann frames every 160
  * samples, 80 slaney mel filters on |X|^2 (librosa.filters.mel (16000,
  * 400, 80)), every frame: log10 of the mel power vs the same written out
@@ -554,7 +601,7 @@ GST_START_TEST (test_whisper_frames)
   for (t = 0; t < n_fft; t++)
     w[t] = 0.5 - 0.5 * cos (2 * G_PI * t / n_fft);
 
-  m = run16 (&f16, x, n, 10, "fft-size", "400", "hop-size", "160",
+  m = run_as (&f16, x, n, 10, "fft-size", "400", "hop-size", "160",
       "frequency-scale", "mel", "mel-bands", "80", "scaling", "raw",
       "message-frames", "true", "threshold", "-300", NULL);
   for (i = 0; i < 10; i++) {
@@ -696,6 +743,7 @@ analysis_suite (void)
   tcase_add_test (tc, test_exponential_frames);
   tcase_add_test (tc, test_max_hold_reset);
   tcase_add_test (tc, test_whisper_frames);
+  tcase_add_test (tc, test_frames_list);
   tcase_add_test (tc, test_octave_fraction_refused);
   return s;
 }
