@@ -58,11 +58,10 @@ auto_batch_frames (GstGpuFftSpectrum * self,
           fit));
 }
 
-static gboolean
+static void
 make_plan_config (GstGpuFftSpectrum * self,
     const GstGpuFftSpectrumSettings * s, GpufftPlanConfig * c,
-    guint * min_bin, guint * max_bin, GstGpuFftAnalysis * a,
-    GstGpuFftAnalysisTables * tables)
+    guint * min_bin, guint * max_bin, GstGpuFftAnalysis * a)
 {
   const GstAudioInfo *info = &self->info;
   gint rate = GST_AUDIO_INFO_RATE (info);
@@ -108,24 +107,15 @@ make_plan_config (GstGpuFftSpectrum * self,
     c->peak_max_bin = nyq;
   }
 
-  /* the analyser modes (bands from the same frequency range) */
-  {
-    gchar *why = NULL;
-
-    *a = s->analysis;
-    a->min_frequency = s->min_frequency;
-    a->max_frequency = s->max_frequency;
-    if (!gst_gpu_fft_analysis_configure (a, c, tables, &why)) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", why),
-          ("frequency-scale %d, fft-size %u, rate %d", a->scale, c->fft_size,
-              rate));
-      g_free (why);
-      return FALSE;
-    }
-  }
-  return TRUE;
+  /* the analyser modes (bands from the same frequency range); their
+   * tables are made with a new plan only */
+  *a = s->analysis;
+  a->min_frequency = s->min_frequency;
+  a->max_frequency = s->max_frequency;
 }
 
+/* (the analysis part is compared through the settings it is made from,
+ * gst_gpu_fft_analysis_equal) */
 static gboolean
 plan_config_equal (const GpufftPlanConfig * a, const GpufftPlanConfig * b)
 {
@@ -139,8 +129,6 @@ plan_config_equal (const GpufftPlanConfig * a, const GpufftPlanConfig * b)
       a->peak_max_bin == b->peak_max_bin &&
       a->complex_out == b->complex_out && a->output_db == b->output_db &&
       a->db_offset == b->db_offset;
-  /* (the analysis arrays are compared through the settings they are made
-   * from) */
 }
 
 /* Applies the current settings at a restart (framing from sample 0).
@@ -151,29 +139,33 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
   GstGpuFftSpectrumSettings s;
   GpufftPlanConfig config;
   GstGpuFftAnalysis analysis;
-  GstGpuFftAnalysisTables tables;
   guint gen, min_bin, max_bin;
 
   gst_gpu_fft_spectrum_read_settings (self, &s, &gen);
-  if (!make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis,
-          &tables)) {
-    gst_gpu_fft_analysis_tables_clear (&tables);
-    self->running = FALSE;
-    return FALSE;
-  }
+  make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis);
 
   if (self->plan && (!plan_config_equal (&config, &self->plan_config)
           || !gst_gpu_fft_analysis_equal (&analysis, &self->plan_analysis))) {
-    if (!gst_gpu_fft_spectrum_drain (self)) {
-      gst_gpu_fft_analysis_tables_clear (&tables);
+    if (!gst_gpu_fft_spectrum_drain (self))
       return FALSE;
-    }
     gpufft_plan_free (self->plan);
     self->plan = NULL;
     g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   }
   if (self->plan == NULL) {
     GError *error = NULL;
+    GstGpuFftAnalysisTables tables;
+    gchar *why = NULL;
+
+    if (!gst_gpu_fft_analysis_configure (&analysis, &config, &tables, &why)) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", why),
+          ("frequency-scale %d, fft-size %u, rate %g", analysis.scale,
+              config.fft_size, config.rate));
+      g_free (why);
+      gst_gpu_fft_analysis_tables_clear (&tables);
+      self->running = FALSE;    /* no plan: the next buffer starts over */
+      return FALSE;
+    }
 
     GST_DEBUG_OBJECT (self, "new plan: N %u hop %u window %d channels %u%s "
         "%s rate %g batch %u peaks %u [%u, %u]%s", config.fft_size,
@@ -199,6 +191,7 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
     self->plan_analysis = analysis;
     g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
     self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
+    gst_gpu_fft_analysis_tables_clear (&tables);
     self->max_frames = MAX (gpufft_plan_get_max_frames (self->plan), 1);
     self->max_groups = MAX (gpufft_plan_get_max_groups (self->plan), 1);
     self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,
@@ -208,7 +201,6 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
     GST_DEBUG_OBJECT (self, "plan: %u frames, %u groups per batch",
         self->max_frames, self->max_groups);
   }
-  gst_gpu_fft_analysis_tables_clear (&tables);
   self->min_bin = min_bin;
   self->max_bin = max_bin;
 

@@ -83,6 +83,7 @@ typedef struct
 } ReduceParams;
 
 #define GROUP_RESET 4u          /* group flag: reset the averaging state */
+#define GROUP_CLOSES 0x80000000u        /* GpufftSlot.group_frames */
 
 /* A segment the GPU reads in place (gpufft-import.h), and what to call
  * once it has. */
@@ -118,7 +119,8 @@ struct _GpufftSlot
   GpufftBuffer frames;          /* [max_frames][out_ch][frame_row] */
   guint n_frames;               /* frames of the batch */
   guint *group_frames;          /* [max_groups] frames of each group in
-                                 * the batch, | G_MININT32 when it closes */
+                                 * the batch, | GROUP_CLOSES when it
+                                 * closes */
   VkDescriptorSet fft_set;
   VkDescriptorSet rows_set;     /* four-step only */
   VkDescriptorSet reduce_set[2];        /* by carry parity */

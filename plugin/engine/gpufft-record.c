@@ -55,7 +55,7 @@ gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
     if (grp->reset || (plan->fresh && !cont))
       gw[2] |= GROUP_RESET;
     plan->fresh = FALSE;
-    s->group_frames[g] = grp->n_frames | (grp->close ? 0x80000000u : 0);
+    s->group_frames[g] = grp->n_frames | (grp->close ? GROUP_CLOSES : 0);
     gw[3] = grp->close ? closed : 0;
     if (grp->close && grp->n_frames == 0 && plan->cfg.complex_out)
       s->cplx_fix[s->n_cplx_fix++] = closed | (total == 0 ? CPLX_ZERO : 0);

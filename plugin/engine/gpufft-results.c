@@ -163,14 +163,14 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
 
   for (i = 0, g = 0; i < s->n_groups; i++) {
     GpufftGroupResult r;
-    guint n = s->group_frames[i] & 0x7fffffffu;
+    guint n = s->group_frames[i] & ~GROUP_CLOSES;
 
     /* (frame rows: a group that spans batches collects them batch after
      * batch) */
     if (!failed)
       gpufft_plan_analysis_add_frames (plan, s, frame, n);
     frame += n;
-    if (!(s->group_frames[i] & 0x80000000u))
+    if (!(s->group_frames[i] & GROUP_CLOSES))
       continue;
     fill_result (plan, s, g, failed, &r);
     /* (a group whose earlier batch failed has rows missing: none) */
