@@ -714,6 +714,35 @@ GST_START_TEST (test_max_hold_reset)
 
 GST_END_TEST;
 
+/* Bands that cannot be made (min-frequency above max-frequency) are an
+ * element error that names the two properties (fatal, as any plan that
+ * cannot be made). */
+GST_START_TEST (test_bands_error)
+{
+  gsize n = RATE / 10;
+  gdouble *x = g_new0 (gdouble, n);
+  gchar *caps = fmt_caps_string (&f32);
+  GstHarness *h;
+  GstBus *bus;
+  Msgs *m;
+
+  h = harness_new (&bus, caps, "frequency-scale", "log", "min-frequency",
+      "5000", "max-frequency", "1000", NULL);
+  fail_unless (gst_harness_push (h, fmt_make_buffer (&f32, x, n, 0)) !=
+      GST_FLOW_OK);
+  m = msgs_collect (bus, 0, 2.0);
+  fail_unless (m->errors->len >= 1);
+  fail_unless (strstr (g_ptr_array_index (m->errors, 0), "min-frequency")
+      && strstr (g_ptr_array_index (m->errors, 0), "max-frequency"),
+      "error: %s", (gchar *) g_ptr_array_index (m->errors, 0));
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* A bad octave fraction is refused with a warning naming the valid ones. */
 GST_START_TEST (test_octave_fraction_refused)
 {
@@ -744,6 +773,7 @@ analysis_suite (void)
   tcase_add_test (tc, test_max_hold_reset);
   tcase_add_test (tc, test_whisper_frames);
   tcase_add_test (tc, test_frames_list);
+  tcase_add_test (tc, test_bands_error);
   tcase_add_test (tc, test_octave_fraction_refused);
   return s;
 }
