@@ -507,7 +507,10 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
               "device-copied-bytes", G_TYPE_UINT64, st.copied_bytes,
               "device-imported-bytes", G_TYPE_UINT64, st.imported_bytes,
               "device-plans", G_TYPE_UINT64, st.plans,
-              "device-plan-ns", G_TYPE_UINT64, st.plan_ns, NULL));
+              "device-plan-ns", G_TYPE_UINT64, st.plan_ns,
+              "device-shared-batches", G_TYPE_UINT64, st.shared_batches,
+              "device-shared-dispatches", G_TYPE_UINT64, st.shared_dispatches,
+              NULL));
       break;
     }
     case PROP_FREQUENCY_SCALE:

@@ -69,6 +69,11 @@ layout (push_constant) uniform Params
   float inv_channels;
   uint frame_base;              // MODE 1: first frame of the slice (block 0 of temp)
   float edge;                   // power factor of bins 0 and N/2 (the others: 2)
+  // A dispatch shared by several plans' batches (gpufft-merge.h): this
+  // dispatch's first entry of the chunk table, and its first float of the
+  // partial rows (both 0 for a plan's own dispatch).
+  uint chunk_base;
+  uint partial_base;
 } pc;
 
 // Exchange buffer: floats (re, then im) or, when it fits, whole complex
@@ -259,10 +264,10 @@ void main ()
 {
   uint lane = gl_LocalInvocationID.x / T;
   uint t = gl_LocalInvocationID.x % T;
-  uint chunk = gl_WorkGroupID.x * FPW + lane;
+  uint chunk = gl_WorkGroupID.x * FPW + lane;   // of this dispatch
   uint n1 = MODE == 1u ? gl_WorkGroupID.x % NCOL : 0u;
   uint ch = gl_WorkGroupID.y;
-  uvec4 info = MODE == 1u ? uvec4 (0u) : chunks[chunk];
+  uvec4 info = MODE == 1u ? uvec4 (0u) : chunks[pc.chunk_base + chunk];
   // MODE 1: one frame (of the slice starting at frame_base) per workgroup.
   uint first = MODE == 1u ? pc.frame_base + gl_WorkGroupID.x / NCOL : info.x;
   uint count = MODE == 1u ? 1u : info.y;
@@ -273,7 +278,7 @@ void main ()
   // discards the result.
   uint rounds = count;
   for (uint g = 0u; MODE == 0u && g < FPW; g++)
-    rounds = max (rounds, chunks[gl_WorkGroupID.x * FPW + g].y);
+    rounds = max (rounds, chunks[pc.chunk_base + gl_WorkGroupID.x * FPW + g].y);
 
   float acc[E];
   [[unroll]] for (uint e = 0u; e < E; e++)
@@ -410,7 +415,7 @@ void main ()
 
   if (count == 0u || MODE == 1u)
     return;
-  uint row = (chunk * pc.out_channels + ch) * RS;
+  uint row = pc.partial_base + (chunk * pc.out_channels + ch) * RS;
   [[unroll]] for (uint e = 0u; e < E; e++)
     partial[row + t + e * T] = acc[e];
   if (t == 0u) {

@@ -73,7 +73,16 @@ layout (push_constant) uniform Params
   float alpha;                  // MODE 1: y = alpha y + beta x
   float beta;
   uint frame_row;               // FRAMES: floats per frame row
+  // First float of this batch's partial rows: nonzero where the batch's
+  // FFTs ran in a dispatch shared with other plans (gpufft-merge.h).
+  uint partial_base;
 } pc;
+
+// The partial row of chunk c (of this batch) and channel ch.
+uint prow_of (uint c, uint ch)
+{
+  return pc.partial_base + (c * pc.out_channels + ch) * RS;
+}
 
 shared float s_val[T];
 shared uint s_bin[T];
@@ -204,7 +213,7 @@ void emit_bands (bool from_partial, uint row, float f, bool to_frames,
 void emit_frame (uint c, uint ch)
 {
   uint t = gl_LocalInvocationID.x;
-  uint prow = (c * pc.out_channels + ch) * RS;
+  uint prow = prow_of (c, ch);
   uint frow = (c * pc.out_channels + ch) * pc.frame_row;
   float f = partial[prow + NB] > 0.0 ? 1.0 / POWER_SUM_SCALE : 0.0;
 
@@ -328,13 +337,13 @@ void mean_group (uint g, uint ch)
   // Frames used (summed exactly: small integers in float).
   float used = cont ? carry_in[ch * RS + NB] : 0.0;
   for (uint c = 0u; c < n_chunks; c++)
-    used += partial[((first + c) * pc.out_channels + ch) * RS + NB];
+    used += partial[prow_of (first + c, ch) + NB];
   float inv = used > 0.0 ? 1.0 / used : 0.0;
 
   for (uint k = t; k < RS; k += T) {
     float s = cont ? carry_in[ch * RS + k] : 0.0;
     for (uint c = 0u; c < n_chunks; c++)
-      s = min (s + partial[((first + c) * pc.out_channels + ch) * RS + k],
+      s = min (s + partial[prow_of (first + c, ch) + k],
           FLT_MAX);
     if (!close)
       carry_out[ch * RS + k] = s;
@@ -373,7 +382,7 @@ void state_groups (uint ch)
     float used = cont ? carried : 0.0;
 
     for (uint c = 0u; c < n_chunks; c++)
-      used += partial[((first + c) * pc.out_channels + ch) * RS + NB];
+      used += partial[prow_of (first + c, ch) + NB];
     for (uint k = t; k < NB; k += T) {
       float y = state[srow + k];
       // (exponential: y += beta (x - y) with the increments' rounding
@@ -386,7 +395,7 @@ void state_groups (uint ch)
         comp = 0.0;
       }
       for (uint c = 0u; c < n_chunks; c++) {
-        uint prow = ((first + c) * pc.out_channels + ch) * RS;
+        uint prow = prow_of (first + c, ch);
         if (!(partial[prow + NB] > 0.0))
           continue;             // no usable sample in this frame
         float x = min (partial[prow + k] * (1.0 / POWER_SUM_SCALE), FLT_MAX);

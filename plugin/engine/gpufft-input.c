@@ -103,6 +103,7 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
   guint i, c;
 
   g_array_set_size (s->copies, 0);
+  s->span_bytes = span * frame_bytes;
   s->upload_bytes = 0;
   s->imported_bytes = 0;
   for (i = 0; i < b->n_segments; i++) {

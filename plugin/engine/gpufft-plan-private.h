@@ -63,6 +63,9 @@ typedef struct
   gfloat scale, inv_channels;
   guint32 frame_base;           /* four-step: first frame of the slice */
   gfloat edge;                  /* power factor of bins 0 and N/2 (others 2) */
+  /* shared dispatches (gpufft-merge.h); 0 in a slot's own parameters */
+  guint32 chunk_base;           /* first entry of the chunk table */
+  guint32 partial_base;         /* first float of the partial rows */
 } FftParams;
 
 typedef struct
@@ -80,6 +83,8 @@ typedef struct
   guint32 n_groups;
   gfloat alpha, beta;           /* exponential averaging */
   guint32 frame_row;            /* floats per frame row */
+  guint32 partial_base;         /* first float of the batch's partial rows
+                                 * (a shared dispatch's; else 0) */
 } ReduceParams;
 
 #define GROUP_RESET 4u          /* group flag: reset the averaging state */
@@ -124,12 +129,21 @@ struct _GpufftSlot
   VkDescriptorSet fft_set;
   VkDescriptorSet rows_set;     /* four-step only */
   VkDescriptorSet reduce_set[2];        /* by carry parity */
+  /* the same with the shared dispatches' partial rows (mergeable plans) */
+  VkDescriptorSet reduce_merged_set[2];
+  /* Set by the scheduler's submit thread while recording: the batch's
+   * FFTs run in a dispatch shared with other plans (gpufft-merge.h), its
+   * samples at merge_offset of merge_in. */
+  gboolean merged;
+  GpufftBuffer *merge_in;
+  VkDeviceSize merge_offset;
 
   /* What the last filling of this slot holds (for recording, delivery and
    * rerun). The upload: `copies` (VkBufferCopy, staging -> input) and
    * `imports` (SlotImport), together the whole span. */
   GArray *copies;
   GArray *imports;
+  gsize span_bytes;             /* the batch's samples, all channels */
   gsize upload_bytes;           /* copied */
   gsize imported_bytes;
   guint n_chunks, n_groups, carry_read;
@@ -167,6 +181,7 @@ struct _GpufftPlan
   GpufftBuffer scratch;
   GpufftBuffer *twiddles_l, *chirp;     /* shared; Bluestein only */
   guint max_frames, max_groups, max_chunks, n_peaks;
+  gboolean mergeable;           /* may share dispatches (gpufft-merge.h) */
   gsize max_span;
   gsize import_min;             /* bytes; 0: every segment is copied */
   guint import_failures;        /* submitter's: imports the driver refused */

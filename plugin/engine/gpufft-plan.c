@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gpufft-plan-private.h"
+#include "gpufft-merge.h"
 #include "gpufft-scheduler.h"
 #include "gpufft-shared.h"
 #include "gpufft-vk-error.h"
@@ -482,6 +483,13 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
     if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->reduce,
             red_bufs, &s->reduce_set[p], error))
       return FALSE;
+    if (!plan->mergeable)
+      continue;
+    red_bufs[0] = gpufft_merge_partial (gpufft_scheduler_merge
+        (ctx->scheduler));
+    if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->reduce,
+            red_bufs, &s->reduce_merged_set[p], error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -550,12 +558,14 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       || (plan->four_step && !gpufft_buffer_init (&plan->temp, ctx,
               (gsize) plan->slice_frames * plan->out_ch * plan->m * 2 *
               sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error))
-      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 4 * N_SLOTS, 11, error)
+      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 6 * N_SLOTS, 11, error)
       || !fill_constants (plan, error)
       || (plan->any && !gpufft_plan_any_buffers (plan, error))
       || !gpufft_plan_analysis_buffers (plan, error))
     goto fail;
 
+  plan->mergeable = gpufft_scheduler_merge (ctx->scheduler) != NULL
+      && gpufft_merge_plan_ok (plan);
   for (i = 0; i < N_SLOTS; i++)
     if (!make_slot (plan, &plan->slots[i], error))
       goto fail;

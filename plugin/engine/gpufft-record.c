@@ -89,7 +89,7 @@ gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,
   RowsParams rp;
   guint c = 0;
 
-  if (s->n_chunks == 0)
+  if (s->n_chunks == 0 || s->merged)    /* (merged: gpufft-merge.c) */
     return;
   if (plan->any) {
     gpufft_plan_any_record (plan, s, command);
@@ -148,7 +148,9 @@ gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s,
   vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
       plan->reduce->pipeline);
   vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-      plan->reduce->layout, 0, 1, &s->reduce_set[s->carry_read], 0, NULL);
+      plan->reduce->layout, 0, 1, s->merged ?
+      &s->reduce_merged_set[s->carry_read] : &s->reduce_set[s->carry_read],
+      0, NULL);
   vkCmdPushConstants (cmd, plan->reduce->layout, VK_SHADER_STAGE_COMPUTE_BIT,
       0, sizeof (ReduceParams), &s->reduce_params);
   /* (the averaging modes walk the groups in order: one workgroup per
@@ -187,16 +189,25 @@ void
 gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
     VkCommandBuffer cmd)
 {
+  /* (into the plan's input, or a shared dispatch's at merge_offset) */
+  VkBuffer dst = s->merged ? s->merge_in->buffer : plan->input.buffer;
+  VkDeviceSize base = s->merged ? s->merge_offset : 0;
   guint i;
 
-  if (s->copies->len > 0)
-    vkCmdCopyBuffer (cmd, s->staging.buffer, plan->input.buffer,
-        s->copies->len, (const VkBufferCopy *) s->copies->data);
+  if (s->copies->len > 0 && base == 0)
+    vkCmdCopyBuffer (cmd, s->staging.buffer, dst, s->copies->len,
+        (const VkBufferCopy *) s->copies->data);
+  for (i = 0; base > 0 && i < s->copies->len; i++) {
+    VkBufferCopy region = g_array_index (s->copies, VkBufferCopy, i);
+
+    region.dstOffset += base;
+    vkCmdCopyBuffer (cmd, s->staging.buffer, dst, 1, &region);
+  }
   for (i = 0; i < s->imports->len; i++) {
     const SlotImport *si = &g_array_index (s->imports, SlotImport, i);
-    VkBufferCopy region = { si->imp.offset, si->dst_offset, si->size };
+    VkBufferCopy region = { si->imp.offset, base + si->dst_offset, si->size };
 
-    vkCmdCopyBuffer (cmd, si->imp.buffer, plan->input.buffer, 1, &region);
+    vkCmdCopyBuffer (cmd, si->imp.buffer, dst, 1, &region);
   }
   record_complex_fixes (plan, s, cmd);
 }
@@ -251,6 +262,9 @@ gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
   if (plan->cfg.averaging != GPUFFT_AVERAGING_MEAN)
     return gpufft_plan_invalid (error, "a rerun would advance the averaging "
         "state: only with mean averaging");
+  if (s->merged)
+    return gpufft_plan_invalid (error, "the last batch ran in a dispatch "
+        "shared with other plans: a rerun needs the plan alone on its device");
   if (!gpufft_command_begin (c, plan->ctx, error))
     return FALSE;
   gpufft_command_barrier (c);

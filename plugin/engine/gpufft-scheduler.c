@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "gpufft-scheduler.h"
+#include "gpufft-merge.h"
 #include "gpufft-context-private.h"
 
 #define N_RECORDS 4             /* submissions in flight */
@@ -11,6 +12,8 @@ typedef struct
   GpufftCommand cmd;
   GPtrArray *slots;             /* GpufftSlot *, in queue order */
   gboolean submitted;           /* FALSE: recording or submission failed */
+  guint merged_slots;           /* batches in shared dispatches */
+  guint64 merged_dispatches;
   GError *error;                /* why it was not submitted */
 } Record;
 
@@ -34,6 +37,8 @@ struct _GpufftScheduler
   GpufftSchedulerStats stats;
 
   Record records[N_RECORDS];
+  GpufftMerge *merge;           /* NULL: no shared dispatches */
+  GPtrArray *round_slots;       /* submit thread: one round's slots */
   gulong slow_us;               /* GPUFFT_DEBUG_SLOW_DEVICE_MS */
   gulong late_us;               /* GPUFFT_DEBUG_LATE_START_MS */
   guint64 record_seq;           /* submit thread: one per submission */
@@ -77,11 +82,29 @@ record (GpufftScheduler * sched, Record * r, GError ** error)
     n_rounds = MAX (n_rounds, s->round + 1);
   }
 
+  r->merged_slots = 0;
+  r->merged_dispatches = sched->merge ?
+      gpufft_merge_dispatches (sched->merge) : 0;
   if (!gpufft_command_begin (c, sched->ctx, error))
     return FALSE;
+  if (sched->merge)
+    gpufft_merge_begin (sched->merge, r - sched->records);
   gpufft_command_barrier (c);   /* after the previous submission */
   gpufft_command_timestamp (c, Q_START);
   for (round = 0; round < n_rounds; round++) {
+    g_ptr_array_set_size (sched->round_slots, 0);
+    for (i = 0; i < r->slots->len; i++) {
+      GpufftSlot *s = g_ptr_array_index (r->slots, i);
+
+      if (s->round == round)
+        g_ptr_array_add (sched->round_slots, s);
+    }
+    /* (before the uploads: a shared dispatch's slots upload into its
+     * input) */
+    if (sched->merge)
+      r->merged_slots += gpufft_merge_round (sched->merge,
+          (GpufftSlot * const *) sched->round_slots->pdata,
+          sched->round_slots->len);
     for (i = 0; i < r->slots->len; i++) {
       GpufftSlot *s = g_ptr_array_index (r->slots, i);
 
@@ -91,6 +114,8 @@ record (GpufftScheduler * sched, Record * r, GError ** error)
     gpufft_command_barrier (c);
     if (round == 0)
       gpufft_command_timestamp (c, Q_UPLOADED);
+    if (sched->merge)
+      gpufft_merge_record_kernels (sched->merge, c->cmd);
     for (i = 0; i < r->slots->len; i++) {
       GpufftSlot *s = g_ptr_array_index (r->slots, i);
 
@@ -116,6 +141,9 @@ record (GpufftScheduler * sched, Record * r, GError ** error)
     gpufft_command_barrier (c);
   }
   gpufft_command_timestamp (c, Q_DONE);
+  if (sched->merge)
+    r->merged_dispatches = gpufft_merge_dispatches (sched->merge) -
+        r->merged_dispatches;
   return gpufft_command_submit (c, sched->ctx, error);
 }
 
@@ -172,6 +200,8 @@ submit_thread (gpointer data)
       sched->stats.submissions++;
       sched->stats.slots += r->slots->len;
       sched->stats.max_slots = MAX (sched->stats.max_slots, r->slots->len);
+      sched->stats.merged_slots += r->merged_slots;
+      sched->stats.merged_dispatches += r->merged_dispatches;
       for (i = 0; i < r->slots->len; i++) {
         GpufftSlot *s = g_ptr_array_index (r->slots, i);
 
@@ -291,6 +321,9 @@ scheduler_destroy (GpufftScheduler * sched)
       g_ptr_array_unref (sched->records[i].slots);
   }
   g_queue_clear (&sched->free_records);
+  gpufft_merge_free (sched->merge);
+  if (sched->round_slots)
+    g_ptr_array_unref (sched->round_slots);
   g_clear_error (&sched->error);
   g_mutex_clear (&sched->lock);
   g_cond_clear (&sched->submit_cond);
@@ -333,6 +366,17 @@ scheduler_new (GpufftContext * ctx, GError ** error)
       return NULL;
     }
     g_queue_push_tail (&sched->free_records, r);
+  }
+  sched->round_slots = g_ptr_array_new ();
+  {
+    GError *err = NULL;
+
+    /* (without it every plan dispatches on its own) */
+    sched->merge = gpufft_merge_new (ctx, N_RECORDS, &err);
+    if (!sched->merge) {
+      g_debug ("no shared dispatches on this device: %s", err->message);
+      g_clear_error (&err);
+    }
   }
   sched->submit_thread = g_thread_try_new ("gpufft-submit", submit_thread,
       sched, error);
@@ -392,6 +436,12 @@ gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot)
   g_mutex_unlock (&sched->lock);
 }
 
+GpufftMerge *
+gpufft_scheduler_merge (GpufftScheduler * sched)
+{
+  return sched->merge;
+}
+
 gboolean
 gpufft_scheduler_in_thread (GpufftScheduler * sched)
 {
@@ -440,4 +490,6 @@ gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
   stats->imported_bytes = st.imported_bytes;
   stats->plans = st.plans;
   stats->plan_ns = st.plan_ns;
+  stats->shared_batches = st.merged_slots;
+  stats->shared_dispatches = st.merged_dispatches;
 }

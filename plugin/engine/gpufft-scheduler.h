@@ -5,7 +5,8 @@
  *                      one command buffer (each plan's slots in rounds:
  *                      uploads, barrier, FFT kernels, barrier, reduce,
  *                      barrier, downloads, barrier) and submits it with a
- *                      fence. At most N_RECORDS submissions are in flight;
+ *                      fence. In each round, the slots of plans of one
+ *                      geometry share one FFT dispatch (gpufft-merge.h). At most N_RECORDS submissions are in flight;
  *                      while they are, newly queued slots wait and join
  *                      the next submission (so the batches grow with load
  *                      instead of the number of submissions).
@@ -40,6 +41,11 @@ GpufftScheduler *gpufft_scheduler_get (GpufftContext * ctx, GError ** error);
 /* Finishes what is in flight, stops the threads, frees. */
 void gpufft_scheduler_free (GpufftScheduler * sched);
 
+/* The scheduler's shared dispatches (gpufft-merge.h); NULL when they
+ * could not be made (every plan then dispatches on its own). */
+typedef struct _GpufftMerge GpufftMerge;
+GpufftMerge *gpufft_scheduler_merge (GpufftScheduler * sched);
+
 /* Queues a filled slot (state QUEUED) for the next submission. */
 void gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot);
 
@@ -61,6 +67,9 @@ typedef struct
   guint64 imported_bytes;       /* input read in place (gpufft-import.h) */
   guint64 plans;                /* plans made on the device */
   guint64 plan_ns;              /* time spent making them */
+  guint64 merged_slots;         /* batches whose FFTs ran in a shared
+                                 * dispatch (gpufft-merge.h) */
+  guint64 merged_dispatches;    /* those shared dispatches */
 } GpufftSchedulerStats;
 
 void gpufft_scheduler_get_stats (GpufftScheduler * sched,

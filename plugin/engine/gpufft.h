@@ -156,6 +156,9 @@ typedef struct
   guint64 imported_bytes;       /* input the GPU read in place */
   guint64 plans;                /* plans made */
   guint64 plan_ns;              /* time spent making them */
+  guint64 shared_batches;       /* batches whose FFTs shared a dispatch
+                                 * with other plans of their geometry */
+  guint64 shared_dispatches;    /* those shared dispatches */
 } GpufftContextStats;
 
 void gpufft_context_get_stats (GpufftContext * ctx,

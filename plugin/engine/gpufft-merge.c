@@ -1,0 +1,320 @@
+/* Shared dispatches: see gpufft-merge.h. */
+#include <string.h>
+
+#include "gpufft-merge.h"
+#include "gpufft-vk-error.h"
+
+#define MERGE_INPUT_BYTES (16u << 20)
+#define MERGE_PARTIAL_BYTES (16u << 20)
+#define MERGE_CHUNKS 16384      /* chunk table entries per record */
+#define MERGE_GEOMETRIES 64     /* geometries with descriptor sets */
+#define MERGE_ALIGN 16          /* floats: start of a dispatch's rows */
+#define NONE G_MAXUINT
+
+/* The descriptor sets of one geometry's shared dispatch, per record. */
+typedef struct
+{
+  const GpufftPipeline *fft;
+  GpufftBuffer *window, *twiddles;
+  VkDescriptorSet *sets;        /* [n_records], made on first use */
+} Geometry;
+
+/* One shared dispatch of the current round. */
+typedef struct
+{
+  GpufftSlot *first;            /* the geometry's first slot (the key) */
+  guint n_slots;                /* slots of this geometry in the round */
+  VkDescriptorSet set;          /* VK_NULL_HANDLE: not dispatched */
+  FftParams fp;                 /* with chunk_base, partial_base */
+  guint n_chunks;
+} Group;
+
+struct _GpufftMerge
+{
+  GpufftContext *ctx;
+  guint n_records;
+  GpufftBuffer input, partial, dummy;
+  GpufftBuffer *tables;         /* [n_records] uvec4 per chunk */
+  GpufftDescriptorPool pool;
+  GArray *geometries;           /* Geometry */
+  GArray *groups;               /* Group, the current round's */
+  GArray *member;               /* guint per slot of the round: its group */
+  guint record;
+  guint table_used;             /* entries of the record's table */
+  guint64 dispatches;
+};
+
+GpufftMerge *
+gpufft_merge_new (GpufftContext * ctx, guint n_records, GError ** error)
+{
+  GpufftMerge *m = g_new0 (GpufftMerge, 1);
+  guint i;
+
+  m->ctx = ctx;
+  m->n_records = n_records;
+  m->tables = g_new0 (GpufftBuffer, n_records);
+  m->geometries = g_array_new (FALSE, TRUE, sizeof (Geometry));
+  m->groups = g_array_new (FALSE, TRUE, sizeof (Group));
+  m->member = g_array_new (FALSE, TRUE, sizeof (guint));
+  if (!gpufft_buffer_init (&m->input, ctx, MERGE_INPUT_BYTES,
+          GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&m->partial, ctx, MERGE_PARTIAL_BYTES,
+          GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&m->dummy, ctx, 16, GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_descriptor_pool_init (&m->pool, ctx,
+          MERGE_GEOMETRIES * n_records, 9, error)) {
+    gpufft_merge_free (m);
+    return NULL;
+  }
+  for (i = 0; i < n_records; i++)
+    if (!gpufft_buffer_init (&m->tables[i], ctx,
+            (gsize) MERGE_CHUNKS * 4 * sizeof (guint32), GPUFFT_MEMORY_UPLOAD,
+            error)) {
+      gpufft_merge_free (m);
+      return NULL;
+    }
+  return m;
+}
+
+void
+gpufft_merge_free (GpufftMerge * m)
+{
+  guint i;
+
+  if (!m)
+    return;
+  for (i = 0; i < m->geometries->len; i++)
+    g_free (g_array_index (m->geometries, Geometry, i).sets);
+  /* (the sets go with their pool) */
+  gpufft_descriptor_pool_clear (&m->pool, m->ctx);
+  for (i = 0; i < m->n_records; i++)
+    gpufft_buffer_clear (&m->tables[i], m->ctx);
+  gpufft_buffer_clear (&m->input, m->ctx);
+  gpufft_buffer_clear (&m->partial, m->ctx);
+  gpufft_buffer_clear (&m->dummy, m->ctx);
+  g_free (m->tables);
+  g_array_unref (m->geometries);
+  g_array_unref (m->groups);
+  g_array_unref (m->member);
+  g_free (m);
+}
+
+GpufftBuffer *
+gpufft_merge_partial (GpufftMerge * m)
+{
+  return &m->partial;
+}
+
+gboolean
+gpufft_merge_plan_ok (const GpufftPlan * plan)
+{
+  return !plan->any && !plan->four_step && !plan->cfg.planar
+      && !plan->cfg.complex_out;
+}
+
+void
+gpufft_merge_begin (GpufftMerge * m, guint record)
+{
+  g_return_if_fail (record < m->n_records);
+  m->record = record;
+  m->table_used = 0;
+}
+
+static gboolean
+same_geometry (const GpufftSlot * a, const GpufftSlot * b)
+{
+  return a->plan->fft == b->plan->fft && a->plan->window == b->plan->window
+      && a->plan->twiddles == b->plan->twiddles
+      && memcmp (&a->fft_params, &b->fft_params, sizeof (FftParams)) == 0;
+}
+
+/* The record's descriptor set for the plan's geometry (VK_NULL_HANDLE when
+ * there is no room for another geometry, or it cannot be made). */
+static VkDescriptorSet
+geometry_set (GpufftMerge * m, GpufftPlan * plan)
+{
+  Geometry *g = NULL;
+  GpufftBuffer *bufs[9];
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < m->geometries->len && !g; i++) {
+    Geometry *x = &g_array_index (m->geometries, Geometry, i);
+
+    if (x->fft == plan->fft && x->window == plan->window
+        && x->twiddles == plan->twiddles)
+      g = x;
+  }
+  if (!g) {
+    Geometry n = { plan->fft, plan->window, plan->twiddles,
+      g_new0 (VkDescriptorSet, m->n_records)
+    };
+
+    if (m->geometries->len == MERGE_GEOMETRIES) {
+      g_free (n.sets);
+      return VK_NULL_HANDLE;
+    }
+    g_array_append_val (m->geometries, n);
+    g = &g_array_index (m->geometries, Geometry, m->geometries->len - 1);
+  }
+  if (g->sets[m->record] != VK_NULL_HANDLE)
+    return g->sets[m->record];
+
+  bufs[0] = &m->input;
+  bufs[1] = plan->window;
+  bufs[2] = plan->twiddles;
+  bufs[3] = &m->tables[m->record];
+  bufs[4] = &m->partial;
+  for (i = 5; i < 9; i++)
+    bufs[i] = &m->dummy;
+  if (!gpufft_descriptor_pool_alloc (&m->pool, m->ctx, plan->fft, bufs,
+          &g->sets[m->record], &err)) {
+    g_debug ("no shared dispatch: %s", err->message);
+    g_clear_error (&err);
+    g->sets[m->record] = VK_NULL_HANDLE;
+  }
+  return g->sets[m->record];
+}
+
+/* Gives the group's slots their places in the shared buffers, from the
+ * cursors *in_bytes and *part_floats; returns the slots placed. */
+static guint
+place_group (GpufftMerge * m, Group * grp, guint gi, GpufftSlot * const *slots,
+    guint n_slots, gsize * in_bytes, gsize * part_floats)
+{
+  guint32 *table = m->tables[m->record].mapped;
+  guint chunk_base = m->table_used;
+  gsize in0 = *in_bytes, part0 = *part_floats;
+  gsize part_base = (part0 + MERGE_ALIGN - 1) / MERGE_ALIGN * MERGE_ALIGN;
+  guint i, c, placed = 0;
+
+  grp->n_chunks = 0;
+  for (i = 0; i < n_slots; i++) {
+    GpufftSlot *s = slots[i];
+    GpufftPlan *plan = s->plan;
+    gsize unit = (gsize) plan->cfg.hop * plan->cfg.channels * plan->bps;
+    gsize f0 = (*in_bytes + unit - 1) / unit;
+    gsize row = (gsize) plan->out_ch * (plan->nb + 1);
+    gsize pb = part_base + grp->n_chunks * row;
+    const guint32 *src = s->chunks.mapped;
+    guint32 *dst;
+
+    if (g_array_index (m->member, guint, i) != gi)
+      continue;
+    if (f0 * unit + s->span_bytes > MERGE_INPUT_BYTES
+        || (pb + s->n_chunks * row) * sizeof (gfloat) > MERGE_PARTIAL_BYTES
+        || chunk_base + grp->n_chunks + s->n_chunks > MERGE_CHUNKS
+        || f0 > G_MAXUINT32 / 2) {
+      g_array_index (m->member, guint, i) = NONE;
+      continue;
+    }
+    dst = table + 4 * (gsize) (chunk_base + grp->n_chunks);
+    for (c = 0; c < s->n_chunks; c++) {
+      dst[4 * c] = src[4 * c] + (guint32) f0;
+      dst[4 * c + 1] = src[4 * c + 1];
+      dst[4 * c + 2] = src[4 * c + 2];
+      dst[4 * c + 3] = src[4 * c + 3];
+    }
+    s->merged = TRUE;
+    s->merge_in = &m->input;
+    s->merge_offset = f0 * unit;
+    s->reduce_params.partial_base = (guint32) pb;
+    *in_bytes = f0 * unit + s->span_bytes;
+    grp->n_chunks += s->n_chunks;
+    placed++;
+  }
+  if (placed < 2) {
+    /* alone after all: its plan's own dispatch */
+    for (i = 0; i < n_slots; i++)
+      if (g_array_index (m->member, guint, i) == gi) {
+        slots[i]->merged = FALSE;
+        slots[i]->reduce_params.partial_base = 0;
+      }
+    *in_bytes = in0;
+    *part_floats = part0;
+    return 0;
+  }
+  grp->fp = grp->first->fft_params;
+  grp->fp.chunk_base = chunk_base;
+  grp->fp.partial_base = (guint32) part_base;
+  *part_floats = part_base + grp->n_chunks * (gsize) grp->first->plan->out_ch
+      * (grp->first->plan->nb + 1);
+  m->table_used += grp->n_chunks;
+  return placed;
+}
+
+guint
+gpufft_merge_round (GpufftMerge * m, GpufftSlot * const *slots, guint n_slots)
+{
+  gsize in_bytes = 0, part_floats = 0;
+  guint i, j, merged = 0;
+
+  g_array_set_size (m->groups, 0);
+  g_array_set_size (m->member, n_slots);
+  for (i = 0; i < n_slots; i++) {
+    GpufftSlot *s = slots[i];
+    guint gi = NONE;
+
+    s->merged = FALSE;
+    s->merge_in = NULL;
+    s->merge_offset = 0;
+    s->reduce_params.partial_base = 0;
+    if (s->plan->mergeable && s->n_chunks > 0) {
+      for (j = 0; j < m->groups->len && gi == NONE; j++)
+        if (same_geometry (g_array_index (m->groups, Group, j).first, s))
+          gi = j;
+      if (gi == NONE) {
+        Group g = { s, 0, VK_NULL_HANDLE };
+
+        g_array_append_val (m->groups, g);
+        gi = m->groups->len - 1;
+      }
+      g_array_index (m->groups, Group, gi).n_slots++;
+    }
+    g_array_index (m->member, guint, i) = gi;
+  }
+
+  for (j = 0; j < m->groups->len; j++) {
+    Group *grp = &g_array_index (m->groups, Group, j);
+    guint placed;
+
+    if (grp->n_slots < 2)
+      continue;
+    grp->set = geometry_set (m, grp->first->plan);
+    if (grp->set == VK_NULL_HANDLE)
+      continue;
+    placed = place_group (m, grp, j, slots, n_slots, &in_bytes, &part_floats);
+    if (placed == 0)
+      grp->set = VK_NULL_HANDLE;
+    merged += placed;
+  }
+  return merged;
+}
+
+void
+gpufft_merge_record_kernels (GpufftMerge * m, VkCommandBuffer cmd)
+{
+  guint j;
+
+  for (j = 0; j < m->groups->len; j++) {
+    Group *grp = &g_array_index (m->groups, Group, j);
+    GpufftPlan *plan = grp->first->plan;
+
+    if (grp->set == VK_NULL_HANDLE)
+      continue;
+    vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+        plan->fft->pipeline);
+    vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+        plan->fft->layout, 0, 1, &grp->set, 0, NULL);
+    vkCmdPushConstants (cmd, plan->fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        0, sizeof (FftParams), &grp->fp);
+    vkCmdDispatch (cmd, grp->n_chunks / plan->fpw, plan->out_ch, 1);
+    m->dispatches++;
+  }
+}
+
+guint64
+gpufft_merge_dispatches (GpufftMerge * m)
+{
+  return m->dispatches;
+}

@@ -1,0 +1,74 @@
+/* Shared dispatches: the batches of several plans of one geometry run in
+ * one FFT dispatch.
+ *
+ * With many streams, each element's plan queues a small batch (one
+ * interval of a few frames) and a submission carries hundreds of them; a
+ * dispatch per batch would cost the recording thread and the GPU's
+ * launcher far more than the FFTs. So the scheduler hands each round of a
+ * submission (gpufft-scheduler.h) to this file, which groups the round's
+ * slots by geometry: same FFT pipeline, window, twiddles and kernel
+ * parameters (formats, channels, hop, downmix, scaling: the FftParams).
+ * A geometry with at least two slots gets one dispatch:
+ *
+ *   input     each slot's samples are copied (or, for imported memory,
+ *             copied by the device) into a region of the merge's input
+ *             buffer, at a whole number of frames F0 (frame unit = hop *
+ *             channels * bytes per sample), so that frame f of the slot is
+ *             frame F0 + f of the shared buffer;
+ *   chunks    the slots' chunk tables, concatenated (first frames shifted
+ *             by F0) into the record's chunk table at `chunk_base`;
+ *   partial   the dispatch writes its partial rows at `partial_base` of
+ *             the merge's partial buffer, each slot's rows at its own
+ *             offset there (ReduceParams.partial_base), which its plan's
+ *             reduce kernel reads through the slot's merged descriptor set.
+ *
+ * Only the FFT kernel is shared: each plan's reduce kernel (its averaging
+ * state, carries and outputs are its own) and its result copies are still
+ * recorded per slot. Plans that can share (gpufft_merge_plan_ok()): the
+ * fused power-of-two kernel (not four-step, not the generic sizes),
+ * interleaved input, no complex output. A slot that does not fit the
+ * buffers left in its round, or whose geometry is alone in the round, runs
+ * its plan's own dispatch as before.
+ *
+ * Threading: made and freed with the scheduler; gpufft_merge_partial() is
+ * immutable after creation (any thread). Everything else runs on the
+ * scheduler's submit thread only. The input and partial buffers are used by
+ * one round at a time: the rounds of a submission are separated by
+ * barriers, and each submission starts with a barrier after the previous
+ * one. The chunk tables and descriptor sets are per record (one per
+ * submission in flight), reused only after the record's fence. */
+#ifndef __GPUFFT_MERGE_H__
+#define __GPUFFT_MERGE_H__
+
+#include "gpufft-plan-private.h"
+
+G_BEGIN_DECLS typedef struct _GpufftMerge GpufftMerge;
+
+GpufftMerge *gpufft_merge_new (GpufftContext * ctx, guint n_records,
+    GError ** error);
+void gpufft_merge_free (GpufftMerge * m);
+
+/* The buffer the merged slots' partial rows live in (bound at binding 0
+ * of each mergeable plan's merged reduce sets). */
+GpufftBuffer *gpufft_merge_partial (GpufftMerge * m);
+
+/* TRUE when the plan's batches may share a dispatch. */
+gboolean gpufft_merge_plan_ok (const GpufftPlan * plan);
+
+/* Starts record `record` (< n_records) of a submission. */
+void gpufft_merge_begin (GpufftMerge * m, guint record);
+
+/* Groups the slots of one round (each plan at most once) and sets each
+ * slot's `merged`, `merge_input` and reduce_params.partial_base; writes the
+ * record's chunk table entries. Returns the number of slots merged. */
+guint gpufft_merge_round (GpufftMerge * m, GpufftSlot * const *slots,
+    guint n_slots);
+
+/* The round's shared dispatches (after its uploads and a barrier). */
+void gpufft_merge_record_kernels (GpufftMerge * m, VkCommandBuffer cmd);
+
+/* Shared dispatches recorded since the merge was made. */
+guint64 gpufft_merge_dispatches (GpufftMerge * m);
+
+G_END_DECLS
+#endif /* __GPUFFT_MERGE_H__ */
