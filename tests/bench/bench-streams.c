@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <gst/gst.h>
 
 #include "bench-common.h"
@@ -215,9 +216,84 @@ typedef struct
   gdouble p50, p99;
 } Result;
 
+/* CPU seconds of each thread of the process, by thread id
+ * (/proc/self/task/<tid>/stat; Linux only: empty elsewhere). */
+static GHashTable *
+thread_cpu (void)
+{
+  GHashTable *t = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+      g_free);
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *name;
+  gdouble tick = (gdouble) sysconf (_SC_CLK_TCK);
+
+  while (dir && (name = g_dir_read_name (dir)) != NULL) {
+    gchar *path = g_strdup_printf ("/proc/self/task/%s/stat", name);
+    gchar *text = NULL, *close;
+    gchar **f;
+
+    /* "tid (comm) state ..." : utime and stime are fields 14 and 15 */
+    if (g_file_get_contents (path, &text, NULL, NULL)
+        && (close = strrchr (text, ')')) != NULL) {
+      gchar *comm = g_strndup (strchr (text, '(') + 1,
+          close - strchr (text, '(') - 1);
+
+      f = g_strsplit (close + 2, " ", 0);
+      if (g_strv_length (f) > 13) {
+        gchar *v = g_strdup_printf ("%s|%f", comm,
+            (g_ascii_strtod (f[11], NULL) + g_ascii_strtod (f[12], NULL)) /
+            tick);
+
+        g_hash_table_insert (t, GINT_TO_POINTER (atoi (name)), v);
+      }
+      g_strfreev (f);
+      g_free (comm);
+    }
+    g_free (text);
+    g_free (path);
+  }
+  if (dir)
+    g_dir_close (dir);
+  return t;
+}
+
+/* Prints where the CPU went between two thread_cpu() snapshots: the
+ * device scheduler's submit and completion threads, the streaming threads
+ * (sources), the rest. */
+static void
+print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
+    GHashTable * b, gdouble wall)
+{
+  GHashTableIter it;
+  gpointer k, v;
+  gdouble submit = 0, complete = 0, streaming = 0, other = 0;
+
+  g_hash_table_iter_init (&it, b);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    const gchar *before = g_hash_table_lookup (a, k);
+    const gchar *bar = strrchr (v, '|');
+    gdouble d = g_ascii_strtod (bar + 1, NULL) -
+        (before ? g_ascii_strtod (strrchr (before, '|') + 1, NULL) : 0.0);
+
+    if (g_str_has_prefix (v, "gpufft-submit"))
+      submit += d;
+    else if (g_str_has_prefix (v, "gpufft-complete"))
+      complete += d;
+    else if (strstr (v, ":src") != NULL || g_str_has_prefix (v, "audiotest"))
+      streaming += d;
+    else
+      other += d;
+  }
+  printf ("@streams-threads streams=%u ch=%u live=%d element=%s "
+      "cores: streaming=%.3f submit=%.3f complete=%.3f other=%.3f\n",
+      c->streams, c->channels, c->live, el, streaming / wall, submit / wall,
+      complete / wall, other / wall);
+}
+
 static gboolean
 run_case (const Case * c, const gchar * el, Result * res)
 {
+  GHashTable *cpu_a, *cpu_b;
   GString *desc = g_string_new (NULL);
   GstElement *pipe;
   GstBus *bus;
@@ -269,6 +345,7 @@ run_case (const Case * c, const gchar * el, Result * res)
   bus = gst_element_get_bus (pipe);
   gst_bus_set_sync_handler (bus, on_message, &r, NULL);
 
+  cpu_a = thread_cpu ();
   t0 = g_get_monotonic_time ();
   cpu0 = bench_cpu_seconds ();
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -276,6 +353,11 @@ run_case (const Case * c, const gchar * el, Result * res)
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   t1 = g_get_monotonic_time ();
   cpu1 = bench_cpu_seconds ();
+  /* (whole run, warm-up included: the split, not the figure) */
+  cpu_b = thread_cpu ();
+  print_thread_cpu (c, el, cpu_a, cpu_b, (t1 - t0) / 1e6);
+  g_hash_table_unref (cpu_a);
+  g_hash_table_unref (cpu_b);
   res->subs = 0;
   if (g_str_equal (el, "gpufftspectrum")) {
     res->dropped = 0;
