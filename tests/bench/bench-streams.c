@@ -85,8 +85,50 @@ typedef struct
   gint warm_done;               /* the warm point was taken */
   gint64 t_warm;
   gdouble cpu_warm;
+  GHashTable *threads_warm;     /* thread_cpu () at the warm point */
   guint64 samples_before_warm;  /* per channel, all streams */
 } Run;
+
+/* CPU seconds of each thread of the process, by thread id
+ * (/proc/self/task/<tid>/stat; Linux only: empty elsewhere). */
+static GHashTable *
+thread_cpu (void)
+{
+  GHashTable *t = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+      g_free);
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *name;
+  gdouble tick = (gdouble) sysconf (_SC_CLK_TCK);
+
+  while (dir && (name = g_dir_read_name (dir)) != NULL) {
+    gchar *path = g_strdup_printf ("/proc/self/task/%s/stat", name);
+    gchar *text = NULL, *close;
+    gchar **f;
+
+    /* "tid (comm) state ..." : utime and stime are fields 14 and 15 */
+    if (g_file_get_contents (path, &text, NULL, NULL)
+        && (close = strrchr (text, ')')) != NULL) {
+      gchar *comm = g_strndup (strchr (text, '(') + 1,
+          close - strchr (text, '(') - 1);
+
+      f = g_strsplit (close + 2, " ", 0);
+      if (g_strv_length (f) > 13) {
+        gchar *v = g_strdup_printf ("%s|%f", comm,
+            (g_ascii_strtod (f[11], NULL) + g_ascii_strtod (f[12], NULL)) /
+            tick);
+
+        g_hash_table_insert (t, GINT_TO_POINTER (atoi (name)), v);
+      }
+      g_strfreev (f);
+      g_free (comm);
+    }
+    g_free (text);
+    g_free (path);
+  }
+  if (dir)
+    g_dir_close (dir);
+  return t;
+}
 
 static GstPadProbeReturn
 entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
@@ -118,6 +160,7 @@ entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
       r->t_warm = g_get_monotonic_time ();
       r->cpu_warm = bench_cpu_seconds ();
+      r->threads_warm = thread_cpu ();
       for (s = 0; s < r->c->streams; s++)
         n += (guint) g_atomic_int_get (&r->count[s]);
       r->samples_before_warm = (guint64) n *r->c->buffer;
@@ -216,48 +259,7 @@ typedef struct
   gdouble p50, p99;
 } Result;
 
-/* CPU seconds of each thread of the process, by thread id
- * (/proc/self/task/<tid>/stat; Linux only: empty elsewhere). */
-static GHashTable *
-thread_cpu (void)
-{
-  GHashTable *t = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-      g_free);
-  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
-  const gchar *name;
-  gdouble tick = (gdouble) sysconf (_SC_CLK_TCK);
-
-  while (dir && (name = g_dir_read_name (dir)) != NULL) {
-    gchar *path = g_strdup_printf ("/proc/self/task/%s/stat", name);
-    gchar *text = NULL, *close;
-    gchar **f;
-
-    /* "tid (comm) state ..." : utime and stime are fields 14 and 15 */
-    if (g_file_get_contents (path, &text, NULL, NULL)
-        && (close = strrchr (text, ')')) != NULL) {
-      gchar *comm = g_strndup (strchr (text, '(') + 1,
-          close - strchr (text, '(') - 1);
-
-      f = g_strsplit (close + 2, " ", 0);
-      if (g_strv_length (f) > 13) {
-        gchar *v = g_strdup_printf ("%s|%f", comm,
-            (g_ascii_strtod (f[11], NULL) + g_ascii_strtod (f[12], NULL)) /
-            tick);
-
-        g_hash_table_insert (t, GINT_TO_POINTER (atoi (name)), v);
-      }
-      g_strfreev (f);
-      g_free (comm);
-    }
-    g_free (text);
-    g_free (path);
-  }
-  if (dir)
-    g_dir_close (dir);
-  return t;
-}
-
-/* Prints where the CPU went between two thread_cpu() snapshots: the
+/* Prints where the CPU went between two thread_cpu () snapshots: the
  * device scheduler's submit and completion threads, the streaming threads
  * (sources), the rest. */
 static void
@@ -293,7 +295,7 @@ print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
 static gboolean
 run_case (const Case * c, const gchar * el, Result * res)
 {
-  GHashTable *cpu_a, *cpu_b;
+  GHashTable *cpu_b;
   GString *desc = g_string_new (NULL);
   GstElement *pipe;
   GstBus *bus;
@@ -345,7 +347,6 @@ run_case (const Case * c, const gchar * el, Result * res)
   bus = gst_element_get_bus (pipe);
   gst_bus_set_sync_handler (bus, on_message, &r, NULL);
 
-  cpu_a = thread_cpu ();
   t0 = g_get_monotonic_time ();
   cpu0 = bench_cpu_seconds ();
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -353,10 +354,12 @@ run_case (const Case * c, const gchar * el, Result * res)
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   t1 = g_get_monotonic_time ();
   cpu1 = bench_cpu_seconds ();
-  /* (whole run, warm-up included: the split, not the figure) */
+  /* (from the warm point, as the CPU figures) */
   cpu_b = thread_cpu ();
-  print_thread_cpu (c, el, cpu_a, cpu_b, (t1 - t0) / 1e6);
-  g_hash_table_unref (cpu_a);
+  if (r.threads_warm) {
+    print_thread_cpu (c, el, r.threads_warm, cpu_b, (t1 - r.t_warm) / 1e6);
+    g_hash_table_unref (r.threads_warm);
+  }
   g_hash_table_unref (cpu_b);
   res->subs = 0;
   if (g_str_equal (el, "gpufftspectrum")) {
