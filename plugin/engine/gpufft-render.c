@@ -1,0 +1,326 @@
+/* The spectrogram renderer (see gpufft-render.h): buffers, the two passes
+ * of shaders/render.comp, one submission and one blocking fence wait per
+ * run. */
+#include <string.h>
+
+#include "gpufft-render.h"
+#include "gpufft-command.h"
+#include "gpufft-shared.h"
+#include "gpufft-vk-error.h"
+
+static const guint32 render_spv[] =
+#include "render.spv.h"
+    ;
+
+#define RENDER_T 64             /* local_size_x of render.comp */
+#define N_BUFFERS 7
+
+typedef struct
+{
+  guint32 width, height;
+  guint32 wx, wy, ww, wh;
+  guint32 sx, sy, sw, sh;
+  guint32 n_values, n_new, head;
+  gfloat min_db, inv_range, peak_fall;
+  guint32 shift_r, shift_g, shift_b, shift_a;
+} RenderParams;
+
+struct _GpufftRender
+{
+  GpufftContext *ctx;
+  GpufftRenderConfig cfg;
+  const GpufftPipeline *columns_pipe, *compose_pipe;
+  GpufftDescriptorPool pool;
+  VkDescriptorSet columns_set, compose_set;
+  GpufftBuffer cols, map, ring, spec, lut, overlay, out;
+  GpufftCommand cmd;
+  guint head;                   /* ring index of the next new column */
+  gboolean reset;
+};
+
+static gboolean
+invalid (GError ** error, const gchar * what)
+{
+  g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT,
+      "spectrogram render: %s", what);
+  return FALSE;
+}
+
+static gboolean
+rect_inside (guint x, guint y, guint w, guint h, guint width, guint height)
+{
+  if (w == 0 && h == 0)
+    return TRUE;
+  return w > 0 && h > 0 && x + w <= width && y + h <= height;
+}
+
+static gboolean
+check_config (const GpufftRenderConfig * c, GError ** error)
+{
+  guint i, n_map = c->wf_h + c->sp_w;
+
+  if (c->width < 1 || c->height < 1 || c->width > GPUFFT_RENDER_MAX_SIZE
+      || c->height > GPUFFT_RENDER_MAX_SIZE)
+    return invalid (error, "width and height must be 1..8192");
+  if (!rect_inside (c->wf_x, c->wf_y, c->wf_w, c->wf_h, c->width, c->height))
+    return invalid (error, "the waterfall must lie inside the frame");
+  if (!rect_inside (c->sp_x, c->sp_y, c->sp_w, c->sp_h, c->width, c->height))
+    return invalid (error, "the spectrum panel must lie inside the frame");
+  if (c->n_values < 1 || c->max_columns < 1)
+    return invalid (error, "n_values and max_columns must be >= 1");
+  if (n_map > 0 && c->map == NULL)
+    return invalid (error, "map is NULL");
+  for (i = 0; i < n_map; i++)
+    if (c->map[i].first >= c->n_values
+        || c->map[i].first + c->map[i].count > c->n_values)
+      return invalid (error, "a map entry reads past n_values");
+  for (i = 0; i < 4; i++)
+    if (c->shift[i] > 24 || c->shift[i] % 8 != 0)
+      return invalid (error, "shifts must be 0, 8, 16 or 24");
+  return TRUE;
+}
+
+GpufftRender *
+gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
+    GError ** error)
+{
+  GpufftRender *r;
+  guint32 spec0 = 0, spec1 = 1;
+  guint n_map, i;
+  gsize pixels;
+  guint32 *m;
+  GpufftBuffer *bufs[N_BUFFERS];
+
+  if (!check_config (config, error))
+    return NULL;
+  r = g_new0 (GpufftRender, 1);
+  r->ctx = gpufft_context_ref (ctx);
+  r->cfg = *config;
+  r->cfg.map = NULL;
+  r->reset = TRUE;
+  n_map = config->wf_h + config->sp_w;
+  pixels = (gsize) config->width * config->height;
+
+  r->columns_pipe = gpufft_shared_pipeline (ctx, render_spv,
+      sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec0, 1,
+      error);
+  if (!r->columns_pipe)
+    goto fail;
+  r->compose_pipe = gpufft_shared_pipeline (ctx, render_spv,
+      sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec1, 1,
+      error);
+  if (!r->compose_pipe)
+    goto fail;
+
+  if (!gpufft_buffer_init (&r->cols, ctx, (VkDeviceSize) config->max_columns
+          * config->n_values * sizeof (gfloat), GPUFFT_MEMORY_UPLOAD, error)
+      || !gpufft_buffer_init (&r->map, ctx, MAX (n_map, 1) * 16,
+          GPUFFT_MEMORY_UPLOAD, error)
+      || !gpufft_buffer_init (&r->ring, ctx, (VkDeviceSize) MAX (1,
+              config->wf_w) * MAX (1, config->wf_h) * sizeof (gfloat),
+          GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&r->spec, ctx, (VkDeviceSize) 2 * MAX (1,
+              config->sp_w) * sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&r->lut, ctx, 256 * 4, GPUFFT_MEMORY_UPLOAD,
+          error)
+      || !gpufft_buffer_init (&r->overlay, ctx, pixels * 4,
+          GPUFFT_MEMORY_UPLOAD, error)
+      || !gpufft_buffer_init (&r->out, ctx, pixels * 4,
+          GPUFFT_MEMORY_READBACK, error))
+    goto fail;
+  if (!r->cols.mapped || !r->map.mapped || !r->lut.mapped
+      || !r->overlay.mapped || !r->out.mapped) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
+        "spectrogram render: host-visible memory could not be mapped");
+    goto fail;
+  }
+
+  m = r->map.mapped;
+  for (i = 0; i < n_map; i++) {
+    m[4 * i] = config->map[i].first;
+    m[4 * i + 1] = config->map[i].count;
+    memcpy (&m[4 * i + 2], &config->map[i].frac, 4);
+    m[4 * i + 3] = 0;
+  }
+  memset (r->lut.mapped, 0, 256 * 4);
+  memset (r->overlay.mapped, 0, pixels * 4);
+  memset (r->cols.mapped, 0, r->cols.size);
+  if (!gpufft_buffer_flush (&r->map, ctx, error)
+      || !gpufft_buffer_flush (&r->cols, ctx, error))
+    goto fail;
+
+  if (!gpufft_descriptor_pool_init (&r->pool, ctx, 2, N_BUFFERS, error))
+    goto fail;
+  bufs[0] = &r->cols;
+  bufs[1] = &r->map;
+  bufs[2] = &r->ring;
+  bufs[3] = &r->spec;
+  bufs[4] = &r->lut;
+  bufs[5] = &r->overlay;
+  bufs[6] = &r->out;
+  if (!gpufft_descriptor_pool_alloc (&r->pool, ctx, r->columns_pipe, bufs,
+          &r->columns_set, error)
+      || !gpufft_descriptor_pool_alloc (&r->pool, ctx, r->compose_pipe, bufs,
+          &r->compose_set, error))
+    goto fail;
+  if (!gpufft_command_init (&r->cmd, ctx, 0, error))
+    goto fail;
+  return r;
+
+fail:
+  gpufft_render_free (r);
+  return NULL;
+}
+
+void
+gpufft_render_free (GpufftRender * r)
+{
+  GpufftContext *ctx;
+
+  if (!r)
+    return;
+  ctx = r->ctx;
+  /* waits (bounded) for a run in flight */
+  gpufft_command_clear (&r->cmd, ctx);
+  gpufft_descriptor_pool_clear (&r->pool, ctx);
+  gpufft_buffer_clear (&r->cols, ctx);
+  gpufft_buffer_clear (&r->map, ctx);
+  gpufft_buffer_clear (&r->ring, ctx);
+  gpufft_buffer_clear (&r->spec, ctx);
+  gpufft_buffer_clear (&r->lut, ctx);
+  gpufft_buffer_clear (&r->overlay, ctx);
+  gpufft_buffer_clear (&r->out, ctx);
+  gpufft_context_unref (ctx);
+  g_free (r);
+}
+
+guint32 *
+gpufft_render_lut (GpufftRender * r)
+{
+  return r->lut.mapped;
+}
+
+guint32 *
+gpufft_render_overlay (GpufftRender * r)
+{
+  return r->overlay.mapped;
+}
+
+gfloat *
+gpufft_render_columns (GpufftRender * r)
+{
+  return r->cols.mapped;
+}
+
+const guint32 *
+gpufft_render_pixels (GpufftRender * r)
+{
+  return r->out.mapped;
+}
+
+void
+gpufft_render_reset (GpufftRender * r)
+{
+  r->reset = TRUE;
+  r->head = 0;
+}
+
+static void
+bind (GpufftRender * r, const GpufftPipeline * pipe, VkDescriptorSet set,
+    const RenderParams * params)
+{
+  vkCmdBindPipeline (r->cmd.cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+      pipe->pipeline);
+  vkCmdBindDescriptorSets (r->cmd.cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+      pipe->layout, 0, 1, &set, 0, NULL);
+  vkCmdPushConstants (r->cmd.cmd, pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT,
+      0, sizeof (*params), params);
+}
+
+gboolean
+gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
+    GError ** error)
+{
+  const GpufftRenderConfig *c = &r->cfg;
+  RenderParams params;
+  guint n_map = c->wf_h + c->sp_w;
+  gfloat floor_db = GPUFFT_RENDER_FLOOR_DB;
+  guint32 floor_bits;
+
+  if (run->n_columns > c->max_columns)
+    return invalid (error, "more new columns than max_columns");
+  if (!(run->min_db < run->max_db))
+    return invalid (error, "min_db must be below max_db");
+  if (g_atomic_int_get (&r->ctx->lost)) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+        "the Vulkan device was lost");
+    return FALSE;
+  }
+
+  memset (&params, 0, sizeof (params));
+  params.width = c->width;
+  params.height = c->height;
+  params.wx = c->wf_x;
+  params.wy = c->wf_y;
+  params.ww = c->wf_w;
+  params.wh = c->wf_h;
+  params.sx = c->sp_x;
+  params.sy = c->sp_y;
+  params.sw = c->sp_w;
+  params.sh = c->sp_h;
+  params.n_values = c->n_values;
+  params.n_new = run->n_columns;
+  params.head = r->head;
+  params.min_db = run->min_db;
+  params.inv_range = 1.0f / (run->max_db - run->min_db);
+  params.peak_fall = run->peak_fall_db;
+  params.shift_r = c->shift[0];
+  params.shift_g = c->shift[1];
+  params.shift_b = c->shift[2];
+  params.shift_a = c->shift[3];
+
+  if (!gpufft_buffer_flush (&r->cols, r->ctx, error)
+      || !gpufft_buffer_flush (&r->lut, r->ctx, error)
+      || !gpufft_buffer_flush (&r->overlay, r->ctx, error)
+      || !gpufft_command_begin (&r->cmd, r->ctx, error))
+    return FALSE;
+  if (r->reset) {
+    memcpy (&floor_bits, &floor_db, 4);
+    vkCmdFillBuffer (r->cmd.cmd, r->ring.buffer, 0, r->ring.size,
+        floor_bits);
+    vkCmdFillBuffer (r->cmd.cmd, r->spec.buffer, 0, r->spec.size,
+        floor_bits);
+    gpufft_command_barrier (&r->cmd);
+  }
+  if (run->n_columns > 0 && n_map > 0) {
+    bind (r, r->columns_pipe, r->columns_set, &params);
+    vkCmdDispatch (r->cmd.cmd, (n_map + RENDER_T - 1) / RENDER_T,
+        run->n_columns, 1);
+    gpufft_command_barrier (&r->cmd);
+  }
+  if (c->wf_w > 0)
+    params.head = (r->head + run->n_columns) % c->wf_w;
+  if (run->compose) {
+    bind (r, r->compose_pipe, r->compose_set, &params);
+    vkCmdDispatch (r->cmd.cmd, (c->width + RENDER_T - 1) / RENDER_T,
+        c->height, 1);
+    gpufft_command_barrier (&r->cmd);
+  }
+  if (!gpufft_command_submit (&r->cmd, r->ctx, error))
+    return FALSE;
+  if (!gpufft_command_wait (&r->cmd, r->ctx, r->ctx->fence_timeout_ns,
+          error)) {
+    if (error && *error == NULL) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+          "the Vulkan device did not finish a spectrogram frame within "
+          "%.0f s", r->ctx->fence_timeout_ns / 1e9);
+    }
+    gpufft_context_set_lost (r->ctx);
+    return FALSE;
+  }
+  r->reset = FALSE;
+  r->head = params.head;
+  if (run->compose && !gpufft_buffer_invalidate (&r->out, r->ctx, error))
+    return FALSE;
+  return TRUE;
+}
