@@ -62,13 +62,24 @@ gst_gpu_fft_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f, guint n)
 
 /* ---- layout ------------------------------------------------------------- */
 
+guint32
+gst_gpu_fft_layout_pack (const GstGpuFftLayout * l, guint8 r, guint8 g,
+    guint8 b)
+{
+  return ((guint32) r << l->shift[0]) | ((guint32) g << l->shift[1]) |
+      ((guint32) b << l->shift[2]) | (255u << l->shift[3]);
+}
+
 void
 gst_gpu_fft_layout_compute (GstGpuFftLayout * l, guint width, guint height,
-    GstGpuFftSpectrogramMode mode, gboolean axes)
+    GstGpuFftSpectrogramMode mode, gboolean axes, const guint shift[4])
 {
   guint s, ch, cw, left, right, top, bottom, avail_h, plot_w;
 
   memset (l, 0, sizeof (*l));
+  memcpy (l->shift, shift, sizeof (l->shift));
+  l->text = gst_gpu_fft_layout_pack (l, GST_GPU_FFT_LAYOUT_TEXT_GREY,
+      GST_GPU_FFT_LAYOUT_TEXT_GREY, GST_GPU_FFT_LAYOUT_TEXT_GREY);
   l->width = width;
   l->height = height;
   l->mode = mode;
@@ -176,7 +187,8 @@ gst_gpu_fft_layout_map (GpufftRenderMap * map, guint n,
 }
 
 void
-gst_gpu_fft_layout_lut (guint32 * lut, GstGpuFftColormap map)
+gst_gpu_fft_layout_lut (const GstGpuFftLayout * l, guint32 * lut,
+    GstGpuFftColormap map)
 {
   guint i;
 
@@ -184,7 +196,7 @@ gst_gpu_fft_layout_lut (guint32 * lut, GstGpuFftColormap map)
     guint8 rgb[3];
 
     gst_gpu_fft_colormap_rgb (map, i, rgb);
-    lut[i] = rgb[0] | (rgb[1] << 8) | ((guint32) rgb[2] << 16) | 0xff000000u;
+    lut[i] = gst_gpu_fft_layout_pack (l, rgb[0], rgb[1], rgb[2]);
   }
 }
 
@@ -194,6 +206,7 @@ typedef struct
 {
   guint32 *px;
   guint width, height;
+  guint32 ink;                  /* the text's word */
 } Canvas;
 
 static void
@@ -227,7 +240,7 @@ text (Canvas * c, gint x, gint y, const gchar * str, guint s)
     for (r = 0; r < GST_GPU_FFT_FONT_H; r++)
       for (b = 0; b < GST_GPU_FFT_FONT_W; b++)
         if (g[r] & (0x10 >> b))
-          fill (c, x + b * s, y + r * s, s, s, GST_GPU_FFT_LAYOUT_TEXT_RGBA);
+          fill (c, x + b * s, y + r * s, s, s, c->ink);
   }
 }
 
@@ -379,14 +392,14 @@ draw_freq_tick (gpointer data, guint pixel, gdouble f)
   if (!t->horizontal) {
     gint y = (gint) (l->wf_y + l->wf_h - 1 - pixel);
 
-    fill (t->c, l->wf_x - 4 * s, y, 4 * s, 1, GST_GPU_FFT_LAYOUT_TEXT_RGBA);
+    fill (t->c, l->wf_x - 4 * s, y, 4 * s, 1, t->c->ink);
     text (t->c, (gint) (l->wf_x - 6 * s - tw), y - (gint) (ch / 2), label,
         s);
   } else {
     gint x = (gint) (l->sp_x + pixel);
     gint y = (gint) (l->sp_y + l->sp_h);
 
-    fill (t->c, x, y, 1, 4 * s, GST_GPU_FFT_LAYOUT_TEXT_RGBA);
+    fill (t->c, x, y, 1, 4 * s, t->c->ink);
     x -= (gint) tw / 2;
     x = CLAMP (x, 0, (gint) (l->width - tw));
     text (t->c, x, y + 7 * s, label, s);
@@ -423,14 +436,14 @@ draw_bar_tick (gpointer data, guint pixel, gdouble v)
     gint y = (gint) (l->wf_y + l->wf_h - 1 - pixel);
 
     fill (t->c, l->bar_x + l->bar_w, y, 3 * s, 1,
-        GST_GPU_FFT_LAYOUT_TEXT_RGBA);
+        t->c->ink);
     text (t->c, (gint) (l->bar_x + l->bar_w + 4 * s), y - (gint) ch / 2,
         label, s);
   } else {
     gint y = (gint) (l->sp_y + l->sp_h - 1 - pixel);
     guint tw = gst_gpu_fft_layout_text_width (label, s);
 
-    fill (t->c, l->sp_x - 4 * s, y, 4 * s, 1, GST_GPU_FFT_LAYOUT_TEXT_RGBA);
+    fill (t->c, l->sp_x - 4 * s, y, 4 * s, 1, t->c->ink);
     text (t->c, (gint) (l->sp_x - 6 * s - tw), y - (gint) ch / 2, label, s);
   }
   g_free (label);
@@ -441,7 +454,7 @@ gst_gpu_fft_layout_draw (const GstGpuFftLayout * l, guint32 * overlay,
     const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
     gdouble min_db, gdouble max_db, const guint32 * lut, const gchar * title)
 {
-  Canvas c = { overlay, l->width, l->height };
+  Canvas c = { overlay, l->width, l->height, l->text };
   TickCtx t = { &c, l, FALSE };
   guint s = l->scale, ch = GST_GPU_FFT_FONT_H * s, j;
 
@@ -463,7 +476,7 @@ gst_gpu_fft_layout_draw (const GstGpuFftLayout * l, guint32 * overlay,
           255;
 
       fill (&c, l->bar_x, l->wf_y + l->wf_h - 1 - j, l->bar_w, 1,
-          lut[idx] | 0xff000000u);
+          lut[idx]);
     }
     text (&c, l->bar_x, 3 * s, "dB", s);
     db_ticks (min_db, max_db, l->wf_h, ch + 6 * s, draw_bar_tick, &t);
@@ -488,7 +501,7 @@ gst_gpu_fft_layout_draw_time (const GstGpuFftLayout * l, guint32 * overlay,
   static const gdouble steps[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60,
     120, 300, 600, 900, 1800, 3600, 7200, 18000, 36000, 86400
   };
-  Canvas c = { overlay, l->width, l->height };
+  Canvas c = { overlay, l->width, l->height, l->text };
   guint s = l->scale, i;
   gdouble span, step = steps[G_N_ELEMENTS (steps) - 1], t, t_oldest;
 
@@ -512,7 +525,7 @@ gst_gpu_fft_layout_draw_time (const GstGpuFftLayout * l, guint32 * overlay,
 
     if (x < (gint) l->wf_x || t < -1e-9)
       continue;                 /* before the stream's start: no label */
-    fill (&c, x, l->time_y, 1, 4 * s, GST_GPU_FFT_LAYOUT_TEXT_RGBA);
+    fill (&c, x, l->time_y, 1, 4 * s, c.ink);
     label = gst_gpu_fft_layout_time_label (t, step);
     tw = gst_gpu_fft_layout_text_width (label, s);
     text (&c, CLAMP (x - (gint) tw / 2, 0, (gint) (l->width - tw)),

@@ -76,11 +76,19 @@ typedef struct
   guint sp_x, sp_y, sp_w, sp_h; /* 0 x 0: none */
   guint bar_x, bar_w;           /* colour bar (rows as the waterfall) */
   guint time_y, time_h;         /* the time label strip (redrawn per frame) */
+  guint shift[4];               /* output word: bit offsets of r, g, b, a */
+  guint32 text;                 /* the labels' colour as an output word */
 } GstGpuFftLayout;
 
-/* Computes the rectangles. */
+/* Computes the rectangles; shift: the output word's bit offsets of r, g,
+ * b and alpha (gpufft-render.h). */
 void gst_gpu_fft_layout_compute (GstGpuFftLayout * l, guint width,
-    guint height, GstGpuFftSpectrogramMode mode, gboolean axes);
+    guint height, GstGpuFftSpectrogramMode mode, gboolean axes,
+    const guint shift[4]);
+
+/* r, g, b as an output word (alpha 255) */
+guint32 gst_gpu_fft_layout_pack (const GstGpuFftLayout * l, guint8 r,
+    guint8 g, guint8 b);
 
 /* The map for n pixels along the axis: values are bins (bands == NULL,
  * n_bins = N/2 + 1 at rate / N apart) or bands. */
@@ -88,12 +96,14 @@ void gst_gpu_fft_layout_map (GpufftRenderMap * map, guint n,
     const GstGpuFftFreqAxis * a, guint fft_size, gdouble rate,
     const GstGpuFftBands * bands);
 
-/* RGBA words of the colour map (gpufft-render.h's LUT layout). */
-void gst_gpu_fft_layout_lut (guint32 * lut, GstGpuFftColormap map);
+/* The colour map as 256 output words (gpufft-render.h's LUT). */
+void gst_gpu_fft_layout_lut (const GstGpuFftLayout * l, guint32 * lut,
+    GstGpuFftColormap map);
 
 /* Draws everything static (title, units, frequency and dB ticks and
- * labels, the colour bar) into the overlay (width x height RGBA words,
- * cleared first); bands: the octave bands' nominal centres are the ticks. */
+ * labels, the colour bar: lut) into the overlay (width x height output
+ * words, 0 transparent, cleared first); bands: the octave bands' nominal
+ * centres are the ticks. */
 void gst_gpu_fft_layout_draw (const GstGpuFftLayout * l, guint32 * overlay,
     const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
     gdouble min_db, gdouble max_db, const guint32 * lut, const gchar * title);
@@ -109,7 +119,7 @@ gchar *gst_gpu_fft_layout_freq_label (gdouble f);
 gchar *gst_gpu_fft_layout_time_label (gdouble t, gdouble step);
 guint gst_gpu_fft_layout_text_width (const gchar * text, guint s);
 
-#define GST_GPU_FFT_LAYOUT_TEXT_RGBA 0xffe6e6e6u        /* opaque light grey */
+#define GST_GPU_FFT_LAYOUT_TEXT_GREY 0xe6       /* labels: (230, 230, 230) */
 
 G_END_DECLS
 

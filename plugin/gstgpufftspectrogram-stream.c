@@ -151,7 +151,7 @@ draw_look (GstGpuFftSpectrogram * self)
 {
   guint32 *lut = gpufft_render_lut (self->render);
 
-  gst_gpu_fft_layout_lut (lut, self->cur.colormap);
+  gst_gpu_fft_layout_lut (&self->layout, lut, self->cur.colormap);
   gst_gpu_fft_layout_draw (&self->layout, gpufft_render_overlay (self->render),
       &self->axis, self->bands, self->cur.min_db, self->cur.max_db, lut,
       self->cur.title);
@@ -180,8 +180,15 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
   gchar *why = NULL;
 
   free_state (self);
+  memset (&rc, 0, sizeof (rc));
+  if (!format_shifts (GST_VIDEO_INFO_FORMAT (&self->vinfo), rc.shift)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("video format %s is not a 32-bit RGB format",
+            GST_VIDEO_INFO_NAME (&self->vinfo)));
+    return FALSE;
+  }
   gst_gpu_fft_layout_compute (l, GST_VIDEO_INFO_WIDTH (&self->vinfo),
-      GST_VIDEO_INFO_HEIGHT (&self->vinfo), s->mode, s->axes);
+      GST_VIDEO_INFO_HEIGHT (&self->vinfo), s->mode, s->axes, rc.shift);
 
   /* the frequency axis */
   self->axis.axis = s->axis;
@@ -261,7 +268,6 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
   self->n_values = self->bands ? self->bands->n_bands : n / 2 + 1;
 
   /* the renderer */
-  memset (&rc, 0, sizeof (rc));
   rc.width = l->width;
   rc.height = l->height;
   rc.wf_x = l->wf_x;
@@ -274,12 +280,9 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
   rc.sp_h = l->sp_h;
   rc.n_values = self->n_values;
   rc.max_columns = self->max_columns;
-  if (!format_shifts (GST_VIDEO_INFO_FORMAT (&self->vinfo), rc.shift)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("video format %s is not a 32-bit RGB format",
-            GST_VIDEO_INFO_NAME (&self->vinfo)));
-    return FALSE;
-  }
+  rc.background = 0x000000;
+  rc.bar_background = 0x101010;
+  rc.peak = 0xffffff;
   n_map = l->wf_h + l->sp_w;
   map = g_new0 (GpufftRenderMap, MAX (n_map, 1));
   gst_gpu_fft_layout_map (map, l->wf_h, &self->axis, n, rate, self->bands);

@@ -15,15 +15,17 @@
 //   (peak - peak_fall, value).
 // MODE 1 (compose): one invocation per pixel (x = gl_GlobalInvocationID.x,
 //   y = gl_GlobalInvocationID.y, y = 0 the top row). Waterfall: plot
-//   column x - wx shows the column ww - 1 - (x - wx) columns older than the
-//   newest (ring index head - 1 - age), plot row (wy + wh - 1 - y). Its
-//   colour is lut[idx (v)], idx (v) = round (255 clamp ((v - min_db) *
-//   inv_range, 0, 1)). Spectrum panel: a bar per x up to the level's
-//   height (each pixel coloured by the level at its height), the
-//   peak-hold trace one pixel high in PEAK_RGB. Everything else is
-//   BACKGROUND. The overlay (RGBA8, r in bits 0..7, alpha in 24..31) is
-//   blended on top: c = c (1 - a) + o a. The result is packed with the
-//   output format's byte positions (shift_r/g/b/a), alpha 255.
+//   column x - wx shows ring column (head + x - wx) mod ww (head: the
+//   oldest column), plot row (wy + wh - 1 - y). Its word is lut[idx (v)],
+//   idx (v) = round (255 clamp ((v - min_db) * inv_range, 0, 1)).
+//   Spectrum panel: a bar per x up to the level's height (each pixel the
+//   LUT word of the level at its height, BAR_BACKGROUND above), the
+//   peak-hold trace one pixel high in `peak`. Elsewhere `background`. An
+//   overlay word other than 0 replaces the pixel (0 is transparent).
+//   lut, overlay, background, bar_background and peak are packed in the
+//   output format's byte order by the caller: the pass only picks words.
+// The ring is row-major ([wh][ww]) so that a row of pixels reads
+// consecutive memory.
 #extension GL_GOOGLE_include_directive : require
 
 layout (constant_id = 0) const uint MODE = 0u;
@@ -43,12 +45,8 @@ layout (push_constant) uniform Params {
   uint sx, sy, sw, sh;
   uint n_values, n_new, head;
   float min_db, inv_range, peak_fall;
-  uint shift_r, shift_g, shift_b, shift_a;
+  uint background, bar_background, peak;
 } p;
-
-const vec3 BACKGROUND = vec3 (0.0);
-const vec3 BAR_BACKGROUND = vec3 (16.0 / 255.0);
-const vec3 PEAK_RGB = vec3 (1.0);
 
 float
 map_value (uint j, uint e)
@@ -68,13 +66,6 @@ map_value (uint j, uint e)
   }
 }
 
-vec3
-unpack_rgb (uint c)
-{
-  return vec3 (float (c & 255u), float ((c >> 8) & 255u),
-      float ((c >> 16) & 255u)) / 255.0;
-}
-
 float
 level (float v)
 {
@@ -89,7 +80,7 @@ columns ()
   if (j >= p.n_new)
     return;
   if (e < p.wh) {
-    ring[((p.head + j) % p.ww) * p.wh + e] = map_value (j, e);
+    ring[e * p.ww + (p.head + j) % p.ww] = map_value (j, e);
   } else if (e < p.wh + p.sw && j == p.n_new - 1u) {
     uint i = e - p.wh;
     float v = map_value (j, e);
@@ -99,44 +90,42 @@ columns ()
   }
 }
 
+uint
+lut_word (float v)
+{
+  return lut[uint (level (v) * 255.0 + 0.5)];
+}
+
 void
 compose ()
 {
   uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
-  vec3 c = BACKGROUND;
-  uint o;
-  float a;
-  uvec3 b;
+  uint c = p.background, o;
 
   if (x >= p.width || y >= p.height)
     return;
-  if (x >= p.wx && x < p.wx + p.ww && y >= p.wy && y < p.wy + p.wh) {
-    uint age = p.ww - 1u - (x - p.wx);
-    uint col = (p.head + p.ww - 1u - age) % p.ww;
+  if (x - p.wx < p.ww && y - p.wy < p.wh) {     // (unsigned: x >= wx too)
+    uint col = p.head + (x - p.wx);
     uint row = p.wy + p.wh - 1u - y;
-    float v = ring[col * p.wh + row];
 
-    c = unpack_rgb (lut[uint (round (255.0 * level (v)))]);
-  } else if (x >= p.sx && x < p.sx + p.sw && y >= p.sy && y < p.sy + p.sh) {
+    if (col >= p.ww)
+      col -= p.ww;
+    c = lut_word (ring[row * p.ww + col]);
+  } else if (x - p.sx < p.sw && y - p.sy < p.sh) {
     uint i = x - p.sx;
     uint yy = p.sy + p.sh - 1u - y;     // 0: the bottom row
     float h = level (spec[i]) * float (p.sh);
     float hp = level (spec[p.sw + i]) * float (p.sh);
-    uint peak_row = min (uint (floor (hp)), p.sh - 1u);
+    uint peak_row = min (uint (hp), p.sh - 1u);
 
-    c = BAR_BACKGROUND;
+    c = p.bar_background;
     if (float (yy) + 0.5 < h)
-      c = unpack_rgb (lut[uint (round (255.0 * (float (yy) + 0.5)
-                      / float (p.sh)))]);
+      c = lut[uint (255.0 * (float (yy) + 0.5) / float (p.sh) + 0.5)];
     if (hp > 0.0 && yy == peak_row)
-      c = PEAK_RGB;
+      c = p.peak;
   }
   o = overlay[y * p.width + x];
-  a = float (o >> 24) / 255.0;
-  c = mix (c, unpack_rgb (o), a);
-  b = uvec3 (round (clamp (c, 0.0, 1.0) * 255.0));
-  outp[y * p.width + x] = (b.r << p.shift_r) | (b.g << p.shift_g)
-      | (b.b << p.shift_b) | (255u << p.shift_a);
+  outp[y * p.width + x] = o != 0u ? o : c;
 }
 
 void

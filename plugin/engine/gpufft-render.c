@@ -22,7 +22,7 @@ typedef struct
   guint32 sx, sy, sw, sh;
   guint32 n_values, n_new, head;
   gfloat min_db, inv_range, peak_fall;
-  guint32 shift_r, shift_g, shift_b, shift_a;
+  guint32 background, bar_background, peak;
 } RenderParams;
 
 struct _GpufftRender
@@ -77,6 +77,10 @@ check_config (const GpufftRenderConfig * c, GError ** error)
   for (i = 0; i < 4; i++)
     if (c->shift[i] > 24 || c->shift[i] % 8 != 0)
       return invalid (error, "shifts must be 0, 8, 16 or 24");
+  if (c->shift[0] == c->shift[1] || c->shift[0] == c->shift[2]
+      || c->shift[0] == c->shift[3] || c->shift[1] == c->shift[2]
+      || c->shift[1] == c->shift[3] || c->shift[2] == c->shift[3])
+    return invalid (error, "the four shifts must differ");
   return TRUE;
 }
 
@@ -194,6 +198,25 @@ gpufft_render_free (GpufftRender * r)
   g_free (r);
 }
 
+static guint32
+pack (const GpufftRenderConfig * c, guint8 r, guint8 g, guint8 b)
+{
+  return ((guint32) r << c->shift[0]) | ((guint32) g << c->shift[1]) |
+      ((guint32) b << c->shift[2]) | (255u << c->shift[3]);
+}
+
+static guint32
+pack_rgb (const GpufftRenderConfig * c, guint32 rgb)
+{
+  return pack (c, (rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255);
+}
+
+guint32
+gpufft_render_pack (GpufftRender * r, guint8 red, guint8 green, guint8 blue)
+{
+  return pack (&r->cfg, red, green, blue);
+}
+
 guint32 *
 gpufft_render_lut (GpufftRender * r)
 {
@@ -274,10 +297,9 @@ gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
   params.min_db = run->min_db;
   params.inv_range = 1.0f / (run->max_db - run->min_db);
   params.peak_fall = run->peak_fall_db;
-  params.shift_r = c->shift[0];
-  params.shift_g = c->shift[1];
-  params.shift_b = c->shift[2];
-  params.shift_a = c->shift[3];
+  params.background = pack_rgb (c, c->background);
+  params.bar_background = pack_rgb (c, c->bar_background);
+  params.peak = pack_rgb (c, c->peak);
 
   if (!gpufft_buffer_flush (&r->cols, r->ctx, error)
       || !gpufft_buffer_flush (&r->lut, r->ctx, error)

@@ -11,10 +11,11 @@
  *   map       how a column of n_values values (the plan's bins or bands)
  *             becomes the wf_h rows and the sp_w panel positions
  *             (GpufftRenderMap)
- * and in host-visible memory the caller writes between runs:
- *   lut       256 packed RGBA words (r in bits 0..7, g 8..15, b 16..23)
- *   overlay   width x height RGBA8 words (alpha in bits 24..31), blended
- *             over everything: axes, labels, colour bar, title
+ * and in host-visible memory the caller writes between runs, in the
+ * output's byte order (gpufft_render_pack()):
+ *   lut       256 words, the colour map from the lowest level up
+ *   overlay   width x height words over everything (axes, labels, colour
+ *             bar, title): 0 is transparent, any other word is the pixel
  *   columns   the next run's new columns, [max_columns][n_values] floats
  *
  * One run (gpufft_render_run) records: the ring and spec reset (after
@@ -66,6 +67,9 @@ typedef struct
   /* bit offsets of r, g, b and alpha (or the unused byte) in the packed
    * output word: RGBA in memory is 0, 8, 16, 24 (little-endian words) */
   guint shift[4];
+  /* colours of the background, of the spectrum panel above its bars and
+   * of the peak-hold trace, as 0xRRGGBB */
+  guint32 background, bar_background, peak;
 } GpufftRenderConfig;
 
 typedef struct _GpufftRender GpufftRender;
@@ -75,6 +79,9 @@ GpufftRender *gpufft_render_new (GpufftContext * ctx,
 /* Waits for a run in flight (bounded), then frees everything. */
 void gpufft_render_free (GpufftRender * render);
 
+/* r, g, b as one output word (alpha or the unused byte 255; never 0) */
+guint32 gpufft_render_pack (GpufftRender * render, guint8 r, guint8 g,
+    guint8 b);
 guint32 *gpufft_render_lut (GpufftRender * render);     /* [256] */
 guint32 *gpufft_render_overlay (GpufftRender * render); /* [width*height] */
 gfloat *gpufft_render_columns (GpufftRender * render);  /* [max_columns]
