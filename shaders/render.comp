@@ -20,8 +20,9 @@
 //   idx (v) = round (255 clamp ((v - min_db) * inv_range, 0, 1)).
 //   Spectrum panel: a bar per x up to the level's height (each pixel the
 //   LUT word of the level at its height, BAR_BACKGROUND above), the
-//   peak-hold trace one pixel high in `peak`. Elsewhere `background`. An
-//   overlay word other than 0 replaces the pixel (0 is transparent).
+//   peak-hold trace one pixel high in `peak`. Elsewhere the overlay's word,
+//   or `background` where it is 0 (transparent): the overlay is only read
+//   outside the two plots (the caller draws nothing inside them).
 //   lut, overlay, background, bar_background and peak are packed in the
 //   output format's byte order by the caller: the pass only picks words.
 // The ring is row-major ([wh][ww]) so that a row of pixels reads
@@ -100,7 +101,7 @@ void
 compose ()
 {
   uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
-  uint c = p.background, o;
+  uint c, o;
 
   if (x >= p.width || y >= p.height)
     return;
@@ -123,9 +124,12 @@ compose ()
       c = lut[uint (255.0 * (float (yy) + 0.5) / float (p.sh) + 0.5)];
     if (hp > 0.0 && yy == peak_row)
       c = p.peak;
+  } else {
+    // the overlay's pixels: only outside the plots
+    o = overlay[y * p.width + x];
+    c = o != 0u ? o : p.background;
   }
-  o = overlay[y * p.width + x];
-  outp[y * p.width + x] = o != 0u ? o : c;
+  outp[y * p.width + x] = c;
 }
 
 void

@@ -14,8 +14,10 @@
  * and in host-visible memory the caller writes between runs, in the
  * output's byte order (gpufft_render_pack()):
  *   lut       256 words, the colour map from the lowest level up
- *   overlay   width x height words over everything (axes, labels, colour
- *             bar, title): 0 is transparent, any other word is the pixel
+ *   overlay   width x height words around the plots (axes, labels,
+ *             colour bar, title): 0 is transparent (the background), any
+ *             other word is the pixel; read only outside the waterfall and
+ *             the spectrum panel
  *   columns   the next run's new columns, [max_columns][n_values] floats
  *
  * One run (gpufft_render_run) records: the ring and spec reset (after
