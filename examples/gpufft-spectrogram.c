@@ -142,8 +142,7 @@ file_duration (const gchar * input)
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
   if (d <= 0) {
-    g_printerr ("gpufft-spectrogram: cannot find the duration of %s\n",
-        input);
+    g_printerr ("gpufft-spectrogram: cannot find the duration of %s\n", input);
     return -1;
   }
   return d / 1e9;

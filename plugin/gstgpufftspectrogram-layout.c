@@ -393,8 +393,7 @@ draw_freq_tick (gpointer data, guint pixel, gdouble f)
     gint y = (gint) (l->wf_y + l->wf_h - 1 - pixel);
 
     fill (t->c, l->wf_x - 4 * s, y, 4 * s, 1, t->c->ink);
-    text (t->c, (gint) (l->wf_x - 6 * s - tw), y - (gint) (ch / 2), label,
-        s);
+    text (t->c, (gint) (l->wf_x - 6 * s - tw), y - (gint) (ch / 2), label, s);
   } else {
     gint x = (gint) (l->sp_x + pixel);
     gint y = (gint) (l->sp_y + l->sp_h);
@@ -435,8 +434,7 @@ draw_bar_tick (gpointer data, guint pixel, gdouble v)
   if (!t->horizontal) {
     gint y = (gint) (l->wf_y + l->wf_h - 1 - pixel);
 
-    fill (t->c, l->bar_x + l->bar_w, y, 3 * s, 1,
-        t->c->ink);
+    fill (t->c, l->bar_x + l->bar_w, y, 3 * s, 1, t->c->ink);
     text (t->c, (gint) (l->bar_x + l->bar_w + 4 * s), y - (gint) ch / 2,
         label, s);
   } else {
@@ -472,11 +470,9 @@ gst_gpu_fft_layout_draw (const GstGpuFftLayout * l, guint32 * overlay,
     freq_ticks (a, bands, l->wf_h, ch + 6 * s, draw_freq_tick, &t);
     /* colour bar: the LUT from bottom to top, with dB ticks */
     for (j = 0; j < l->wf_h; j++) {
-      guint idx = l->wf_h > 1 ? (guint) round (255.0 * j / (l->wf_h - 1)) :
-          255;
+      guint idx = l->wf_h > 1 ? (guint) round (255.0 * j / (l->wf_h - 1)) : 255;
 
-      fill (&c, l->bar_x, l->wf_y + l->wf_h - 1 - j, l->bar_w, 1,
-          lut[idx]);
+      fill (&c, l->bar_x, l->wf_y + l->wf_h - 1 - j, l->bar_w, 1, lut[idx]);
     }
     text (&c, l->bar_x, 3 * s, "dB", s);
     db_ticks (min_db, max_db, l->wf_h, ch + 6 * s, draw_bar_tick, &t);

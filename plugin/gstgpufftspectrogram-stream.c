@@ -213,8 +213,7 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
             rows), 256, 16384);
   self->fft_size = n;
   if (l->wf_w > 0)
-    self->column_hop = MAX (1, (guint) llround (rate * s->time_span /
-            l->wf_w));
+    self->column_hop = MAX (1, (guint) llround (rate * s->time_span / l->wf_w));
   else
     self->column_hop = MAX (1, (guint) llround (rate / fps (self)));
   self->frame_hop = MAX (1, MIN (self->column_hop,
@@ -428,8 +427,7 @@ engine_failed (GstGpuFftSpectrogram * self, GError * error)
  * samples, a group per column; close_last: also closes the column left
  * open (EOS). Collects the columns into self->columns. */
 static gboolean
-analyse (GstGpuFftSpectrogram * self, guint64 padded_avail,
-    gboolean close_last)
+analyse (GstGpuFftSpectrogram * self, guint64 padded_avail, gboolean close_last)
 {
   const GpufftPlanConfig *pc = gpufft_plan_get_config (self->plan);
   guint max_frames = gpufft_plan_get_max_frames (self->plan);
@@ -493,8 +491,7 @@ analyse (GstGpuFftSpectrogram * self, guint64 padded_avail,
     batch.n_groups = n_groups;
     batch.db_floor = DB_FLOOR;
     if (!gpufft_plan_submit (self->plan, &batch, &error)
-        || gpufft_plan_collect (self->plan, TRUE, on_result, self,
-            &error) < 0)
+        || gpufft_plan_collect (self->plan, TRUE, on_result, self, &error) < 0)
       return engine_failed (self, error);
     self->next_frame += n;
     /* the FIFO keeps what the next frame needs */
@@ -555,8 +552,7 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
   GstVideoFrame frame;
   GstFlowReturn ret;
 
-  running = gst_segment_to_running_time (&self->segment, GST_FORMAT_TIME,
-      pts);
+  running = gst_segment_to_running_time (&self->segment, GST_FORMAT_TIME, pts);
   GST_OBJECT_LOCK (self);
   earliest = self->qos_earliest;
   GST_OBJECT_UNLOCK (self);
@@ -572,8 +568,7 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
     self->columns_rendered += skip;
     n_pending -= skip;
   } else if (l->wf_w == 0 && n_pending > 1) {
-    g_array_remove_range (self->columns, 0, (n_pending - 1) *
-        self->n_values);
+    g_array_remove_range (self->columns, 0, (n_pending - 1) * self->n_values);
     self->columns_rendered += n_pending - 1;
     n_pending = 1;
   }
@@ -649,11 +644,9 @@ render_due (GstGpuFftSpectrogram * self)
       && frame_start (self, self->video_frame + 1) <= self->samples) {
     guint64 f = self->video_frame;
 
-    if (!analyse (self, self->fft_size / 2 + frame_start (self, f + 1),
-            FALSE))
+    if (!analyse (self, self->fft_size / 2 + frame_start (self, f + 1), FALSE))
       return GST_FLOW_ERROR;
-    ret = render_frame (self, f, frame_pts (self, f + 1) - frame_pts (self,
-            f));
+    ret = render_frame (self, f, frame_pts (self, f + 1) - frame_pts (self, f));
     self->video_frame++;
   }
   return ret;
@@ -732,8 +725,7 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
     self->samples = 0;
     self->video_frame = 0;
   }
-  if (self->fifo_origin == 0 && self->next_frame == 0
-      && self->fifo->len == 0)
+  if (self->fifo_origin == 0 && self->next_frame == 0 && self->fifo->len == 0)
     fifo_append_zeros (self, self->fft_size / 2);
   fifo_append (self, buf, n);
   self->samples += n;

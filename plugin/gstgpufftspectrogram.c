@@ -90,8 +90,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
 
 #define gst_gpu_fft_spectrogram_parent_class parent_class
-G_DEFINE_TYPE (GstGpuFftSpectrogram, gst_gpu_fft_spectrogram,
-    GST_TYPE_ELEMENT);
+G_DEFINE_TYPE (GstGpuFftSpectrogram, gst_gpu_fft_spectrogram, GST_TYPE_ELEMENT);
 GST_ELEMENT_REGISTER_DEFINE (gpufftspectrogram, "gpufftspectrogram",
     GST_RANK_NONE, GST_TYPE_GPU_FFT_SPECTROGRAM);
 
@@ -103,7 +102,7 @@ gst_gpu_fft_spectrogram_mode_get_type (void)
     {GST_GPU_FFT_SPECTROGRAM_MODE_WATERFALL,
         "Scrolling spectrogram: time across, frequency up", "waterfall"},
     {GST_GPU_FFT_SPECTROGRAM_MODE_SPECTRUM,
-        "The current spectrum (frequency across, level up) with peak hold",
+          "The current spectrum (frequency across, level up) with peak hold",
         "spectrum"},
     {GST_GPU_FFT_SPECTROGRAM_MODE_BOTH,
         "Waterfall above, spectrum below", "both"},
@@ -583,8 +582,7 @@ gst_gpu_fft_spectrogram_src_query (GstPad * pad, GstObject * parent,
           GST_VIDEO_INFO_FPS_D (&self->vinfo),
           GST_VIDEO_INFO_FPS_N (&self->vinfo));
     if (rate > 0 && self->fft_size > 0)
-      ours += gst_util_uint64_scale_int (GST_SECOND, self->fft_size / 2,
-          rate);
+      ours += gst_util_uint64_scale_int (GST_SECOND, self->fft_size / 2, rate);
     min += ours;
     if (GST_CLOCK_TIME_IS_VALID (max))
       max += ours;
@@ -685,10 +683,8 @@ gst_gpu_fft_spectrogram_init (GstGpuFftSpectrogram * self)
   GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
-  gst_pad_set_event_function (self->srcpad,
-      gst_gpu_fft_spectrogram_src_event);
-  gst_pad_set_query_function (self->srcpad,
-      gst_gpu_fft_spectrogram_src_query);
+  gst_pad_set_event_function (self->srcpad, gst_gpu_fft_spectrogram_src_event);
+  gst_pad_set_query_function (self->srcpad, gst_gpu_fft_spectrogram_src_query);
   gst_pad_use_fixed_caps (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 

@@ -106,13 +106,11 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
   pixels = (gsize) config->width * config->height;
 
   r->columns_pipe = gpufft_shared_pipeline (ctx, render_spv,
-      sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec0, 1,
-      error);
+      sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec0, 1, error);
   if (!r->columns_pipe)
     goto fail;
   r->compose_pipe = gpufft_shared_pipeline (ctx, render_spv,
-      sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec1, 1,
-      error);
+      sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec1, 1, error);
   if (!r->compose_pipe)
     goto fail;
 
@@ -308,10 +306,8 @@ gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
     return FALSE;
   if (r->reset) {
     memcpy (&floor_bits, &floor_db, 4);
-    vkCmdFillBuffer (r->cmd.cmd, r->ring.buffer, 0, r->ring.size,
-        floor_bits);
-    vkCmdFillBuffer (r->cmd.cmd, r->spec.buffer, 0, r->spec.size,
-        floor_bits);
+    vkCmdFillBuffer (r->cmd.cmd, r->ring.buffer, 0, r->ring.size, floor_bits);
+    vkCmdFillBuffer (r->cmd.cmd, r->spec.buffer, 0, r->spec.size, floor_bits);
     gpufft_command_barrier (&r->cmd);
   }
   if (run->n_columns > 0 && n_map > 0) {
@@ -330,8 +326,7 @@ gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
   }
   if (!gpufft_command_submit (&r->cmd, r->ctx, error))
     return FALSE;
-  if (!gpufft_command_wait (&r->cmd, r->ctx, r->ctx->fence_timeout_ns,
-          error)) {
+  if (!gpufft_command_wait (&r->cmd, r->ctx, r->ctx->fence_timeout_ns, error)) {
     if (error && *error == NULL) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
           "the Vulkan device did not finish a spectrogram frame within "

@@ -214,8 +214,7 @@ gray_column (Pictures * p, guint age)
 static guint
 expected_gray (gdouble db, gdouble min_db, gdouble max_db)
 {
-  return (guint) round (255 * CLAMP ((db - min_db) / (max_db - min_db), 0,
-          1));
+  return (guint) round (255 * CLAMP ((db - min_db) / (max_db - min_db), 0, 1));
 }
 
 /* A tone of amplitude 0.1 (-20 dB) on bin k lights row floor (u(f) H) with
