@@ -536,6 +536,25 @@ copy_frame (GstGpuFftSpectrogram * self, GstVideoFrame * frame)
     memcpy (dst + (gsize) y * stride, px + (gsize) y * w, (gsize) w * 4);
 }
 
+/* A name for this memory that no other memory gets, even at the same
+ * address later (the renderer keeps imports by it). */
+static guint64
+memory_key (GstMemory * mem)
+{
+  static GQuark quark;
+  static gint counter;
+  gpointer key;
+
+  if (!quark)
+    quark = g_quark_from_static_string ("gpufftspectrogram-render-key");
+  key = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), quark);
+  if (!key) {
+    key = GSIZE_TO_POINTER ((gsize) g_atomic_int_add (&counter, 1) + 1);
+    gst_mini_object_set_qdata (GST_MINI_OBJECT (mem), quark, key, NULL);
+  }
+  return GPOINTER_TO_SIZE (key);
+}
+
 /* Renders video frame f (covering real samples up to `end`) with the
  * columns collected so far, and pushes it. */
 static GstFlowReturn
@@ -548,9 +567,11 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
   guint n_pending = self->columns->len / self->n_values;
   gboolean show = TRUE;
   const GstGpuFftLayout *l = &self->layout;
-  GstBuffer *out;
+  GstBuffer *out = NULL;
   GstVideoFrame frame;
   GstFlowReturn ret;
+  GpufftRenderTarget target = { NULL, 0, 0, 0 };
+  gboolean written = FALSE;
 
   running = gst_segment_to_running_time (&self->segment, GST_FORMAT_TIME, pts);
   GST_OBJECT_LOCK (self);
@@ -571,6 +592,24 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
     g_array_remove_range (self->columns, 0, (n_pending - 1) * self->n_values);
     self->columns_rendered += n_pending - 1;
     n_pending = 1;
+  }
+
+  /* the output buffer first: the device writes the frame into it */
+  if (show) {
+    ret = gst_gpu_fft_spectrogram_alloc (self, &out);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    if (!gst_video_frame_map (&frame, &self->vinfo, out, GST_MAP_WRITE)) {
+      gst_buffer_unref (out);
+      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
+          ("could not map an output buffer"));
+      return GST_FLOW_ERROR;
+    }
+    target.data = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+    target.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    target.size = frame.map[0].size - ((guint8 *) target.data -
+        frame.map[0].data);
+    target.key = memory_key (gst_buffer_peek_memory (out, 0));
   }
 
   memset (&run, 0, sizeof (run));
@@ -597,7 +636,12 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
       gst_gpu_fft_layout_draw_time (l, gpufft_render_overlay (self->render),
           t0 + ((gdouble) self->columns_rendered - 1) * dt, dt);
     }
-    if (!gpufft_render_run (self->render, &run, &error)) {
+    if (!gpufft_render_run (self->render, &run, run.compose ? &target : NULL,
+            &written, &error)) {
+      if (show) {
+        gst_video_frame_unmap (&frame);
+        gst_buffer_unref (out);
+      }
       engine_failed (self, error);
       return GST_FLOW_ERROR;
     }
@@ -611,16 +655,8 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
         "drawn", f);
     return GST_FLOW_OK;
   }
-  ret = gst_gpu_fft_spectrogram_alloc (self, &out);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  if (!gst_video_frame_map (&frame, &self->vinfo, out, GST_MAP_WRITE)) {
-    gst_buffer_unref (out);
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
-        ("could not map an output buffer"));
-    return GST_FLOW_ERROR;
-  }
-  copy_frame (self, &frame);
+  if (!written)
+    copy_frame (self, &frame);
   gst_video_frame_unmap (&frame);
   GST_BUFFER_PTS (out) = pts;
   GST_BUFFER_DTS (out) = GST_CLOCK_TIME_NONE;
@@ -630,6 +666,8 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
     GST_BUFFER_FLAG_SET (out, GST_BUFFER_FLAG_DISCONT);
   GST_OBJECT_LOCK (self);
   self->frames_rendered++;
+  if (written)
+    self->frames_written++;
   GST_OBJECT_UNLOCK (self);
   return gst_pad_push (self->srcpad, out);
 }

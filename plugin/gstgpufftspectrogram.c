@@ -334,7 +334,8 @@ gst_gpu_fft_spectrogram_get_property (GObject * object, guint prop_id,
     case PROP_STATS:
       g_value_take_boxed (value, gst_structure_new ("stats",
               "rendered", G_TYPE_UINT64, self->frames_rendered,
-              "dropped", G_TYPE_UINT64, self->frames_dropped, NULL));
+              "dropped", G_TYPE_UINT64, self->frames_dropped,
+              "device-written", G_TYPE_UINT64, self->frames_written, NULL));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -377,6 +378,9 @@ setup_pool (GstGpuFftSpectrogram * self, GstCaps * caps)
     }
   }
   if (self->pool) {
+    /* its memory goes: the renderer must not keep imports of it */
+    if (self->render)
+      gpufft_render_forget_targets (self->render);
     gst_buffer_pool_set_active (self->pool, FALSE);
     gst_object_unref (self->pool);
   }
@@ -642,7 +646,7 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
     self->have_video = FALSE;
     GST_OBJECT_LOCK (self);
     self->qos_earliest = GST_CLOCK_TIME_NONE;
-    self->frames_rendered = self->frames_dropped = 0;
+    self->frames_rendered = self->frames_dropped = self->frames_written = 0;
     GST_OBJECT_UNLOCK (self);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
@@ -787,7 +791,8 @@ gst_gpu_fft_spectrogram_class_init (GstGpuFftSpectrogramClass * klass)
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Frames rendered and dropped (QoS)", GST_TYPE_STRUCTURE,
+          "Frames rendered, dropped (QoS) and written by the device straight "
+          "into the output buffer", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);

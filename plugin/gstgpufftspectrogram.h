@@ -83,6 +83,7 @@ struct _GstGpuFftSpectrogram
   GstClockTime qos_earliest;
   gdouble qos_proportion;
   guint64 frames_rendered, frames_dropped;
+  guint64 frames_written;       /* by the device into the output buffer */
 
   /* --- streaming thread --- */
   GstAudioInfo ainfo;

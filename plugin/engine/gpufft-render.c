@@ -5,6 +5,7 @@
 
 #include "gpufft-render.h"
 #include "gpufft-command.h"
+#include "gpufft-import.h"
 #include "gpufft-shared.h"
 #include "gpufft-vk-error.h"
 
@@ -14,6 +15,15 @@ static const guint32 render_spv[] =
 
 #define RENDER_T 64             /* local_size_x of render.comp */
 #define N_BUFFERS 7
+#define N_TARGETS 8             /* imports kept (a buffer pool's worth) */
+
+typedef struct
+{
+  gpointer data;
+  gsize size;
+  guint64 key, last_use;
+  GpufftImport imp;
+} Target;
 
 typedef struct
 {
@@ -33,9 +43,13 @@ struct _GpufftRender
   GpufftDescriptorPool pool;
   VkDescriptorSet columns_set, compose_set;
   GpufftBuffer cols, map, ring, spec, lut, overlay, out;
+  GpufftBuffer readback;        /* when `out` is not host-visible */
   GpufftCommand cmd;
   guint head;                   /* ring index of the next new column */
   gboolean reset;
+  Target targets[N_TARGETS];
+  guint64 uses;
+  gboolean import;              /* the device imports host memory */
 };
 
 static gboolean
@@ -84,6 +98,22 @@ check_config (const GpufftRenderConfig * c, GError ** error)
   return TRUE;
 }
 
+/* Whether frames go straight into the caller's memory: on GPUs that can
+ * import host memory (it saves the host a copy of every frame); not on CPU
+ * devices, where the device's copy is a CPU copy too. GPUFFT_RENDER_IMPORT
+ * = 1 or 0 overrides (where the device can import at all). */
+static gboolean
+import_targets (GpufftContext * ctx)
+{
+  const gchar *env = g_getenv ("GPUFFT_RENDER_IMPORT");
+
+  if (ctx->host_import_align == 0)
+    return FALSE;
+  if (env && *env)
+    return g_strcmp0 (env, "0") != 0;
+  return ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
 GpufftRender *
 gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
     GError ** error)
@@ -104,6 +134,7 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
   r->reset = TRUE;
   n_map = config->wf_h + config->sp_w;
   pixels = (gsize) config->width * config->height;
+  r->import = import_targets (ctx);
 
   r->columns_pipe = gpufft_shared_pipeline (ctx, render_spv,
       sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec0, 1, error);
@@ -127,11 +158,17 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
           error)
       || !gpufft_buffer_init (&r->overlay, ctx, pixels * 4,
           GPUFFT_MEMORY_UPLOAD, error)
-      || !gpufft_buffer_init (&r->out, ctx, pixels * 4,
+      /* the frame: in device memory when the device copies it into the
+       * caller's memory, else where the host reads it */
+      || !gpufft_buffer_init (&r->out, ctx, pixels * 4, r->import ?
+          GPUFFT_MEMORY_DEVICE : GPUFFT_MEMORY_READBACK, error))
+    goto fail;
+  /* (a caller's memory the driver refuses: the frame comes back here) */
+  if (!r->out.mapped && !gpufft_buffer_init (&r->readback, ctx, pixels * 4,
           GPUFFT_MEMORY_READBACK, error))
     goto fail;
   if (!r->cols.mapped || !r->map.mapped || !r->lut.mapped
-      || !r->overlay.mapped || !r->out.mapped) {
+      || !r->overlay.mapped || !(r->out.mapped || r->readback.mapped)) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
         "spectrogram render: host-visible memory could not be mapped");
     goto fail;
@@ -184,6 +221,7 @@ gpufft_render_free (GpufftRender * r)
   ctx = r->ctx;
   /* waits (bounded) for a run in flight */
   gpufft_command_clear (&r->cmd, ctx);
+  gpufft_render_forget_targets (r);
   gpufft_descriptor_pool_clear (&r->pool, ctx);
   gpufft_buffer_clear (&r->cols, ctx);
   gpufft_buffer_clear (&r->map, ctx);
@@ -192,6 +230,7 @@ gpufft_render_free (GpufftRender * r)
   gpufft_buffer_clear (&r->lut, ctx);
   gpufft_buffer_clear (&r->overlay, ctx);
   gpufft_buffer_clear (&r->out, ctx);
+  gpufft_buffer_clear (&r->readback, ctx);
   gpufft_context_unref (ctx);
   g_free (r);
 }
@@ -236,7 +275,7 @@ gpufft_render_columns (GpufftRender * r)
 const guint32 *
 gpufft_render_pixels (GpufftRender * r)
 {
-  return r->out.mapped;
+  return r->out.mapped ? r->out.mapped : r->readback.mapped;
 }
 
 void
@@ -244,6 +283,92 @@ gpufft_render_reset (GpufftRender * r)
 {
   r->reset = TRUE;
   r->head = 0;
+}
+
+void
+gpufft_render_forget_targets (GpufftRender * r)
+{
+  guint i;
+
+  for (i = 0; i < N_TARGETS; i++) {
+    gpufft_import_clear (r->ctx, &r->targets[i].imp);
+    memset (&r->targets[i], 0, sizeof (r->targets[i]));
+  }
+}
+
+/* The kept import of t, made now if needed (the least recently used one
+ * makes room); NULL when the driver refuses the memory. Runs are waited
+ * for before they return: no import is in use here. */
+static Target *
+target_import (GpufftRender * r, const GpufftRenderTarget * t)
+{
+  Target *slot = NULL;
+  GError *err = NULL;
+  guint i;
+
+  for (i = 0; i < N_TARGETS; i++) {
+    Target *c = &r->targets[i];
+
+    if (c->data == t->data && c->size == t->size && c->key == t->key
+        && c->imp.buffer != VK_NULL_HANDLE) {
+      c->last_use = ++r->uses;
+      return c;
+    }
+  }
+  for (i = 0; i < N_TARGETS; i++) {
+    Target *c = &r->targets[i];
+
+    /* memory at a known address with a new key: the old one is gone */
+    if (c->imp.buffer != VK_NULL_HANDLE && c->data == t->data)
+      slot = c;
+  }
+  for (i = 0; !slot && i < N_TARGETS; i++)
+    if (r->targets[i].imp.buffer == VK_NULL_HANDLE)
+      slot = &r->targets[i];
+  if (!slot) {
+    /* all kept: the least recently used makes room */
+    slot = &r->targets[0];
+    for (i = 1; i < N_TARGETS; i++)
+      if (r->targets[i].last_use < slot->last_use)
+        slot = &r->targets[i];
+  }
+  gpufft_import_clear (r->ctx, &slot->imp);
+  memset (slot, 0, sizeof (*slot));
+  if (!gpufft_import_host_usage (r->ctx, t->data, t->size,
+          VK_BUFFER_USAGE_TRANSFER_DST_BIT, &slot->imp, &err)) {
+    g_debug ("spectrogram render: host memory not imported: %s",
+        err->message);
+    g_clear_error (&err);
+    return NULL;
+  }
+  slot->data = t->data;
+  slot->size = t->size;
+  slot->key = t->key;
+  slot->last_use = ++r->uses;
+  return slot;
+}
+
+/* out -> the imported target, row by row unless the strides agree */
+static void
+record_target_copy (GpufftRender * r, Target * dst, gsize stride)
+{
+  const GpufftRenderConfig *c = &r->cfg;
+  gsize row = (gsize) c->width * 4;
+  guint n = stride == row ? 1 : c->height, y;
+  VkBufferCopy *regions = g_newa (VkBufferCopy, MIN (n, 256));
+
+  for (y = 0; y < n; y += 256) {
+    guint k, m = MIN (256, n - y);
+
+    for (k = 0; k < m; k++) {
+      regions[k].srcOffset = (VkDeviceSize) (y + k) * row;
+      regions[k].dstOffset = dst->imp.offset + (VkDeviceSize) (y + k) *
+          stride;
+      regions[k].size = n == 1 ? row * c->height : row;
+    }
+    vkCmdCopyBuffer (r->cmd.cmd, r->out.buffer, dst->imp.buffer, m, regions);
+  }
+  gpufft_command_barrier (&r->cmd);
 }
 
 static void
@@ -260,8 +385,9 @@ bind (GpufftRender * r, const GpufftPipeline * pipe, VkDescriptorSet set,
 
 gboolean
 gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
-    GError ** error)
+    const GpufftRenderTarget * target, gboolean * written, GError ** error)
 {
+  Target *dst = NULL;
   const GpufftRenderConfig *c = &r->cfg;
   RenderParams params;
   guint n_map = c->wf_h + c->sp_w;
@@ -276,6 +402,16 @@ gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
         "the Vulkan device was lost");
     return FALSE;
+  }
+
+  if (written)
+    *written = FALSE;
+  if (target && run->compose && r->import) {
+    if (target->stride < (gsize) c->width * 4
+        || target->size < (gsize) (c->height - 1) * target->stride +
+        (gsize) c->width * 4)
+      return invalid (error, "the target is smaller than the frame");
+    dst = target_import (r, target);
   }
 
   memset (&params, 0, sizeof (params));
@@ -323,6 +459,15 @@ gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
     vkCmdDispatch (r->cmd.cmd, (c->width + RENDER_T - 1) / RENDER_T,
         c->height, 1);
     gpufft_command_barrier (&r->cmd);
+    if (dst)
+      record_target_copy (r, dst, target->stride);
+    else if (!r->out.mapped) {
+      VkBufferCopy region = { 0, 0, r->out.size };
+
+      vkCmdCopyBuffer (r->cmd.cmd, r->out.buffer, r->readback.buffer, 1,
+          &region);
+      gpufft_command_barrier (&r->cmd);
+    }
   }
   if (!gpufft_command_submit (&r->cmd, r->ctx, error))
     return FALSE;
@@ -337,7 +482,10 @@ gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
   }
   r->reset = FALSE;
   r->head = params.head;
-  if (run->compose && !gpufft_buffer_invalidate (&r->out, r->ctx, error))
+  if (dst && written)
+    *written = TRUE;
+  if (run->compose && !dst && !gpufft_buffer_invalidate (r->out.mapped ?
+          &r->out : &r->readback, r->ctx, error))
     return FALSE;
   return TRUE;
 }

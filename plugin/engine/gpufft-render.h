@@ -30,8 +30,10 @@
  * What crosses the bus per run: up, the new columns (n_columns x n_values
  * floats) and whatever the caller changed in the overlay and LUT (they
  * live in host-visible memory the device reads in place); down, the
- * finished frame, width x height x 4 bytes, read by the caller from
- * host-visible memory.
+ * finished frame, width x height x 4 bytes: copied by the device straight
+ * into the caller's memory (a GpufftRenderTarget, imported) or, where the
+ * device cannot import host memory, left in host-visible memory for the
+ * caller to copy.
  *
  * Threading: one GpufftRender is used by one thread at a time (its owner);
  * different renders on one context may run on different threads. Pointers
@@ -104,8 +106,32 @@ typedef struct
                                  * frame that will not be shown) */
 } GpufftRenderRun;
 
+/* Where the caller wants the composed frame: dst (size bytes, rows
+ * stride bytes apart, at least width * 4) in host memory that stays valid
+ * and is not otherwise written until the run returns. `key` names the
+ * memory: the renderer keeps the import of dst (VK_EXT_external_memory_
+ * host, pinned pages) for the next runs into the same memory, and a known
+ * address with a new key is taken as new memory (the old import is
+ * dropped). */
+typedef struct
+{
+  gpointer data;
+  gsize size, stride;
+  guint64 key;
+} GpufftRenderTarget;
+
+/* target may be NULL. With a target the device copies the frame into it
+ * (*written TRUE) when it is a GPU that can import host memory (on CPU
+ * devices, such as lavapipe, that copy is a CPU copy too: not done; the
+ * environment variable GPUFFT_RENDER_IMPORT = 1 or 0 overrides), and the
+ * driver took this memory; otherwise *written is FALSE and the frame is at
+ * gpufft_render_pixels() for the caller to copy. */
 gboolean gpufft_render_run (GpufftRender * render, const GpufftRenderRun * run,
-    GError ** error);
+    const GpufftRenderTarget * target, gboolean * written, GError ** error);
+
+/* Forgets every kept import (call when the memory they name may be freed:
+ * a new buffer pool). */
+void gpufft_render_forget_targets (GpufftRender * render);
 
 /* The last composed frame: height rows of width packed words, tightly
  * packed. Valid until the next run. */

@@ -32,6 +32,7 @@ typedef struct
   GPtrArray *frames;            /* GstBuffer* */
   GstCaps *caps;                /* of the last frame */
   GstStructure *layout;
+  GstStructure *stats;
   gboolean eos;
 } Pictures;
 
@@ -43,6 +44,8 @@ pictures_free (Pictures * p)
     gst_caps_unref (p->caps);
   if (p->layout)
     gst_structure_free (p->layout);
+  if (p->stats)
+    gst_structure_free (p->stats);
   g_free (p);
 }
 
@@ -112,7 +115,7 @@ render (const gchar * video_caps, const gchar * const *props,
     gst_event_unref (ev);
   }
   p->caps = gst_pad_get_current_caps (h->sinkpad);
-  g_object_get (h->element, "layout", &p->layout, NULL);
+  g_object_get (h->element, "layout", &p->layout, "stats", &p->stats, NULL);
   gst_harness_teardown (h);
   fail_unless (p->frames->len > 0, "no frame came out");
   return p;
@@ -623,6 +626,52 @@ GST_START_TEST (test_formats_byte_order)
 
 GST_END_TEST;
 
+/* The frame written by the device straight into the output buffer (host
+ * memory imported: GPUFFT_RENDER_IMPORT=1) is bit for bit the frame the
+ * element copies itself (GPUFFT_RENDER_IMPORT=0), every frame, mode both. */
+GST_START_TEST (test_written_in_place)
+{
+  const gchar *props[] = { "mode", "both", "frequency-axis", "log", NULL };
+  const gchar *caps = "video/x-raw, format=BGRx, width=480, height=300, "
+      "framerate=20/1";
+  gdouble *x = tone (RATE / 2, 0.3, 2500);
+  Pictures *a, *b;
+  guint i;
+
+  g_setenv ("GPUFFT_RENDER_IMPORT", "1", TRUE);
+  a = render (caps, props, x, RATE / 2);
+  g_setenv ("GPUFFT_RENDER_IMPORT", "0", TRUE);
+  b = render (caps, props, x, RATE / 2);
+  g_unsetenv ("GPUFFT_RENDER_IMPORT");
+  fail_unless_equals_int (a->frames->len, b->frames->len);
+  {
+    guint64 wa = 0, wb = 1;
+
+    fail_unless (gst_structure_get_uint64 (a->stats, "device-written", &wa));
+    fail_unless (gst_structure_get_uint64 (b->stats, "device-written", &wb));
+    fail_unless_equals_uint64 (wa, a->frames->len);
+    fail_unless_equals_uint64 (wb, 0);
+  }
+  for (i = 0; i < a->frames->len; i++) {
+    GstMapInfo ma, mb;
+    GstBuffer *ba = g_ptr_array_index (a->frames, i);
+    GstBuffer *bb = g_ptr_array_index (b->frames, i);
+
+    fail_unless (gst_buffer_map (ba, &ma, GST_MAP_READ));
+    fail_unless (gst_buffer_map (bb, &mb, GST_MAP_READ));
+    fail_unless_equals_int (ma.size, mb.size);
+    fail_unless (memcmp (ma.data, mb.data, ma.size) == 0,
+        "frame %u differs between the device's write and the copy", i);
+    gst_buffer_unmap (ba, &ma);
+    gst_buffer_unmap (bb, &mb);
+  }
+  pictures_free (a);
+  pictures_free (b);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* Downstream changes the size while playing: the frames after it have the
  * new size and a picture (the tone's row lit again). */
 GST_START_TEST (test_renegotiate_size)
@@ -725,6 +774,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_caps_default);
   tcase_add_test (tc, test_caps_sizes_and_rates);
   tcase_add_test (tc, test_formats_byte_order);
+  tcase_add_test (tc, test_written_in_place);
   tcase_add_test (tc, test_renegotiate_size);
   tcase_add_test (tc, test_bad_range);
   return s;
