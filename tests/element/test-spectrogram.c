@@ -19,6 +19,7 @@
  * The pictures come out of a GstHarness (the element's video pool). */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/audio/audio.h>
 #include <gst/video/video.h>
 #include <math.h>
 #include <string.h>
@@ -672,6 +673,81 @@ GST_START_TEST (test_written_in_place)
 
 GST_END_TEST;
 
+/* Non-interleaved stereo gives the picture interleaved stereo gives (the
+ * channels averaged either way): frames bit for bit equal. */
+static GPtrArray *
+render_stereo (gboolean planar, const gdouble * l, const gdouble * r,
+    gsize n)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstAudioInfo info;
+  GstBuffer *b;
+  gsize i, chunk = 4800;
+
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=320, "
+      "height=200, framerate=10/1");
+  gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, RATE, 2, NULL);
+  info.layout = planar ? GST_AUDIO_LAYOUT_NON_INTERLEAVED :
+      GST_AUDIO_LAYOUT_INTERLEAVED;
+  gst_harness_set_src_caps (h, gst_audio_info_to_caps (&info));
+  for (i = 0; i < n; i += chunk) {
+    gsize m = MIN (chunk, n - i), j;
+    GstMapInfo map;
+    gfloat *d;
+
+    b = gst_buffer_new_allocate (NULL, m * 8, NULL);
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    d = (gfloat *) map.data;
+    for (j = 0; j < m; j++) {
+      if (planar) {
+        d[j] = (gfloat) l[i + j];
+        d[m + j] = (gfloat) r[i + j];
+      } else {
+        d[2 * j] = (gfloat) l[i + j];
+        d[2 * j + 1] = (gfloat) r[i + j];
+      }
+    }
+    gst_buffer_unmap (b, &map);
+    if (planar)
+      gst_buffer_add_audio_meta (b, &info, m, NULL);
+    GST_BUFFER_PTS (b) = gst_util_uint64_scale (i, GST_SECOND, RATE);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((b = gst_harness_try_pull (h)))
+    g_ptr_array_add (frames, b);
+  gst_harness_teardown (h);
+  return frames;
+}
+
+GST_START_TEST (test_non_interleaved)
+{
+  gdouble *l = tone (RATE / 2, 0.3, 1500), *r = tone (RATE / 2, 0.05, 7000);
+  GPtrArray *a = render_stereo (FALSE, l, r, RATE / 2);
+  GPtrArray *b = render_stereo (TRUE, l, r, RATE / 2);
+  guint i;
+
+  fail_unless_equals_int (a->len, 5);
+  fail_unless_equals_int (a->len, b->len);
+  for (i = 0; i < a->len; i++) {
+    GstMapInfo ma;
+
+    fail_unless (gst_buffer_map (g_ptr_array_index (a, i), &ma,
+            GST_MAP_READ));
+    fail_unless (gst_buffer_memcmp (g_ptr_array_index (b, i), 0, ma.data,
+            ma.size) == 0, "frame %u differs (planar vs interleaved)", i);
+    gst_buffer_unmap (g_ptr_array_index (a, i), &ma);
+  }
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+  g_free (l);
+  g_free (r);
+}
+
+GST_END_TEST;
+
 /* Downstream changes the size while playing: the frames after it have the
  * new size and a picture (the tone's row lit again). */
 GST_START_TEST (test_renegotiate_size)
@@ -775,6 +851,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_caps_sizes_and_rates);
   tcase_add_test (tc, test_formats_byte_order);
   tcase_add_test (tc, test_written_in_place);
+  tcase_add_test (tc, test_non_interleaved);
   tcase_add_test (tc, test_renegotiate_size);
   tcase_add_test (tc, test_bad_range);
   return s;
