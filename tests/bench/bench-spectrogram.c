@@ -5,9 +5,10 @@
  *   audiotestsrc [is-live=true] samplesperbuffer=480 num-buffers=B
  *     ! audio/x-raw,format=F32LE,rate=48000,channels=2
  *     ! gpufftspectrogram [mode] ! video/x-raw,format=RGBA,width=W,height=H,
- *       framerate=F/1 ! fakesink sync=S
+ *       framerate=F/1 ! fakesink sync=S qos=true
  * twice: "fast" (not live, sync=false: as fast as it goes) and "live"
- * (is-live=true, sync=true: the audio clock paces it). It reports
+ * (is-live=true, sync=true: the audio clock paces it; frames the sink says
+ * are late are not drawn, QoS). It reports
  *   frames      frames rendered (the element's stats)
  *   cpu/frame   process CPU time (user + system, every thread: on a CPU
  *               Vulkan device such as lavapipe this includes the "GPU"
@@ -134,7 +135,7 @@ main (int argc, char **argv)
           "false", buffers);
       gchar *with = g_strdup_printf ("%s ! gpufftspectrogram name=sg %s%s ! "
           "video/x-raw,format=RGBA,width=%u,height=%u,framerate=%u/1 ! "
-          "fakesink sync=%s", src, mode ? "mode=" : "", mode ? mode : "", w,
+          "fakesink sync=%s qos=true", src, mode ? "mode=" : "", mode ? mode : "", w,
           h, f, live ? "true" : "false");
       gchar *without = g_strdup_printf ("%s ! fakesink sync=%s", src,
           live ? "true" : "false");

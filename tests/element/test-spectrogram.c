@@ -799,6 +799,49 @@ GST_START_TEST (test_renegotiate_size)
 
 GST_END_TEST;
 
+/* Properties changed while playing take effect at the next frame: the
+ * picture restarts with the new mode, axis and colours; frames keep their
+ * size and times run on (PTS strictly increasing, no gap beyond a frame). */
+GST_START_TEST (test_properties_while_playing)
+{
+  const gchar *changes[][2] = { {"mode", "both"}, {"frequency-axis", "mel"},
+  {"colormap", "magma"}, {"min-db", "-80"}, {"axes", "false"},
+  {"time-span", "3"}, {"fft-size", "512"}, {"frequency-axis", "octave"},
+  {"mode", "spectrum"}, {"title", "changed"}
+  };
+  GstHarness *h = spectrogram_harness ("video/x-raw, format=RGBA, "
+      "width=320, height=240, framerate=10/1", NULL);
+  gdouble *x = tone (RATE / 5, 0.2, 1200);
+  gsize offset = 0;
+  GstClockTime last = GST_CLOCK_TIME_NONE;
+  guint i, frames = 0;
+  GstBuffer *b;
+
+  for (i = 0; i < G_N_ELEMENTS (changes); i++) {
+    gst_util_set_object_arg (G_OBJECT (h->element), changes[i][0],
+        changes[i][1]);
+    push_mono (h, x, RATE / 5, 4800, &offset);
+    while ((b = gst_harness_try_pull (h))) {
+      fail_unless_equals_int (gst_buffer_get_size (b), 320 * 240 * 4);
+      if (GST_CLOCK_TIME_IS_VALID (last)) {
+        fail_unless (GST_BUFFER_PTS (b) > last, "PTS went back after %s",
+            changes[i][0]);
+        fail_unless (GST_BUFFER_PTS (b) - last <= GST_SECOND / 10 + 1,
+            "a gap after %s", changes[i][0]);
+      }
+      last = GST_BUFFER_PTS (b);
+      frames++;
+      gst_buffer_unref (b);
+    }
+  }
+  /* 2 s of audio at 10 frames per second */
+  fail_unless_equals_int (frames, 20);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* A bad property combination is an element error naming the properties. */
 GST_START_TEST (test_bad_range)
 {
@@ -853,6 +896,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_written_in_place);
   tcase_add_test (tc, test_non_interleaved);
   tcase_add_test (tc, test_renegotiate_size);
+  tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_bad_range);
   return s;
 }
