@@ -1,6 +1,7 @@
 /* gst-gpufft: GStreamer plugin `gpufft` (spectrum analysis on a Vulkan
  * device). plugin_init only registers the elements (gpufftspectrum, and
- * gpuspectrum: GStreamer's spectrum on the GPU): it never touches Vulkan,
+ * gpuspectrum: GStreamer's spectrum on the GPU, and gpufftspectrogram:
+ * a spectrogram video): it never touches Vulkan,
  * so the registry cache does not depend on a GPU being present; the device
  * is opened when the element starts. */
 #ifdef HAVE_CONFIG_H
@@ -9,6 +10,7 @@
 
 #include <gst/gst.h>
 #include "gstgpufftspectrum.h"
+#include "gstgpufftspectrogram.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -16,6 +18,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ok = GST_ELEMENT_REGISTER (gpufftspectrum, plugin);
 
   ok = GST_ELEMENT_REGISTER (gpuspectrum, plugin) && ok;
+  ok = GST_ELEMENT_REGISTER (gpufftspectrogram, plugin) && ok;
   return ok;
 }
 

@@ -31,6 +31,14 @@ gboolean
 gpufft_import_host (GpufftContext * ctx, gconstpointer ptr, gsize size,
     GpufftImport * imp, GError ** error)
 {
+  return gpufft_import_host_usage (ctx, ptr, size,
+      VK_BUFFER_USAGE_TRANSFER_SRC_BIT, imp, error);
+}
+
+gboolean
+gpufft_import_host_usage (GpufftContext * ctx, gconstpointer ptr, gsize size,
+    VkBufferUsageFlags usage, GpufftImport * imp, GError ** error)
+{
   VkDeviceSize align = ctx->host_import_align;
   guintptr start = (guintptr) ptr & ~(guintptr) (align - 1);
   guintptr end = ((guintptr) ptr + size + align - 1) & ~(guintptr) (align - 1);
@@ -45,7 +53,7 @@ gpufft_import_host (GpufftContext * ctx, gconstpointer ptr, gsize size,
     .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
     .pNext = &ext_info,
     .size = end - start,
-    .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+    .usage = usage,
     .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
   VkImportMemoryHostPointerInfoEXT import_info = {

@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  VkBuffer buffer;              /* TRANSFER_SRC only */
+  VkBuffer buffer;              /* TRANSFER_SRC only (or the usage asked) */
   VkDeviceMemory memory;
   VkDeviceSize offset;          /* of ptr in buffer */
 } GpufftImport;
@@ -36,6 +36,11 @@ gsize gpufft_import_min_bytes (GpufftContext * ctx);
  * memory (e.g. a file mapping): the caller copies it instead. */
 gboolean gpufft_import_host (GpufftContext * ctx, gconstpointer ptr,
     gsize size, GpufftImport * imp, GError ** error);
+/* The same with the buffer's usage chosen (the spectrogram renderer's
+ * frames are written into host memory: VK_BUFFER_USAGE_TRANSFER_DST_BIT). */
+gboolean gpufft_import_host_usage (GpufftContext * ctx, gconstpointer ptr,
+    gsize size, VkBufferUsageFlags usage, GpufftImport * imp,
+    GError ** error);
 /* Safe on a cleared import. */
 void gpufft_import_clear (GpufftContext * ctx, GpufftImport * imp);
 
