@@ -21,6 +21,7 @@ for t in "$build"/tests/engine/test-engine-* "$build"/tests/element/test-*; do
     *test-hung-gpu) env=(LD_PRELOAD="$build/tests/faults/libvk-hang-shim.so"
                          GPUFFT_FENCE_TIMEOUT=1 GPUFFT_VK_INTERPOSE=1
                          GPUFFT_IMPORT_MIN_BYTES=1) ;;
+    *test-engine-merge) env=(GPUFFT_DEBUG_LATE_START_MS=20) ;;
     */element/test-import) env=(GPUFFT_IMPORT_MIN_BYTES=1
                                 GPUFFT_DEBUG_LATE_START_MS=50) ;;
     *test-noloader) env=(GPUFFT_VULKAN_LOADER=/nonexistent/libvulkan.so.1
