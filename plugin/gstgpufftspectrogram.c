@@ -684,7 +684,6 @@ gst_gpu_fft_spectrogram_init (GstGpuFftSpectrogram * self)
   gst_pad_set_chain_function (self->sinkpad, gst_gpu_fft_spectrogram_chain);
   gst_pad_set_event_function (self->sinkpad,
       gst_gpu_fft_spectrogram_sink_event);
-  GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_set_event_function (self->srcpad, gst_gpu_fft_spectrogram_src_event);
