@@ -452,6 +452,36 @@ gst_gpu_fft_spectrogram_negotiate (GstGpuFftSpectrogram * self)
 }
 
 GstFlowReturn
+gst_gpu_fft_spectrogram_push_silence (GstGpuFftSpectrogram * self,
+    GstClockTime ts, GstClockTime dur)
+{
+  gint rate = GST_AUDIO_INFO_RATE (&self->ainfo);
+  guint bpf = GST_AUDIO_INFO_BPF (&self->ainfo);
+  guint64 n = gst_util_uint64_scale_round (dur, rate, GST_SECOND), done = 0;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (!self->have_video && !gst_gpu_fft_spectrogram_negotiate (self))
+    return GST_FLOW_NOT_NEGOTIATED;
+  /* a second at a time, at most an hour */
+  n = MIN (n, (guint64) rate * 3600);
+  while (ret == GST_FLOW_OK && done < n) {
+    guint64 m = MIN (n - done, (guint64) rate);
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, m * bpf, NULL);
+
+    gst_buffer_memset (buf, 0, 0, m * bpf);
+    if (GST_AUDIO_INFO_LAYOUT (&self->ainfo) ==
+        GST_AUDIO_LAYOUT_NON_INTERLEAVED)
+      gst_buffer_add_audio_meta (buf, &self->ainfo, m, NULL);
+    GST_BUFFER_PTS (buf) = ts + gst_util_uint64_scale_int (done, GST_SECOND,
+        rate);
+    ret = gst_gpu_fft_spectrogram_stream_push (self, buf);
+    gst_buffer_unref (buf);
+    done += m;
+  }
+  return ret;
+}
+
+GstFlowReturn
 gst_gpu_fft_spectrogram_alloc (GstGpuFftSpectrogram * self, GstBuffer ** out)
 {
   if (!self->pool)
@@ -509,6 +539,18 @@ gst_gpu_fft_spectrogram_sink_event (GstPad * pad, GstObject * parent,
       self->qos_earliest = GST_CLOCK_TIME_NONE;
       GST_OBJECT_UNLOCK (self);
       return gst_pad_push_event (self->srcpad, event);
+    case GST_EVENT_GAP:{
+      GstClockTime ts, dur;
+
+      /* no audio for a while: silence, so the picture keeps moving */
+      gst_event_parse_gap (event, &ts, &dur);
+      gst_event_unref (event);
+      if (self->have_audio && GST_CLOCK_TIME_IS_VALID (ts)
+          && GST_CLOCK_TIME_IS_VALID (dur))
+        return gst_gpu_fft_spectrogram_push_silence (self, ts, dur) >=
+            GST_FLOW_EOS;
+      return TRUE;
+    }
     case GST_EVENT_EOS:
       if (gst_gpu_fft_spectrogram_stream_eos (self) < GST_FLOW_EOS)
         GST_DEBUG_OBJECT (self, "the last frame could not be pushed");
@@ -684,7 +726,6 @@ gst_gpu_fft_spectrogram_init (GstGpuFftSpectrogram * self)
   gst_pad_set_chain_function (self->sinkpad, gst_gpu_fft_spectrogram_chain);
   gst_pad_set_event_function (self->sinkpad,
       gst_gpu_fft_spectrogram_sink_event);
-  GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_set_event_function (self->srcpad, gst_gpu_fft_spectrogram_src_event);

@@ -127,6 +127,9 @@ GstFlowReturn gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram *
 GstFlowReturn gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram *
     self);
 
+/* gstgpufftspectrogram.c: silence for a GAP event (dur from ts) */
+GstFlowReturn gst_gpu_fft_spectrogram_push_silence (GstGpuFftSpectrogram *
+    self, GstClockTime ts, GstClockTime dur);
 /* gstgpufftspectrogram.c: a writable output buffer of the negotiated size */
 GstFlowReturn gst_gpu_fft_spectrogram_alloc (GstGpuFftSpectrogram * self,
     GstBuffer ** out);

@@ -127,6 +127,20 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
 
   if (!check_config (config, error))
     return NULL;
+  {
+    guint64 frame = (guint64) config->width * config->height * 4;
+    guint64 ring = (guint64) config->wf_w * config->wf_h * 4;
+    guint64 range = ctx->props.limits.maxStorageBufferRange;
+
+    if (frame > range || ring > range) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+          "a %ux%u frame needs %" G_GUINT64_FORMAT " bytes in one storage "
+          "buffer; this device binds at most %" G_GUINT64_FORMAT
+          " (a smaller picture fits)", config->width, config->height,
+          frame, range);
+      return NULL;
+    }
+  }
   r = g_new0 (GpufftRender, 1);
   r->ctx = gpufft_context_ref (ctx);
   r->cfg = *config;
@@ -336,8 +350,7 @@ target_import (GpufftRender * r, const GpufftRenderTarget * t)
   memset (slot, 0, sizeof (*slot));
   if (!gpufft_import_host_usage (r->ctx, t->data, t->size,
           VK_BUFFER_USAGE_TRANSFER_DST_BIT, &slot->imp, &err)) {
-    g_debug ("spectrogram render: host memory not imported: %s",
-        err->message);
+    g_debug ("spectrogram render: host memory not imported: %s", err->message);
     g_clear_error (&err);
     return NULL;
   }
@@ -362,8 +375,7 @@ record_target_copy (GpufftRender * r, Target * dst, gsize stride)
 
     for (k = 0; k < m; k++) {
       regions[k].srcOffset = (VkDeviceSize) (y + k) * row;
-      regions[k].dstOffset = dst->imp.offset + (VkDeviceSize) (y + k) *
-          stride;
+      regions[k].dstOffset = dst->imp.offset + (VkDeviceSize) (y + k) * stride;
       regions[k].size = n == 1 ? row * c->height : row;
     }
     vkCmdCopyBuffer (r->cmd.cmd, r->out.buffer, dst->imp.buffer, m, regions);

@@ -676,8 +676,7 @@ GST_END_TEST;
 /* Non-interleaved stereo gives the picture interleaved stereo gives (the
  * channels averaged either way): frames bit for bit equal. */
 static GPtrArray *
-render_stereo (gboolean planar, const gdouble * l, const gdouble * r,
-    gsize n)
+render_stereo (gboolean planar, const gdouble * l, const gdouble * r, gsize n)
 {
   GstHarness *h = gst_harness_new ("gpufftspectrogram");
   GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
@@ -734,8 +733,7 @@ GST_START_TEST (test_non_interleaved)
   for (i = 0; i < a->len; i++) {
     GstMapInfo ma;
 
-    fail_unless (gst_buffer_map (g_ptr_array_index (a, i), &ma,
-            GST_MAP_READ));
+    fail_unless (gst_buffer_map (g_ptr_array_index (a, i), &ma, GST_MAP_READ));
     fail_unless (gst_buffer_memcmp (g_ptr_array_index (b, i), 0, ma.data,
             ma.size) == 0, "frame %u differs (planar vs interleaved)", i);
     gst_buffer_unmap (g_ptr_array_index (a, i), &ma);
@@ -842,6 +840,66 @@ GST_START_TEST (test_properties_while_playing)
 
 GST_END_TEST;
 
+/* A GAP event is silence: 0.5 s of tone, a 0.5 s gap, 0.5 s of tone give
+ * 15 frames at 10 fps with contiguous PTS, and the columns of the gap are
+ * the floor grey (0) on the tone's row while the tone's columns are lit. */
+GST_START_TEST (test_gap_is_silence)
+{
+  const gchar *props[] = { "colormap", "grayscale", "time-span", "2",
+    "fft-size", "1024", NULL
+  };
+  GstHarness *h = spectrogram_harness ("video/x-raw, format=RGBA, "
+      "width=400, height=200, framerate=10/1", props);
+  gdouble *x = tone (RATE / 2, 0.1, 3000);
+  gsize offset = 0;
+  GstBuffer *b, *last = NULL;
+  guint n = 0;
+  GstStructure *l;
+  guint wx, wy, ww, wh, row, age;
+  gdouble cps;
+  GstMapInfo map;
+
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (GST_SECOND / 2,
+              GST_SECOND / 2)));
+  offset += RATE / 2;
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), n * GST_SECOND / 10);
+    n++;
+    if (last)
+      gst_buffer_unref (last);
+    last = b;
+  }
+  fail_unless_equals_int (n, 15);
+  g_object_get (h->element, "layout", &l, NULL);
+  fail_unless (gst_structure_get (l, "waterfall-x", G_TYPE_UINT, &wx,
+          "waterfall-y", G_TYPE_UINT, &wy, "waterfall-width", G_TYPE_UINT,
+          &ww, "waterfall-height", G_TYPE_UINT, &wh, "columns-per-second",
+          G_TYPE_DOUBLE, &cps, NULL));
+  gst_structure_free (l);
+  row = axis_row ("linear", 0, RATE / 2.0, 3000, wh);
+  fail_unless (gst_buffer_map (last, &map, GST_MAP_READ));
+  /* the newest column is at 1.5 s - latency; the gap's middle (0.75 s)
+   * and the first tone's middle (0.25 s) are about 0.75 s and 1.25 s back */
+  for (age = (guint) (0.6 * cps); age < 0.9 * cps; age++) {
+    guint8 *px = map.data + ((wy + wh - 1 - row) * 400 + wx + ww - 1 - age) * 4;
+
+    fail_unless (px[0] == 0, "gap column %u back: grey %u", age, px[0]);
+  }
+  for (age = (guint) (1.15 * cps); age < 1.35 * cps; age++) {
+    guint8 *px = map.data + ((wy + wh - 1 - row) * 400 + wx + ww - 1 - age) * 4;
+
+    fail_unless (px[0] > 150, "tone column %u back: grey %u", age, px[0]);
+  }
+  gst_buffer_unmap (last, &map);
+  gst_buffer_unref (last);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* A bad property combination is an element error naming the properties. */
 GST_START_TEST (test_bad_range)
 {
@@ -897,6 +955,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_non_interleaved);
   tcase_add_test (tc, test_renegotiate_size);
   tcase_add_test (tc, test_properties_while_playing);
+  tcase_add_test (tc, test_gap_is_silence);
   tcase_add_test (tc, test_bad_range);
   return s;
 }
