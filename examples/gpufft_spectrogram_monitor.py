@@ -18,7 +18,8 @@ watch of the GLib main loop.
 
 usage: gpufft_spectrogram_monitor.py [--source DESC] [--axis AXIS]
          [--duration S --screenshot FILE.png]
---duration quits after S seconds; --screenshot first saves what the
+--duration quits S seconds after the first frame is shown (or fails after
+120 s without one); --screenshot first saves what the
 window shows (the X server's pixels). On quit it prints the last dominant
 frequency and level."""
 import argparse
@@ -113,6 +114,12 @@ class Monitor:
                 h, stride)
             self.image.set_from_pixbuf(pb)
             self.frames_shown += 1
+            # (--duration counts from the first frame shown: a device that
+            # takes long to start, e.g. a busy CPU device compiling its
+            # kernels, does not cut the run short)
+            if self.frames_shown == 1 and self.args.duration > 0:
+                GLib.source_remove(self.watchdog_id)
+                GLib.timeout_add(int(self.args.duration * 1000), self.timeout)
         return False
 
     # --- resizing: new caps for the element ------------------------------
@@ -169,6 +176,12 @@ class Monitor:
         self.quit()
         return False
 
+    def no_frame(self):
+        print("error: no frame within 120 s", file=sys.stderr)
+        self.failed = True
+        self.quit()
+        return False
+
     def quit(self, *unused):
         if not getattr(self, "stopped", False):
             self.stopped = True
@@ -180,7 +193,7 @@ class Monitor:
         self.window.show_all()
         self.pipeline.set_state(Gst.State.PLAYING)
         if self.args.duration > 0:
-            GLib.timeout_add(int(self.args.duration * 1000), self.timeout)
+            self.watchdog_id = GLib.timeout_add_seconds(120, self.no_frame)
         Gtk.main()
         if self.dominant is not None and self.level is not None:
             print("dominant %.1f Hz, level %.1f dBFS, %d frames shown"
