@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "gstgpufftspectrogram.h"
+#include "gstgpufft-device.h"
 
 GST_DEBUG_CATEGORY (gst_gpu_fft_spectrogram_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrogram_debug
@@ -643,30 +644,14 @@ gst_gpu_fft_spectrogram_src_query (GstPad * pad, GstObject * parent,
 static gboolean
 open_device (GstGpuFftSpectrogram * self)
 {
-  GError *error = NULL;
   gint index;
 
   GST_OBJECT_LOCK (self);
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
-  self->ctx = gpufft_context_get (index, &error);
-  if (self->ctx == NULL) {
-    gboolean missing = error && error->domain == GPUFFT_ERROR &&
-        (error->code == GPUFFT_ERROR_NO_VULKAN ||
-        error->code == GPUFFT_ERROR_NO_DEVICE ||
-        error->code == GPUFFT_ERROR_DEVICE_INDEX ||
-        error->code == GPUFFT_ERROR_NO_COMPUTE_QUEUE);
-
-    if (missing)
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("%s", error->message), ("device-index %d", index));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("%s", error ? error->message : "Cannot open a Vulkan device"),
-          ("device-index %d", index));
-    g_clear_error (&error);
+  self->ctx = gst_gpu_fft_open_device (GST_ELEMENT (self), index);
+  if (self->ctx == NULL)
     return FALSE;
-  }
   GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
       gpufft_context_get_device_index (self->ctx),
       gpufft_context_get_device_name (self->ctx));

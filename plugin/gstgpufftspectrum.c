@@ -62,6 +62,7 @@
 
 #include "gstgpufftspectrum.h"
 #include "gstgpufftspectrum-private.h"
+#include "gstgpufft-device.h"
 
 #include <math.h>
 
@@ -293,31 +294,15 @@ gst_gpu_fft_spectrum_start (GstBaseTransform * trans)
 {
   GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
   GpufftContext *ctx;
-  GError *error = NULL;
   gint index;
 
   GST_OBJECT_LOCK (self);
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
 
-  ctx = gpufft_context_get (index, &error);
-  if (ctx == NULL) {
-    gboolean missing = error && error->domain == GPUFFT_ERROR &&
-        (error->code == GPUFFT_ERROR_NO_VULKAN ||
-        error->code == GPUFFT_ERROR_NO_DEVICE ||
-        error->code == GPUFFT_ERROR_DEVICE_INDEX ||
-        error->code == GPUFFT_ERROR_NO_COMPUTE_QUEUE);
-
-    if (missing)
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("%s", error->message), ("device-index %d", index));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("%s", error ? error->message : "Cannot open a Vulkan device"),
-          ("device-index %d", index));
-    g_clear_error (&error);
+  ctx = gst_gpu_fft_open_device (GST_ELEMENT (self), index);
+  if (ctx == NULL)
     return FALSE;
-  }
 
   GST_OBJECT_LOCK (self);
   self->ctx = ctx;              /* (under the lock for the stats property) */
