@@ -46,6 +46,7 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
   VkBufferCreateInfo binfo = {
     .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
     .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+        VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
         VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
     .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
@@ -57,6 +58,14 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
   memset (buf, 0, sizeof (*buf));
   if (size == 0)
     size = 16;
+  /* Never a power of two: llvmpipe (lavapipe) compiles a shader once per
+   * combination of "texel buffer size is a power of two" over its texel
+   * bindings, at its first dispatch. With every size off a power of two,
+   * each pipeline has one such combination, the one its warm-up compiled
+   * (gpufft-warmup.h); else the first batch of a plan compiled again (1 to
+   * 3 s on the streaming path of a live stream). */
+  if ((size & (size - 1)) == 0)
+    size += 16;
   binfo.size = size;
 
   res = vkCreateBuffer (ctx->device, &binfo, NULL, &buf->buffer);
@@ -123,9 +132,67 @@ fail:
   return FALSE;
 }
 
+static const VkFormat view_formats[GPUFFT_N_VIEWS] = {
+  VK_FORMAT_R32_UINT, VK_FORMAT_R32G32B32A32_UINT, VK_FORMAT_R32G32_SFLOAT,
+  VK_FORMAT_R32G32B32A32_SFLOAT
+};
+
+guint
+gpufft_view_bytes (GpufftView view)
+{
+  static const guint bytes[GPUFFT_N_VIEWS] = { 4, 16, 8, 16 };
+
+  return bytes[view];
+}
+
+gboolean
+gpufft_buffer_add_view (GpufftBuffer * buf, GpufftContext * ctx,
+    GpufftView view, GError ** error)
+{
+  VkBufferViewCreateInfo info = {
+    .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+    .buffer = buf->buffer,
+    .format = view_formats[view],
+    .offset = 0,
+    .range = VK_WHOLE_SIZE,
+  };
+  VkFormatProperties fp;
+  VkResult res;
+
+  g_return_val_if_fail (view < GPUFFT_N_VIEWS, FALSE);
+  if (buf->views[view] != VK_NULL_HANDLE)
+    return TRUE;
+  vkGetPhysicalDeviceFormatProperties (ctx->physical, info.format, &fp);
+  if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT)) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+        "'%s' cannot read format %d as a uniform texel buffer",
+        ctx->device_name, info.format);
+    return FALSE;
+  }
+  if (buf->size / gpufft_view_bytes (view) >
+      ctx->props.limits.maxTexelBufferElements) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+        "a buffer of %" G_GUINT64_FORMAT " bytes is more than the %u texels "
+        "'%s' allows in a texel buffer", (guint64) buf->size,
+        ctx->props.limits.maxTexelBufferElements, ctx->device_name);
+    return FALSE;
+  }
+  res = vkCreateBufferView (ctx->device, &info, NULL, &buf->views[view]);
+  if (!gpufft_vk_check (res, "vkCreateBufferView", error)) {
+    buf->views[view] = VK_NULL_HANDLE;
+    return FALSE;
+  }
+  return TRUE;
+}
+
 void
 gpufft_buffer_clear (GpufftBuffer * buf, GpufftContext * ctx)
 {
+  guint v;
+
+  for (v = 0; v < GPUFFT_N_VIEWS; v++)
+    if (buf->views[v] != VK_NULL_HANDLE)
+      vkDestroyBufferView (ctx->device, buf->views[v], NULL);
   if (buf->buffer != VK_NULL_HANDLE)
     vkDestroyBuffer (ctx->device, buf->buffer, NULL);
   gpufft_memory_free (ctx, &buf->range);

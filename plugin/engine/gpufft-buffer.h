@@ -14,6 +14,19 @@ typedef enum
   GPUFFT_MEMORY_READBACK        /* host-visible, cached preferred, mapped */
 } GpufftMemoryKind;
 
+/* Views of a whole buffer as texels, for the kernels that read it as a
+ * uniform texel buffer (fft_cpu.comp: lavapipe fetches texels as vector
+ * gathers, where a storage-buffer read with a per-invocation address is a
+ * loop over the SIMD lanes). */
+typedef enum
+{
+  GPUFFT_VIEW_U32,              /* R32_UINT */
+  GPUFFT_VIEW_U32X4,            /* R32G32B32A32_UINT */
+  GPUFFT_VIEW_F32X2,            /* R32G32_SFLOAT */
+  GPUFFT_VIEW_F32X4,            /* R32G32B32A32_SFLOAT */
+  GPUFFT_N_VIEWS
+} GpufftView;
+
 typedef struct
 {
   VkBuffer buffer;
@@ -21,12 +34,25 @@ typedef struct
   VkDeviceSize size;
   gpointer mapped;              /* NULL when not host-visible */
   gboolean coherent;
+  VkBufferView views[GPUFFT_N_VIEWS];   /* VK_NULL_HANDLE until added */
 } GpufftBuffer;
 
-/* Usage always includes STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST.
- * size 0 is rounded up to 16. On failure buf is left cleared. */
+/* Usage always includes STORAGE_BUFFER | UNIFORM_TEXEL_BUFFER |
+ * TRANSFER_SRC | TRANSFER_DST. size 0 is rounded up to 16, a power of two
+ * grown by 16 (see gpufft-buffer.c; buf->size is the size made). On
+ * failure buf is left cleared. */
 gboolean gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
     VkDeviceSize size, GpufftMemoryKind kind, GError ** error);
+/* Makes `view` of the whole buffer, if it has none yet. Not thread-safe:
+ * call it where the buffer is made, before anything else uses it. FALSE
+ * with error set where the device cannot (a format without uniform texel
+ * buffer support, or more texels than maxTexelBufferElements); the buffer
+ * stays usable without it. */
+gboolean gpufft_buffer_add_view (GpufftBuffer * buf, GpufftContext * ctx,
+    GpufftView view, GError ** error);
+/* The texel size of a view, in bytes. */
+guint gpufft_view_bytes (GpufftView view);
+
 /* Safe on a zeroed or already cleared buffer. Caller guarantees the GPU no
  * longer uses it (its fence has signalled). */
 void gpufft_buffer_clear (GpufftBuffer * buf, GpufftContext * ctx);

@@ -23,6 +23,7 @@ struct _GpufftContext
   VkPhysicalDeviceProperties props;     /* .limits: shared memory, ranges */
   VkPhysicalDeviceMemoryProperties mem_props;
   guint32 subgroup_size;
+  VkSubgroupFeatureFlags subgroup_ops;  /* in compute shaders */
   gboolean has_timestamps;      /* queue family timestampValidBits > 0 */
   guint32 timestamp_valid_bits;
   gdouble timestamp_period;     /* ns per tick */

@@ -305,6 +305,8 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   vkGetPhysicalDeviceProperties2 (phys, &props2);
   ctx->props = props2.properties;
   ctx->subgroup_size = subgroup.subgroupSize;
+  ctx->subgroup_ops = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
+      ? subgroup.supportedOperations : 0;
   vkGetPhysicalDeviceMemoryProperties (phys, &ctx->mem_props);
 
   /* Compute queue: a dedicated compute family if there is one. */
@@ -542,6 +544,13 @@ gpufft_context_get_device_index (GpufftContext * ctx)
 {
   g_return_val_if_fail (ctx != NULL, -1);
   return ctx->device_index;
+}
+
+gboolean
+gpufft_context_is_cpu (GpufftContext * ctx)
+{
+  g_return_val_if_fail (ctx != NULL, FALSE);
+  return ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
 }
 
 gchar **

@@ -7,8 +7,8 @@
 gboolean
 gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
     const guint32 * spirv, gsize spirv_bytes, guint n_buffers,
-    guint push_size, const guint32 * spec_values, guint n_spec,
-    GError ** error)
+    const GpufftBindingKind * kinds, guint push_size,
+    const guint32 * spec_values, guint n_spec, GError ** error)
 {
   VkShaderModuleCreateInfo minfo = {
     .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -52,6 +52,11 @@ gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
         push_size, ctx->props.limits.maxPushConstantsSize);
     return FALSE;
   }
+  if (n_buffers > GPUFFT_MAX_BINDINGS) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT,
+        "%u bindings: at most %d", n_buffers, GPUFFT_MAX_BINDINGS);
+    return FALSE;
+  }
   if (n_buffers > ctx->props.limits.maxPerStageDescriptorStorageBuffers) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "%u storage buffers exceed the device limit of %u", n_buffers,
@@ -68,8 +73,11 @@ gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
   if (n_buffers > 0) {
     bindings = g_new0 (VkDescriptorSetLayoutBinding, n_buffers);
     for (i = 0; i < n_buffers; i++) {
+      p->kinds[i] = kinds ? kinds[i] : GPUFFT_BIND_STORAGE;
       bindings[i].binding = i;
-      bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      bindings[i].descriptorType = p->kinds[i] == GPUFFT_BIND_STORAGE ?
+          VK_DESCRIPTOR_TYPE_STORAGE_BUFFER :
+          VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
       bindings[i].descriptorCount = 1;
       bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     }
@@ -147,15 +155,17 @@ gboolean
 gpufft_descriptor_pool_init (GpufftDescriptorPool * dp, GpufftContext * ctx,
     guint max_sets, guint max_buffers, GError ** error)
 {
-  VkDescriptorPoolSize size = {
-    .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-    .descriptorCount = MAX (max_sets, 1) * MAX (max_buffers, 1),
+  VkDescriptorPoolSize sizes[2] = {
+    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        MAX (max_sets, 1) * MAX (max_buffers, 1)},
+    {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+        MAX (max_sets, 1) * MAX (max_buffers, 1)},
   };
   VkDescriptorPoolCreateInfo info = {
     .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
     .maxSets = MAX (max_sets, 1),
-    .poolSizeCount = 1,
-    .pPoolSizes = &size,
+    .poolSizeCount = 2,
+    .pPoolSizes = sizes,
   };
   VkResult res;
 
@@ -180,6 +190,7 @@ gpufft_descriptor_pool_alloc (GpufftDescriptorPool * dp,
     .pSetLayouts = &p->set_layout,
   };
   VkDescriptorBufferInfo *infos;
+  VkBufferView *views;
   VkWriteDescriptorSet *writes;
   VkDescriptorSet set = VK_NULL_HANDLE;
   VkResult res;
@@ -187,6 +198,15 @@ gpufft_descriptor_pool_alloc (GpufftDescriptorPool * dp,
 
   *out = VK_NULL_HANDLE;
   for (i = 0; i < p->n_buffers; i++) {
+    if (p->kinds[i] != GPUFFT_BIND_STORAGE) {
+      if (buffers[i]->views[p->kinds[i] - 1] == VK_NULL_HANDLE) {
+        g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+            "binding %u reads a buffer as texels, but the buffer has no "
+            "such view", i);
+        return FALSE;
+      }
+      continue;
+    }
     if (buffers[i]->size > ctx->props.limits.maxStorageBufferRange) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
           "storage buffer of %" G_GUINT64_FORMAT " bytes exceeds the "
@@ -202,20 +222,28 @@ gpufft_descriptor_pool_alloc (GpufftDescriptorPool * dp,
 
   if (p->n_buffers > 0) {
     infos = g_new0 (VkDescriptorBufferInfo, p->n_buffers);
+    views = g_new0 (VkBufferView, p->n_buffers);
     writes = g_new0 (VkWriteDescriptorSet, p->n_buffers);
     for (i = 0; i < p->n_buffers; i++) {
-      infos[i].buffer = buffers[i]->buffer;
-      infos[i].offset = 0;
-      infos[i].range = buffers[i]->size;
       writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
       writes[i].dstSet = set;
       writes[i].dstBinding = i;
       writes[i].descriptorCount = 1;
-      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[i].pBufferInfo = &infos[i];
+      if (p->kinds[i] == GPUFFT_BIND_STORAGE) {
+        infos[i].buffer = buffers[i]->buffer;
+        infos[i].offset = 0;
+        infos[i].range = buffers[i]->size;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+      } else {
+        views[i] = buffers[i]->views[p->kinds[i] - 1];
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+        writes[i].pTexelBufferView = &views[i];
+      }
     }
     vkUpdateDescriptorSets (ctx->device, p->n_buffers, writes, 0, NULL);
     g_free (writes);
+    g_free (views);
     g_free (infos);
   }
   *out = set;

@@ -1,11 +1,26 @@
-/* A compute pipeline from embedded SPIR-V: n storage buffers at bindings
- * 0..n-1 of set 0, a push-constant block, uint specialization constants. */
+/* A compute pipeline from embedded SPIR-V: n buffers at bindings 0..n-1 of
+ * set 0 (storage buffers, or uniform texel buffers read through one of the
+ * bound buffer's views), a push-constant block, uint specialization
+ * constants. */
 #ifndef __GPUFFT_PIPELINE_H__
 #define __GPUFFT_PIPELINE_H__
 
 #include "gpufft-buffer.h"
 
 G_BEGIN_DECLS
+
+#define GPUFFT_MAX_BINDINGS 16
+
+/* What a binding is: a storage buffer, or a uniform texel buffer through
+ * the bound buffer's view GPUFFT_VIEW_* (kind - 1: gpufft-buffer.h). */
+typedef enum
+{
+  GPUFFT_BIND_STORAGE = 0,
+  GPUFFT_BIND_TEXEL_U32,
+  GPUFFT_BIND_TEXEL_U32X4,
+  GPUFFT_BIND_TEXEL_F32X2,
+  GPUFFT_BIND_TEXEL_F32X4
+} GpufftBindingKind;
 
 typedef struct
 {
@@ -14,18 +29,21 @@ typedef struct
   VkPipelineLayout layout;
   VkPipeline pipeline;
   guint n_buffers;
+  guint8 kinds[GPUFFT_MAX_BINDINGS];    /* GpufftBindingKind */
   guint push_size;
 } GpufftPipeline;
 
-/* spec_values[i] is the value of constant_id i (all 32-bit uint). */
+/* kinds[i] is binding i's GpufftBindingKind (NULL: every binding a storage
+ * buffer), n_buffers <= GPUFFT_MAX_BINDINGS; spec_values[i] is the value
+ * of constant_id i (all 32-bit uint). */
 gboolean gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
     const guint32 * spirv, gsize spirv_bytes, guint n_buffers,
-    guint push_size, const guint32 * spec_values, guint n_spec,
-    GError ** error);
+    const GpufftBindingKind * kinds, guint push_size,
+    const guint32 * spec_values, guint n_spec, GError ** error);
 void gpufft_pipeline_clear (GpufftPipeline * p, GpufftContext * ctx);
 
-/* A descriptor pool sized for max_sets sets of up to max_buffers storage
- * buffers each. */
+/* A descriptor pool sized for max_sets sets of up to max_buffers buffers
+ * each (of either kind). */
 typedef struct
 {
   VkDescriptorPool pool;
@@ -33,7 +51,8 @@ typedef struct
 
 gboolean gpufft_descriptor_pool_init (GpufftDescriptorPool * dp,
     GpufftContext * ctx, guint max_sets, guint max_buffers, GError ** error);
-/* Allocates a set for p and binds buffers[i] (whole buffer) at binding i,
+/* Allocates a set for p and binds buffers[i] (whole buffer, or its view
+ * for a texel binding: an error if the buffer has none) at binding i,
  * i < p->n_buffers. */
 gboolean gpufft_descriptor_pool_alloc (GpufftDescriptorPool * dp,
     GpufftContext * ctx, const GpufftPipeline * p,

@@ -80,7 +80,8 @@ gpufft_plan_any_pipeline (GpufftPlan * plan, GError ** error)
   spec[8] = plan->bluestein ? 0 : n_passes;
   spec[9] = plan->any_shared ? 1 : 0;
   plan->fft = gpufft_shared_pipeline (plan->ctx, fft_any_spv,
-      sizeof (fft_any_spv), ANY_BINDINGS, sizeof (FftParams), spec, 10, error);
+      sizeof (fft_any_spv), ANY_BINDINGS, NULL, sizeof (FftParams), spec, 10,
+      error);
   return plan->fft != NULL;
 }
 

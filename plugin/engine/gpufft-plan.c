@@ -309,7 +309,7 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
   red_spec[5] = plan->cfg.bin_gain ? 1 : 0;
   red_spec[6] = plan->has_level ? 1 : 0;
   plan->reduce = gpufft_shared_pipeline (plan->ctx, reduce_spv,
-      sizeof (reduce_spv), 11, sizeof (ReduceParams), red_spec, 7, error);
+      sizeof (reduce_spv), 11, NULL, sizeof (ReduceParams), red_spec, 7, error);
   return plan->reduce != NULL;
 }
 
@@ -385,7 +385,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   fft_spec[7] = plan->four_step ? 1 : 0;
   fft_spec[8] = plan->four_step ? plan->log2_m - plan->log2_q : 0;
   plan->fft = gpufft_shared_pipeline (plan->ctx, fft_spv, sizeof (fft_spv),
-      6, sizeof (FftParams), fft_spec, 9, error);
+      6, NULL, sizeof (FftParams), fft_spec, 9, error);
   if (!plan->fft || !make_reduce (plan, max_t, error))
     return FALSE;
   if (!plan->four_step)
@@ -399,7 +399,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   spv = plan->cols == 2 ? rows2_spv : plan->cols == 4 ? rows4_spv : rows8_spv;
   spv_size = plan->cols == 2 ? sizeof (rows2_spv) : plan->cols == 4 ?
       sizeof (rows4_spv) : sizeof (rows8_spv);
-  plan->rows = gpufft_shared_pipeline (plan->ctx, spv, spv_size, 5,
+  plan->rows = gpufft_shared_pipeline (plan->ctx, spv, spv_size, 5, NULL,
       sizeof (RowsParams), rows_spec, 4, error);
   return plan->rows != NULL;
 }

@@ -151,11 +151,13 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
   r->import = import_targets (ctx);
 
   r->columns_pipe = gpufft_shared_pipeline (ctx, render_spv,
-      sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec0, 1, error);
+      sizeof (render_spv), N_BUFFERS, NULL, sizeof (RenderParams), &spec0, 1,
+      error);
   if (!r->columns_pipe)
     goto fail;
   r->compose_pipe = gpufft_shared_pipeline (ctx, render_spv,
-      sizeof (render_spv), N_BUFFERS, sizeof (RenderParams), &spec1, 1, error);
+      sizeof (render_spv), N_BUFFERS, NULL, sizeof (RenderParams), &spec1, 1,
+      error);
   if (!r->compose_pipe)
     goto fail;
 

@@ -6,6 +6,7 @@
 #include "gpufft-bluestein.h"
 #include "gpufft-command.h"
 #include "gpufft-context-private.h"
+#include "gpufft-warmup.h"
 
 typedef enum
 {
@@ -70,7 +71,9 @@ typedef struct
 {
   const guint32 *spirv;
   gsize spirv_bytes;
-  guint n_buffers, push_size, n_spec;
+  guint n_buffers;
+  const GpufftBindingKind *kinds;
+  guint push_size, n_spec;
   const guint32 *spec_values;
 } PipelineArgs;
 
@@ -80,29 +83,43 @@ make_pipeline (GpufftContext * ctx, Entry * e, gconstpointer args,
 {
   const PipelineArgs *a = args;
 
-  return gpufft_pipeline_init (&e->pipeline, ctx, a->spirv, a->spirv_bytes,
-      a->n_buffers, a->push_size, a->spec_values, a->n_spec, error);
+  if (!gpufft_pipeline_init (&e->pipeline, ctx, a->spirv, a->spirv_bytes,
+          a->n_buffers, a->kinds, a->push_size, a->spec_values, a->n_spec,
+          error))
+    return FALSE;
+  /* (CPU devices: compiled now, not in the first batch) */
+  if (!gpufft_pipeline_warm_up (ctx, &e->pipeline, error)) {
+    gpufft_pipeline_clear (&e->pipeline, ctx);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 const GpufftPipeline *
 gpufft_shared_pipeline (GpufftContext * ctx, const guint32 * spirv,
-    gsize spirv_bytes, guint n_buffers, guint push_size,
-    const guint32 * spec_values, guint n_spec, GError ** error)
+    gsize spirv_bytes, guint n_buffers, const GpufftBindingKind * kinds,
+    guint push_size, const guint32 * spec_values, guint n_spec,
+    GError ** error)
 {
-  PipelineArgs args = { spirv, spirv_bytes, n_buffers, push_size, n_spec,
-    spec_values
+  PipelineArgs args = { spirv, spirv_bytes, n_buffers, kinds, push_size,
+    n_spec, spec_values
   };
   /* (the module's address identifies it: every module is embedded) */
-  guint64 words[4 + 16];
+  guint64 words[4 + 8 + GPUFFT_MAX_BINDINGS / 8];
+  guint8 *kind_bytes = (guint8 *) (words + 12);
+  guint i;
   Entry *e;
 
   g_return_val_if_fail (n_spec <= 16, NULL);
+  g_return_val_if_fail (n_buffers <= GPUFFT_MAX_BINDINGS, NULL);
   memset (words, 0, sizeof (words));
   words[0] = KIND_PIPELINE;
   words[1] = (guint64) (guintptr) spirv;
   words[2] = n_buffers | ((guint64) push_size << 32);
   words[3] = n_spec;
   memcpy (words + 4, spec_values, n_spec * sizeof (guint32));
+  for (i = 0; kinds && i < n_buffers; i++)
+    kind_bytes[i] = kinds[i];
   e = shared_get (ctx, words, G_N_ELEMENTS (words), KIND_PIPELINE,
       make_pipeline, &args, error);
   return e ? &e->pipeline : NULL;
@@ -184,6 +201,17 @@ make_constants (GpufftContext * ctx, Entry * e, gconstpointer args,
       GPUFFT_MEMORY_DEVICE, error)
       && upload_now (ctx, &e->buffer, v, floats * sizeof (gfloat), error);
   g_free (v);
+  /* The views the CPU devices' kernels read them through (gpufft-plan-cpu.c,
+   * which takes the GPU kernels where a view is missing). */
+  if (ok && a->kind != KIND_CHIRP) {
+    GError *err = NULL;
+
+    if (!gpufft_buffer_add_view (&e->buffer, ctx, a->kind == KIND_WINDOW ?
+            GPUFFT_VIEW_F32X4 : GPUFFT_VIEW_F32X2, &err)) {
+      g_debug ("no texel view of a constant table: %s", err->message);
+      g_clear_error (&err);
+    }
+  }
   return ok;
 }
 

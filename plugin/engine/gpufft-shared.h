@@ -1,10 +1,12 @@
 /* Objects shared by every plan of a context: they are immutable once
  * made, so one copy serves every element with the same geometry.
  *
- *   pipelines   keyed by (SPIR-V module, bindings, push size,
- *               specialization constants)
+ *   pipelines   keyed by (SPIR-V module, bindings and their kinds, push
+ *               size, specialization constants)
  *   constants   device buffers of the periodic window (window, N) and of
- *               the twiddles e^{-2 pi i m / N} (N), filled once
+ *               the twiddles e^{-2 pi i m / N} (N), filled once, with
+ *               their texel views (GPUFFT_VIEW_F32X4 of the window,
+ *               F32X2 of the twiddles) where the device can make them
  *
  * Made on first request, under the context's cache lock (so that two
  * elements asking at once make one), and kept until the context is freed:
@@ -19,10 +21,11 @@
 
 G_BEGIN_DECLS
 
+/* kinds: as gpufft_pipeline_init() (NULL: storage buffers only). */
 const GpufftPipeline *gpufft_shared_pipeline (GpufftContext * ctx,
     const guint32 * spirv, gsize spirv_bytes, guint n_buffers,
-    guint push_size, const guint32 * spec_values, guint n_spec,
-    GError ** error);
+    const GpufftBindingKind * kinds, guint push_size,
+    const guint32 * spec_values, guint n_spec, GError ** error);
 
 /* The window w[0..n) as float (periodic form, gpufft_window_fill()). */
 GpufftBuffer *gpufft_shared_window (GpufftContext * ctx, GpufftWindow window,

@@ -39,6 +39,7 @@ G_BEGIN_DECLS
   F (CmdResetQueryPool) \
   F (CmdWriteTimestamp) \
   F (CreateBuffer) \
+  F (CreateBufferView) \
   F (CreateCommandPool) \
   F (CreateComputePipelines) \
   F (CreateDescriptorPool) \
@@ -50,6 +51,7 @@ G_BEGIN_DECLS
   F (CreateQueryPool) \
   F (CreateShaderModule) \
   F (DestroyBuffer) \
+  F (DestroyBufferView) \
   F (DestroyCommandPool) \
   F (DestroyDescriptorPool) \
   F (DestroyDescriptorSetLayout) \
@@ -70,6 +72,7 @@ G_BEGIN_DECLS
   F (GetDeviceProcAddr) \
   F (GetDeviceQueue) \
   F (GetPhysicalDeviceFeatures2) \
+  F (GetPhysicalDeviceFormatProperties) \
   F (GetPhysicalDeviceMemoryProperties) \
   F (GetPhysicalDeviceProperties) \
   F (GetPhysicalDeviceProperties2) \
@@ -103,6 +106,7 @@ GPUFFT_VK_FUNCTIONS (GPUFFT_VK_DECLARE)
 #define vkCmdResetQueryPool gpufft_vkCmdResetQueryPool
 #define vkCmdWriteTimestamp gpufft_vkCmdWriteTimestamp
 #define vkCreateBuffer gpufft_vkCreateBuffer
+#define vkCreateBufferView gpufft_vkCreateBufferView
 #define vkCreateCommandPool gpufft_vkCreateCommandPool
 #define vkCreateComputePipelines gpufft_vkCreateComputePipelines
 #define vkCreateDescriptorPool gpufft_vkCreateDescriptorPool
@@ -114,6 +118,7 @@ GPUFFT_VK_FUNCTIONS (GPUFFT_VK_DECLARE)
 #define vkCreateQueryPool gpufft_vkCreateQueryPool
 #define vkCreateShaderModule gpufft_vkCreateShaderModule
 #define vkDestroyBuffer gpufft_vkDestroyBuffer
+#define vkDestroyBufferView gpufft_vkDestroyBufferView
 #define vkDestroyCommandPool gpufft_vkDestroyCommandPool
 #define vkDestroyDescriptorPool gpufft_vkDestroyDescriptorPool
 #define vkDestroyDescriptorSetLayout gpufft_vkDestroyDescriptorSetLayout
@@ -134,6 +139,7 @@ GPUFFT_VK_FUNCTIONS (GPUFFT_VK_DECLARE)
 #define vkGetDeviceProcAddr gpufft_vkGetDeviceProcAddr
 #define vkGetDeviceQueue gpufft_vkGetDeviceQueue
 #define vkGetPhysicalDeviceFeatures2 gpufft_vkGetPhysicalDeviceFeatures2
+#define vkGetPhysicalDeviceFormatProperties gpufft_vkGetPhysicalDeviceFormatProperties
 #define vkGetPhysicalDeviceMemoryProperties gpufft_vkGetPhysicalDeviceMemoryProperties
 #define vkGetPhysicalDeviceProperties gpufft_vkGetPhysicalDeviceProperties
 #define vkGetPhysicalDeviceProperties2 gpufft_vkGetPhysicalDeviceProperties2

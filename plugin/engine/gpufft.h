@@ -139,6 +139,9 @@ GpufftContext *gpufft_context_ref (GpufftContext * ctx);
 void gpufft_context_unref (GpufftContext * ctx);
 const gchar *gpufft_context_get_device_name (GpufftContext * ctx);
 gint gpufft_context_get_device_index (GpufftContext * ctx);
+/* TRUE for a CPU Vulkan device (VK_PHYSICAL_DEVICE_TYPE_CPU, such as Mesa's
+ * lavapipe): plans there run the CPU-shaped kernel (gpufft_plan_get_kernels) */
+gboolean gpufft_context_is_cpu (GpufftContext * ctx);
 
 /* What the device's scheduler did since the context was made. */
 typedef struct

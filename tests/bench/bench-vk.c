@@ -247,7 +247,7 @@ bench_vk_copy_shader_ns (BenchVkCopy * cp, GpufftContext * ctx,
   gdouble ns = -1.0;
 
   if (!gpufft_pipeline_init (&p, ctx, bench_copy_spv, sizeof (bench_copy_spv),
-          2, sizeof (guint32), NULL, 0, error))
+          2, NULL, sizeof (guint32), NULL, 0, error))
     return -1.0;
   if (!gpufft_descriptor_pool_init (&dp, ctx, 1, 2, error)
       || !gpufft_descriptor_pool_alloc (&dp, ctx, &p, bufs, &call.set, error))
