@@ -23,7 +23,7 @@ gpufft_import_min_bytes (GpufftContext * ctx)
   env = g_getenv ("GPUFFT_IMPORT_MIN_BYTES");
   if (env && *env)
     return MAX (1, g_ascii_strtoull (env, NULL, 10));
-  return ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ?
+  return gpufft_context_is_cpu (ctx) ?
       IMPORT_MIN_BYTES_CPU : 0;
 }
 

@@ -104,8 +104,8 @@ gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error)
     plan->slice_chunks = plan->max_chunks;
     return TRUE;
   }
-  plan->slice_chunks = (guint) MIN (MIN ((plan->ctx->props.deviceType ==
-              VK_PHYSICAL_DEVICE_TYPE_CPU ? TEMP_BYTES : SCRATCH_BYTES_GPU),
+  plan->slice_chunks = (guint) MIN (MIN ((gpufft_context_is_cpu (plan->ctx)
+              ? TEMP_BYTES : SCRATCH_BYTES_GPU),
           lim->maxStorageBufferRange) / per_chunk, plan->max_chunks);
   if (plan->slice_chunks == 0) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,

@@ -111,7 +111,7 @@ import_targets (GpufftContext * ctx)
     return FALSE;
   if (env && *env)
     return g_strcmp0 (env, "0") != 0;
-  return ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+  return !gpufft_context_is_cpu (ctx);
 }
 
 GpufftRender *

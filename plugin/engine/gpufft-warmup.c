@@ -19,7 +19,7 @@ gpufft_pipeline_warm_up (GpufftContext * ctx, const GpufftPipeline * p,
   gboolean ok = FALSE;
   guint i;
 
-  if (ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU
+  if (!gpufft_context_is_cpu (ctx)
       || g_getenv ("GPUFFT_NO_WARM_UP") != NULL)
     return TRUE;
   if (p->n_buffers > G_N_ELEMENTS (bufs) || p->push_size > sizeof (push)) {
