@@ -1,8 +1,12 @@
 // Raw sample loading shared by the analysis kernels (fft.comp,
-// fft_any.comp): sample idx of the input buffer `inw` (uint words, declared
-// by the includer) in the kernel's FORMAT (0 S16, 1 S24 packed, 2 S32, 3 F32,
-// 4 F64) as a float: integers divided by 2^(bits-1), F64 rounded to nearest
-// even (NaN and infinities kept, denormals to zero).
+// fft_any.comp, fft_cpu.comp): sample idx of the input in the kernel's
+// FORMAT (0 S16, 1 S24 packed, 2 S32, 3 F32, 4 F64) as a float: integers
+// divided by 2^(bits-1), F64 rounded to nearest even (NaN and infinities
+// kept, denormals to zero). Word w of the input is IN_WORD(w): by default
+// inw[w] of a uint storage buffer declared by the includer.
+#ifndef IN_WORD
+#define IN_WORD(w) inw[w]
+#endif
 
 float f64_to_f32 (uint lo, uint hi)
 {
@@ -28,22 +32,22 @@ float f64_to_f32 (uint lo, uint hi)
 float load_raw (uint idx)
 {
   if (FORMAT == 3u)
-    return uintBitsToFloat (inw[idx]);
+    return uintBitsToFloat (IN_WORD (idx));
   if (FORMAT == 0u) {
-    uint wd = inw[idx >> 1];
+    uint wd = IN_WORD (idx >> 1);
     return float (int (wd << (16u - 16u * (idx & 1u))) >> 16) * (1.0 / 32768.0);
   }
   if (FORMAT == 1u) {
     uint b = idx * 3u;
     uint wi = b >> 2;
     uint s = (b & 3u) * 8u;
-    uint x = inw[wi] >> s;
+    uint x = IN_WORD (wi) >> s;
     if (s > 8u)
-      x |= inw[wi + 1u] << (32u - s);
+      x |= IN_WORD (wi + 1u) << (32u - s);
     return float (int (x << 8) >> 8) * (1.0 / 8388608.0);
   }
   if (FORMAT == 2u)
-    return float (int (inw[idx])) * (1.0 / 2147483648.0);
-  return f64_to_f32 (inw[2u * idx], inw[2u * idx + 1u]);
+    return float (int (IN_WORD (idx))) * (1.0 / 2147483648.0);
+  return f64_to_f32 (IN_WORD (2u * idx), IN_WORD (2u * idx + 1u));
 }
 

@@ -90,15 +90,22 @@ add_copy (GpufftSlot * s, VkDeviceSize offset, VkDeviceSize size)
 }
 
 /* Reads the first `span` samples of the segments into the slot: into the
- * staging buffer (interleaved as they are, planar as planes of `span`
- * samples each), or, for a large interleaved segment with a release
+ * staging buffer (interleaved as they are, planar as planes that start
+ * every gpufft_plan_plane_stride (span) samples), or, for a large interleaved segment with a release
  * function on a device that can, by importing its memory. Calls the
  * release function of each segment it copied. */
+guint64
+gpufft_plan_plane_stride (guint64 span)
+{
+  return (span + 7) / 8 * 8;
+}
+
 static void
 fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
 {
   guint8 *dst = s->staging.mapped;
   gsize frame_bytes = (gsize) plan->cfg.channels * plan->bps;
+  gsize pstride = gpufft_plan_plane_stride (span);
   gsize done = 0;
   guint i, c;
 
@@ -136,7 +143,7 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
         add_copy (s, done * frame_bytes, bytes);
       } else {
         for (c = 0; c < plan->cfg.channels; c++)
-          memcpy (dst + ((gsize) c * span + done) * plan->bps,
+          memcpy (dst + ((gsize) c * pstride + done) * plan->bps,
               seg->planes[c], n * plan->bps);
       }
     }
@@ -145,7 +152,7 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
     done += n;
   }
   if (plan->cfg.planar && span > 0)
-    add_copy (s, 0, span * frame_bytes);
+    add_copy (s, 0, pstride * frame_bytes);
 }
 
 void
@@ -221,7 +228,8 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   gpufft_plan_write_tables (plan, s, batch);
 
   s->fft_params.sstride = plan->cfg.planar ? 1 : plan->cfg.channels;
-  s->fft_params.cstride = plan->cfg.planar ? (guint32) span : 1;
+  s->fft_params.cstride = plan->cfg.planar ?
+      (guint32) gpufft_plan_plane_stride (span) : 1;
   s->fft_params.in_channels = plan->cfg.channels;
   s->fft_params.hop = plan->cfg.hop;
   s->fft_params.downmix = plan->cfg.downmix ? 1 : 0;

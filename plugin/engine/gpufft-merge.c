@@ -167,6 +167,16 @@ geometry_set (GpufftMerge * m, GpufftPlan * plan)
   bufs[4] = &m->partial;
   for (i = 5; i < 9; i++)
     bufs[i] = &m->dummy;
+  /* (the CPU devices' kernel reads the input through texel views, made
+   * here, on the submit thread, the input's only user) */
+  if (plan->cpu) {
+    if (!gpufft_plan_cpu_input_views (plan, &m->input, &err)) {
+      g_debug ("no shared dispatch: %s", err->message);
+      g_clear_error (&err);
+      return VK_NULL_HANDLE;
+    }
+    gpufft_plan_cpu_fft_buffers (plan, &m->input, bufs);
+  }
   if (!gpufft_descriptor_pool_alloc (&m->pool, m->ctx, plan->fft, bufs,
           &g->sets[m->record], &err)) {
     g_debug ("no shared dispatch: %s", err->message);

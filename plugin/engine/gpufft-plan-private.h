@@ -2,6 +2,7 @@
  *
  *   gpufft-plan.c     configuration, sizing, creation and destruction
  *   gpufft-plan-any.c the sizes the power-of-two kernels do not take
+ *   gpufft-plan-cpu.c the kernel for CPU devices (lavapipe)
  *   gpufft-input.c    the input path: batch checks, copy into a staging
  *                     slot (or host memory imported, gpufft-import.h),
  *                     hand-over to the device scheduler
@@ -177,6 +178,10 @@ struct _GpufftPlan
    * Bluestein over L points, its work array in shared memory or, slice
    * after slice of slice_chunks chunks, in `scratch`. */
   gboolean any, bluestein, any_shared;
+  /* CPU devices (gpufft-plan-cpu.c): fft_cpu.comp, one chunk per
+   * workgroup, the input read through texel views. */
+  gboolean cpu;
+  guint cpu_chunks;             /* chunks a large batch is cut into */
   guint any_l, slice_chunks;
   GpufftBuffer scratch;
   GpufftBuffer *twiddles_l, *chirp;     /* shared; Bluestein only */
@@ -270,6 +275,33 @@ gboolean gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error);
 void gpufft_plan_any_record (GpufftPlan * plan, GpufftSlot * s,
     GpufftCommand * command);
 
+/* gpufft-plan-cpu.c: the kernel path for CPU devices. */
+typedef enum
+{
+  GPUFFT_KERNEL_PATH_AUTO,
+  GPUFFT_KERNEL_PATH_GPU,
+  GPUFFT_KERNEL_PATH_CPU,
+  GPUFFT_KERNEL_PATH_OTHER      /* the one AUTO would not take (tests) */
+} GpufftKernelPath;
+
+GpufftKernelPath gpufft_kernel_path_requested (void);
+/* TRUE when the plan is to run fft_cpu.comp (device type, size, subgroup
+ * operations, GPUFFT_KERNEL_PATH) */
+gboolean gpufft_plan_cpu_wanted (GpufftPlan * plan);
+/* sets plan->cpu, fpw and fft */
+gboolean gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error);
+/* the most frames one chunk may hold (lavapipe's loop limit) */
+guint gpufft_plan_cpu_chunk_cap (GpufftPlan * plan);
+/* the texel views the kernel reads an input buffer through (a plan's, or
+ * a shared dispatch's) */
+gboolean gpufft_plan_cpu_input_views (GpufftPlan * plan,
+    GpufftBuffer * input, GError ** error);
+/* sets the bindings of the kernel that differ from fft.comp's: bufs[0],
+ * [1], [2] and [6] (the chunk table, partial rows and complex output at
+ * [3], [4], [5] are the caller's) */
+void gpufft_plan_cpu_fft_buffers (GpufftPlan * plan, GpufftBuffer * input,
+    GpufftBuffer ** bufs);
+
 /* gpufft-analysis.c */
 gboolean gpufft_plan_analysis_check (const GpufftPlanConfig * c,
     GError ** error);
@@ -292,6 +324,11 @@ void gpufft_plan_analysis_fill (GpufftPlan * plan, GpufftSlot * s,
  * spans batches collects its rows batch after batch) */
 void gpufft_plan_analysis_add_frames (GpufftPlan * plan, GpufftSlot * s,
     guint first, guint n);
+
+/* gpufft-input.c: planar input's plane stride for a span of `span`
+ * samples (a multiple of 8, so that every plane starts on 16 bytes for
+ * fft_cpu.comp's vector loads) */
+guint64 gpufft_plan_plane_stride (guint64 span);
 
 /* gpufft-input.c: frees the slot's imports and calls their release
  * functions (the GPU no longer reads them, or never will). */

@@ -170,12 +170,25 @@ fill_constants (GpufftPlan * plan, GError ** error)
 
 /* ---- plan creation ------------------------------------------------------ */
 
+/* The bytes of the input (and staging) buffer for a span of `span`
+ * instants: planar planes start every gpufft_plan_plane_stride()
+ * samples. */
+static guint64
+in_bytes (const GpufftPlan * plan, guint64 span)
+{
+  return (guint64) gpufft_plan_plane_stride (span) * plan->cfg.channels *
+      plan->bps + 16;
+}
+
 static gboolean
 size_plan (GpufftPlan * plan, GError ** error)
 {
   const VkPhysicalDeviceLimits *lim = &plan->ctx->props.limits;
   const GpufftPlanConfig *c = &plan->cfg;
   guint64 range = lim->maxStorageBufferRange;
+  /* (the CPU kernel reads the input through a view of 4-byte texels) */
+  guint64 in_range = plan->cpu ? MIN (range,
+      (guint64) lim->maxTexelBufferElements * 4) : range;
   guint64 sample_bytes = (guint64) c->channels * plan->bps;
   guint64 row = (guint64) plan->nb * sizeof (gfloat);
   guint64 frames, groups, chunks, span, group_bytes;
@@ -189,11 +202,11 @@ size_plan (GpufftPlan * plan, GError ** error)
   /* The input must fit one storage-buffer binding (and 32-bit indices). */
   for (;;) {
     span = (frames - 1) * c->hop + c->fft_size;
-    if (span * sample_bytes + 16 <= MIN (range, G_MAXUINT32) || frames == 1)
+    if (in_bytes (plan, span) <= MIN (in_range, G_MAXUINT32) || frames == 1)
       break;
     frames = MAX (1, frames / 2);
   }
-  if (span * sample_bytes + 16 > MIN (range, G_MAXUINT32)) {
+  if (in_bytes (plan, span) > MIN (in_range, G_MAXUINT32)) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "one frame of %u samples x %u channels does not fit the device's "
         "largest storage buffer (%" G_GUINT64_FORMAT " bytes)",
@@ -239,6 +252,12 @@ size_plan (GpufftPlan * plan, GError ** error)
         plan->out_ch, plan->nb);
     return FALSE;
   }
+
+  /* The CPU kernel's chunks hold at most gpufft_plan_cpu_chunk_cap ()
+   * frames (write_tables). */
+  if (plan->cpu && chunks > groups)
+    frames = MIN (frames, (chunks - groups) *
+        (guint64) gpufft_plan_cpu_chunk_cap (plan));
 
   if (plan->four_step) {
     guint64 per_frame = (guint64) plan->out_ch * plan->m * 2 * sizeof (gfloat);
@@ -299,6 +318,15 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
   guint red_t = plan->nb > 8192 ? 4 * REDUCE_T : REDUCE_T;
   guint32 red_spec[7];
 
+  /* A CPU device runs a workgroup's invocations as SIMD lanes, a few
+   * subgroups at a time, switching between them at every barrier: with
+   * 32 invocations instead of 256 the reduce kernel costs a quarter of the
+   * shader time it took on lavapipe (8 live stereo streams, fft 1024:
+   * from 20 % of it to 5 %; 8 cost the same as 32). Large spectra keep
+   * theirs: with 8 or 16 invocations lavapipe returned wrong sums for the
+   * four-step sizes (tests/engine/test-power.c four-step; not understood). */
+  if (gpufft_context_is_cpu (plan->ctx) && plan->nb <= 8192)
+    red_t = 32;
   while (red_t > max_t)
     red_t /= 2;
   red_spec[0] = plan->m;
@@ -331,6 +359,9 @@ make_pipelines (GpufftPlan * plan, GError ** error)
 
   if (plan->any)
     return gpufft_plan_any_pipeline (plan, error)
+        && make_reduce (plan, max_t, error);
+  if (gpufft_plan_cpu_wanted (plan))
+    return gpufft_plan_cpu_pipeline (plan, error)
         && make_reduce (plan, max_t, error);
 
   /* The single fused kernel holds a frame in one workgroup: FFT_E elements
@@ -409,7 +440,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
 {
   GpufftContext *ctx = plan->ctx;
   guint64 row = (guint64) plan->nb * plan->out_ch;
-  gsize staging = plan->max_span * plan->cfg.channels * plan->bps + 16;
+  gsize staging = in_bytes (plan, plan->max_span);
   GpufftBuffer *fft_bufs[9], *red_bufs[11];
   guint p;
 
@@ -456,6 +487,8 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   fft_bufs[6] = plan->scratch.buffer ? &plan->scratch : &plan->dummy;
   fft_bufs[7] = plan->twiddles_l ? plan->twiddles_l : &plan->dummy;
   fft_bufs[8] = plan->chirp ? plan->chirp : &plan->dummy;
+  if (plan->cpu)
+    gpufft_plan_cpu_fft_buffers (plan, &plan->input, fft_bufs);
   if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->fft, fft_bufs,
           &s->fft_set, error))
     return FALSE;
@@ -534,9 +567,10 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   row_bytes = (guint64) plan->nb * plan->out_ch * sizeof (gfloat);
   part_bytes = (guint64) (plan->nb + 1) * plan->out_ch * sizeof (gfloat);
   out_bytes = plan->max_groups * row_bytes;
-  if (!gpufft_buffer_init (&plan->input, ctx,
-          plan->max_span * config->channels * plan->bps + 16,
-          GPUFFT_MEMORY_DEVICE, error)
+  if (!gpufft_buffer_init (&plan->input, ctx, in_bytes (plan,
+              plan->max_span), GPUFFT_MEMORY_DEVICE, error)
+      || (plan->cpu && !gpufft_plan_cpu_input_views (plan, &plan->input,
+              error))
       || !gpufft_buffer_init (&plan->partial, ctx,
           plan->max_chunks * part_bytes, GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&plan->carry[0], ctx, part_bytes,
@@ -573,6 +607,10 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     goto fail;
   plan->peak_scratch = g_new0 (GpufftPeak, MAX (1,
           plan->out_ch * plan->n_peaks));
+  g_debug ("plan N=%u: %s kernel, %u frames in %u chunks a batch at most",
+      config->fft_size, plan->cpu ? "CPU devices'" : plan->any ?
+      "generic-size" : plan->four_step ? "four-step" : "fused",
+      plan->max_frames, plan->max_chunks);
   gpufft_scheduler_count_plan (ctx->scheduler,
       (guint64) (g_get_monotonic_time () - t0) * 1000);
   return plan;
@@ -686,4 +724,10 @@ gsize
 gpufft_plan_get_max_span (GpufftPlan * plan)
 {
   return plan->max_span;
+}
+
+GpufftKernels
+gpufft_plan_get_kernels (GpufftPlan * plan)
+{
+  return plan->cpu ? GPUFFT_KERNELS_CPU : GPUFFT_KERNELS_GPU;
 }

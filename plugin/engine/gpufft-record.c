@@ -18,11 +18,22 @@ gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
       FRAMES_PER_CHUNK);
   guint g, frame = 0, nc = 0, closed = 0;
 
+  /* (the CPU kernel: one workgroup takes a chunk's frames one after the
+   * other on one of the device's threads, and writes one partial row: as
+   * few chunks (of every output channel) as still keep the threads busy,
+   * and never fewer than FRAMES_PER_CHUNK frames where a group has them:
+   * each chunk costs a row of stores, a row for the reduce kernel to add,
+   * and the kernel's code and stack fetched anew) */
+  if (plan->cpu && !plan->per_frame)
+    per = CLAMP (((guint64) b->n_frames * plan->out_ch + plan->cpu_chunks -
+            1) / plan->cpu_chunks, FRAMES_PER_CHUNK,
+        gpufft_plan_cpu_chunk_cap (plan));
   s->n_cplx_fix = 0;
   if (plan->four_step)          /* a chunk must fit a slice */
     per = MIN (per, plan->slice_frames);
   while (b->n_frames / per + b->n_groups > plan->max_chunks
-      && (!plan->four_step || per < plan->slice_frames))
+      && (!plan->four_step || per < plan->slice_frames)
+      && (!plan->cpu || per < gpufft_plan_cpu_chunk_cap (plan)))
     per++;
 
   for (g = 0; g < b->n_groups; g++) {

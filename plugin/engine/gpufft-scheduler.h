@@ -61,7 +61,8 @@ typedef struct
   guint64 max_slots;            /* most in one submission */
   guint64 record_ns;            /* submit thread: recording + vkQueueSubmit */
   guint64 wait_ns;              /* completion thread: in the fence wait */
-  guint64 gpu_ns;               /* device timestamps, first to last */
+  guint64 gpu_ns;               /* device timestamps, first to last (none
+                                 * on CPU devices) */
   guint64 finish_ns;            /* completion thread: delivering results */
   guint64 copied_bytes;         /* input copied into staging */
   guint64 imported_bytes;       /* input read in place (gpufft-import.h) */

@@ -152,7 +152,8 @@ typedef struct
   guint64 record_ns;            /* CPU time recording and submitting */
   guint64 wait_ns;              /* time the completion thread waited */
   guint64 gpu_ns;               /* GPU time of the submissions (0 without
-                                 * timestamps) */
+                                 * timestamps, and on CPU devices, whose
+                                 * submissions carry none) */
   guint64 deliver_ns;           /* CPU time delivering results (the result
                                  * functions included) */
   guint64 copied_bytes;         /* input copied into staging */
@@ -295,6 +296,24 @@ guint gpufft_plan_get_out_channels (GpufftPlan * plan);        /* 1 or channels 
 gsize gpufft_plan_get_import_min_bytes (GpufftPlan * plan);
 /* Most samples (per channel) one batch can take: (max_frames-1)*hop + N. */
 gsize gpufft_plan_get_max_span (GpufftPlan * plan);
+
+/* The FFT kernels a plan runs. GPUFFT_KERNELS_CPU: shaped for CPU Vulkan
+ * devices (fft_cpu.comp, fft_cpu_large.comp: one subgroup of 8 lanes per
+ * frame, no shared memory, no barriers, the input read as texels), for the
+ * power-of-two sizes 32..65536 on devices with subgroups of at least 8
+ * invocations and their shuffle and vote operations; GPUFFT_KERNELS_GPU:
+ * the workgroup-wide kernels (fft.comp, the four-step, and fft_any.comp,
+ * which every other size runs on any device). Which one: by device type
+ * (CPU devices take the CPU kernels); GPUFFT_KERNEL_PATH=cpu|gpu|other|auto
+ * in the environment forces a path for the plans made while it is set
+ * (other: the path the device would not take; auto: by device type). */
+typedef enum
+{
+  GPUFFT_KERNELS_GPU,
+  GPUFFT_KERNELS_CPU
+} GpufftKernels;
+
+GpufftKernels gpufft_plan_get_kernels (GpufftPlan * plan);
 
 /* ---- Batches ------------------------------------------------------------ */
 
@@ -439,7 +458,7 @@ typedef struct
 gboolean gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error);
 
 /* GPU timings of the last completed batch's submission (which may have
- * carried other plans' batches too) or rerun. */
+ * carried other plans' batches too; not on CPU devices) or rerun. */
 void gpufft_plan_get_timings (GpufftPlan * plan, GpufftTimings * timings);
 
 G_END_DECLS

@@ -1,0 +1,227 @@
+/* The kernel path for CPU Vulkan devices (VK_PHYSICAL_DEVICE_TYPE_CPU, such
+ * as Mesa's lavapipe): fft_cpu.comp in place of fft.comp, the rest of the
+ * plan (tables, reduce, results, shared dispatches) unchanged. See
+ * shaders/fft_cpu.comp for the kernel and why it is shaped so.
+ *
+ * Which path a plan takes: GPUFFT_KERNEL_PATH=gpu|cpu|other|auto in the
+ * environment, read when the plan is made (auto, the default: the CPU path
+ * on CPU devices; other: the path auto would not take, so that the tests
+ * run both on any device). Forcing `cpu` on a GPU works (the tests do, on
+ * the H200) but is slow there.
+ *
+ * What the CPU kernel needs, else the plan runs the GPU kernels: a
+ * power-of-two size it has a module for, subgroups of at least 8
+ * invocations with shuffle and vote operations in compute shaders. */
+#include "gpufft-plan-private.h"
+#include "gpufft-shared.h"
+
+/* One module per size, N = 32 << i (shaders/meson.build): fft_cpu.comp
+ * up to 4096, fft_cpu_large.comp from 8192. */
+static const guint32 fft_cpu_n32[] =
+#include "fft_cpu_n32.spv.h"
+    ;
+static const guint32 fft_cpu_n64[] =
+#include "fft_cpu_n64.spv.h"
+    ;
+static const guint32 fft_cpu_n128[] =
+#include "fft_cpu_n128.spv.h"
+    ;
+static const guint32 fft_cpu_n256[] =
+#include "fft_cpu_n256.spv.h"
+    ;
+static const guint32 fft_cpu_n512[] =
+#include "fft_cpu_n512.spv.h"
+    ;
+static const guint32 fft_cpu_n1024[] =
+#include "fft_cpu_n1024.spv.h"
+    ;
+static const guint32 fft_cpu_n2048[] =
+#include "fft_cpu_n2048.spv.h"
+    ;
+static const guint32 fft_cpu_n4096[] =
+#include "fft_cpu_n4096.spv.h"
+    ;
+static const guint32 fft_cpu_n8192[] =
+#include "fft_cpu_n8192.spv.h"
+    ;
+static const guint32 fft_cpu_n16384[] =
+#include "fft_cpu_n16384.spv.h"
+    ;
+static const guint32 fft_cpu_n32768[] =
+#include "fft_cpu_n32768.spv.h"
+    ;
+static const guint32 fft_cpu_n65536[] =
+#include "fft_cpu_n65536.spv.h"
+    ;
+
+static const struct
+{
+  const guint32 *spv;
+  gsize bytes;
+  guint q1, q2;                 /* fft_cpu_large.comp: its Q1, Q2 */
+} modules[] = {
+  {fft_cpu_n32, sizeof (fft_cpu_n32), 0, 0},
+  {fft_cpu_n64, sizeof (fft_cpu_n64), 0, 0},
+  {fft_cpu_n128, sizeof (fft_cpu_n128), 0, 0},
+  {fft_cpu_n256, sizeof (fft_cpu_n256), 0, 0},
+  {fft_cpu_n512, sizeof (fft_cpu_n512), 0, 0},
+  {fft_cpu_n1024, sizeof (fft_cpu_n1024), 0, 0},
+  {fft_cpu_n2048, sizeof (fft_cpu_n2048), 0, 0},
+  {fft_cpu_n4096, sizeof (fft_cpu_n4096), 0, 0},
+  {fft_cpu_n8192, sizeof (fft_cpu_n8192), 16, 16},
+  {fft_cpu_n16384, sizeof (fft_cpu_n16384), 32, 16},
+  {fft_cpu_n32768, sizeof (fft_cpu_n32768), 32, 32},
+  {fft_cpu_n65536, sizeof (fft_cpu_n65536), 64, 32},
+};
+
+#define CPU_LANES 8             /* fft_cpu.comp's L */
+#define CPU_MIN_LOG2_N 5        /* modules[0] */
+/* Lavapipe ends a shader invocation after 65535 loop iterations in all
+ * (LP_MAX_TGSI_LOOP_ITERATIONS): a chunk's loops stay well below
+ * (gpufft_plan_cpu_chunk_cap). */
+#define CPU_LOOP_BUDGET 48000
+
+/* fft_cpu.comp's LOAD */
+enum
+{ LOAD_WORDS, LOAD_VEC, LOAD_IL2, LOAD_IL4 };
+
+static const GpufftBindingKind cpu_bindings[] = {
+  GPUFFT_BIND_TEXEL_U32X4,      /* input, 16-byte texels */
+  GPUFFT_BIND_TEXEL_F32X4,      /* window */
+  GPUFFT_BIND_TEXEL_U32,        /* input, words */
+  GPUFFT_BIND_STORAGE,          /* chunk table */
+  GPUFFT_BIND_STORAGE,          /* partial rows */
+  GPUFFT_BIND_STORAGE,          /* complex output */
+  GPUFFT_BIND_TEXEL_F32X2,      /* twiddles */
+};
+
+GpufftKernelPath
+gpufft_kernel_path_requested (void)
+{
+  const gchar *v = g_getenv ("GPUFFT_KERNEL_PATH");
+
+  if (v && g_ascii_strcasecmp (v, "cpu") == 0)
+    return GPUFFT_KERNEL_PATH_CPU;
+  if (v && g_ascii_strcasecmp (v, "gpu") == 0)
+    return GPUFFT_KERNEL_PATH_GPU;
+  if (v && g_ascii_strcasecmp (v, "other") == 0)
+    return GPUFFT_KERNEL_PATH_OTHER;
+  return GPUFFT_KERNEL_PATH_AUTO;
+}
+
+/* The CPU kernel can run this plan on this device. */
+static gboolean
+cpu_kernel_fits (GpufftPlan * plan)
+{
+  GpufftContext *ctx = plan->ctx;
+  const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT |
+      VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+      VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+  guint log2_n = plan->log2_m + 1;
+
+  return !plan->any && log2_n >= CPU_MIN_LOG2_N
+      && log2_n < CPU_MIN_LOG2_N + G_N_ELEMENTS (modules)
+      && ctx->subgroup_size >= CPU_LANES && (ctx->subgroup_ops & ops) == ops
+      && ctx->props.limits.maxComputeWorkGroupSize[0] >= CPU_LANES;
+}
+
+gboolean
+gpufft_plan_cpu_wanted (GpufftPlan * plan)
+{
+  GpufftKernelPath want = gpufft_kernel_path_requested ();
+  gboolean is_cpu = gpufft_context_is_cpu (plan->ctx);
+
+  if (!cpu_kernel_fits (plan))
+    return FALSE;
+  if (want == GPUFFT_KERNEL_PATH_AUTO)
+    return is_cpu;
+  if (want == GPUFFT_KERNEL_PATH_OTHER)
+    return !is_cpu;
+  return want == GPUFFT_KERNEL_PATH_CPU;
+}
+
+/* How a lane reads its samples: the fastest load the layout allows for
+ * every frame of every batch (fft_cpu.comp, LOAD). Frames start at f * hop
+ * instants of a buffer that starts on 16 bytes (a plan's input, or a
+ * shared dispatch's region: a whole number of frames, gpufft-merge.c);
+ * planar planes start on 8 samples (gpufft-input.c). */
+static guint
+load_mode (const GpufftPlanConfig * c)
+{
+  guint bps = gpufft_format_bytes (c->format);
+  gboolean words32 = c->format == GPUFFT_FORMAT_F32
+      || c->format == GPUFFT_FORMAT_S32;
+
+  if (c->format == GPUFFT_FORMAT_S24)
+    return LOAD_WORDS;
+  if (c->planar || c->channels == 1)
+    return c->hop % (16 / bps) == 0 ? LOAD_VEC : LOAD_WORDS;
+  if (words32 && c->channels == 2 && c->hop % 2 == 0)
+    return LOAD_IL2;
+  if (words32 && c->channels == 4)
+    return LOAD_IL4;
+  return LOAD_WORDS;
+}
+
+gboolean
+gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error)
+{
+  guint variant = plan->log2_m + 1 - CPU_MIN_LOG2_N;
+  guint32 spec[4];
+
+  plan->cpu = TRUE;
+  plan->four_step = FALSE;
+  plan->fpw = 1;
+  /* (lavapipe runs a thread per core, at most 16: four chunks each) */
+  plan->cpu_chunks = 4 * CLAMP (g_get_num_processors (), 1, 16);
+  spec[0] = plan->cfg.format;
+  spec[1] = plan->cfg.complex_out ? 1 : 0;
+  /* (one channel: nothing to mix) */
+  spec[2] = plan->cfg.downmix && plan->cfg.channels > 1 ? 1 : 0;
+  spec[3] = load_mode (&plan->cfg);
+  plan->fft = gpufft_shared_pipeline (plan->ctx, modules[variant].spv,
+      modules[variant].bytes, G_N_ELEMENTS (cpu_bindings), cpu_bindings,
+      sizeof (FftParams), spec, G_N_ELEMENTS (spec), error);
+  return plan->fft != NULL;
+}
+
+guint
+gpufft_plan_cpu_chunk_cap (GpufftPlan * plan)
+{
+  guint variant = plan->log2_m + 1 - CPU_MIN_LOG2_N;
+  guint mix = plan->cfg.downmix && plan->cfg.channels > 1 ?
+      plan->cfg.channels : 0;
+  guint per_frame, per_chunk = 0;
+
+  if (modules[variant].q1 > 0) {
+    /* fft_cpu_large.comp: per frame Q2 columns (each with the channel loop
+     * of a downmix that adds the channels one by one) and Q1/2 + 1 row
+     * pairs; per chunk the Q sums set and stored */
+    per_frame = 1 + modules[variant].q2 * (1 + mix) + modules[variant].q1 / 2
+        + 1;
+    per_chunk = 2 * modules[variant].q1 * modules[variant].q2;
+  } else {
+    /* fft_cpu.comp: per frame N / 1024 passes (N >= 2048), each with the
+     * channel loop of a downmix */
+    per_frame = 1 + MAX (1, plan->cfg.fft_size / 1024) * (1 + mix);
+  }
+  return MAX (1, (CPU_LOOP_BUDGET - per_chunk) / per_frame);
+}
+
+gboolean
+gpufft_plan_cpu_input_views (GpufftPlan * plan, GpufftBuffer * input,
+    GError ** error)
+{
+  return gpufft_buffer_add_view (input, plan->ctx, GPUFFT_VIEW_U32, error)
+      && gpufft_buffer_add_view (input, plan->ctx, GPUFFT_VIEW_U32X4, error);
+}
+
+void
+gpufft_plan_cpu_fft_buffers (GpufftPlan * plan, GpufftBuffer * input,
+    GpufftBuffer ** bufs)
+{
+  bufs[0] = input;
+  bufs[1] = plan->window;
+  bufs[2] = input;
+  bufs[6] = plan->twiddles;
+}
