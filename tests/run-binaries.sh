@@ -36,4 +36,22 @@ for t in "$build"/tests/engine/test-engine-* "$build"/tests/element/test-*; do
     grep -E '^(not ok|Bail out|# FAIL|FAIL)|Failures|Errors|CRITICAL|ERROR' <<<"$log" | head -20
   fi
 done
+# The other kernel path (on a GPU: the CPU devices' kernels, fft_cpu.comp
+# and fft_cpu_large.comp), as tests/engine/meson.build runs it.
+for name in window power peaks formats analysis merge fft-accuracy; do
+  t=$build/tests/engine/test-engine-$name
+  [ -x "$t" ] || continue
+  late=0
+  [ "$name" = merge ] && late=20
+  log=$(GPUFFT_KERNEL_PATH=other GPUFFT_DEBUG_LATE_START_MS=$late \
+        timeout 900 "$t" --tap 2>&1)
+  rc=$?
+  if [ $rc = 0 ] && ! grep -qE '^(not ok|Bail out)' <<<"$log"; then
+    pass=$((pass + 1))
+    echo "PASS other-kernels ${t#$build/} $(grep -cE '^ok' <<<"$log") cases"
+  else
+    fail=$((fail + 1)); echo "FAIL other-kernels ${t#$build/} (exit $rc)"
+    grep -E '^(not ok|Bail out|# FAIL|FAIL)|Failures|Errors|CRITICAL|ERROR' <<<"$log" | head -20
+  fi
+done
 echo "$pass passed, $fail failed"
