@@ -24,6 +24,7 @@
 
 static gint group_frames = 64;
 static gchar *scale_name = NULL;
+static gboolean no_copy = FALSE;
 
 static const GOptionEntry extra[] = {
   {"group", 0, 0, G_OPTION_ARG_INT, &group_frames,
@@ -32,6 +33,8 @@ static const GOptionEntry extra[] = {
       "linear (default), octave (1/3 octave, A-weighted, with a level) or "
         "mel (128 slaney filters, A-weighted, with a level): the analysis "
         "stage in the reduce kernel", "S"},
+  {"no-copy", 0, 0, G_OPTION_ARG_NONE, &no_copy,
+      "Skip the copy rooflines (for profiling the kernels alone)", NULL},
   {NULL}
 };
 
@@ -153,16 +156,18 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
   gsize chunk_len, total, n_segs;
   gint64 t0, t1;
   gdouble host_ns, gpu_ns, copy_ns, dma_ns, bytes_in, bytes_eff, mean_power;
+  gdouble cpu0, cpu_ns, reduce_ns;
   gboolean ok = FALSE;
 
   /* the rooflines first, on memory nothing has used before in this
    * process; cp stays allocated until the end */
   if (!bench_vk_copy_init (&cp, ctx, (VkDeviceSize) asked * n * 4, error))
     return FALSE;
-  copy_ns = bench_vk_copy_shader_ns (&cp, ctx, repeats, error);
+  copy_ns = no_copy ? 0.0 : bench_vk_copy_shader_ns (&cp, ctx, repeats,
+      error);
   if (copy_ns < 0)
     goto out;
-  dma_ns = bench_vk_copy_dma_ns (&cp, ctx, repeats, error);
+  dma_ns = no_copy ? 0.0 : bench_vk_copy_dma_ns (&cp, ctx, repeats, error);
   if (dma_ns < 0)
     goto out;
 
@@ -200,11 +205,15 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
     goto out;
   if (!gpufft_plan_rerun (plan, 1, error))      /* warm-up */
     goto out;
+  cpu0 = bench_cpu_seconds ();
   t0 = bench_now_ns ();
   if (!gpufft_plan_rerun (plan, repeats, error))
     goto out;
   t1 = bench_now_ns ();
+  /* (the process's CPU time: on a CPU device, the device's threads) */
+  cpu_ns = (bench_cpu_seconds () - cpu0) * 1e9 / repeats;
   gpufft_plan_get_timings (plan, &tm);
+  reduce_ns = tm.valid ? tm.reduce_ns / repeats : 0.0;
 
   bytes_in = 4.0 * n * frames;
   host_ns = (gdouble) (t1 - t0) / repeats;
@@ -249,15 +258,18 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
       g_snprintf (dma_bw, sizeof dma_bw, "%.4g", dma_gbs);
     else
       strcpy (dma_bw, "-");
-    printf ("%6u %8u %8.1f | %9s %9.4g %9.4g %9s %6s | %9.3f %9.4g %6s | "
-        "%9s %9s | %s (P=%.3f)\n", n, frames, bytes_in / 1048576.0, gpu_ms,
-        frames / t * 1e3, (gdouble) frames * n / t, gpu_bw, gpu_pct,
-        host_ns * 1e-6, host_gbs, host_pct, copy_bw, dma_bw,
-        good ? "ok" : "BAD", mean_power);
-    printf ("@kernel n=%u frames=%u repeats=%u gpu_ns=%.0f host_ns=%.0f "
-        "copy_ns=%.0f dma_ns=%.0f copy_bytes=%.0f bytes_in=%.0f "
-        "bytes_eff=%.0f ok=%d\n", n, frames, repeats, gpu_ns, host_ns,
-        copy_ns, dma_ns, (gdouble) cp.bytes, bytes_in, bytes_eff, good);
+    printf ("%6u %8u %8.1f | %9s %9.4g %9.4g %9s %6s %5.0f%% | %9.3f %9.4g "
+        "%6s %9.4g | %9s %9s | %s (P=%.3f)\n", n, frames,
+        bytes_in / 1048576.0, gpu_ms, frames / t * 1e3,
+        (gdouble) frames * n / t, gpu_bw, gpu_pct,
+        gpu_ns > 0 ? 100.0 * reduce_ns / gpu_ns : 0.0, host_ns * 1e-6,
+        host_gbs, host_pct, cpu_ns > 0 ? (gdouble) frames * n / cpu_ns : 0.0,
+        copy_bw, dma_bw, good ? "ok" : "BAD", mean_power);
+    printf ("@kernel n=%u frames=%u repeats=%u gpu_ns=%.0f reduce_ns=%.0f "
+        "host_ns=%.0f cpu_ns=%.0f copy_ns=%.0f dma_ns=%.0f copy_bytes=%.0f "
+        "bytes_in=%.0f bytes_eff=%.0f ok=%d\n", n, frames, repeats, gpu_ns,
+        reduce_ns, host_ns, cpu_ns, copy_ns, dma_ns, (gdouble) cp.bytes,
+        bytes_in, bytes_eff, good);
     if (frames < asked)
       printf ("       (N=%u: the plan allows %u frames, %u asked)\n", n, frames,
           asked);
@@ -302,11 +314,14 @@ main (int argc, char **argv)
   printf ("groups of %d frames; %u timed repeats; GB/s = frames*(4N+4(N/2+1))"
       "/t; copy = device->device copy of the input size by a compute "
       "shader (uvec4, the %%copy reference), dma = the same by "
-      "vkCmdCopyBuffer, both 2*bytes/t, measured before the plan is made%s\n",
+      "vkCmdCopyBuffer, both 2*bytes/t, measured before the plan is made; "
+      "%%red = the reduce kernel's share of the GPU time; Gs/cpu-s = samples "
+      "per second of the process's CPU time (on a CPU device, per core)%s\n",
       group_frames, repeats, args.small ? "; SMALL mode" : "");
-  printf ("%6s %8s %8s | %9s %9s %9s %9s %6s | %9s %9s %6s | %9s %9s | %s\n",
-      "N", "frames", "in MiB", "GPU ms", "Mframe/s", "Gsamp/s", "GB/s",
-      "%copy", "host ms", "GB/s", "%copy", "copy GB/s", "dma GB/s", "check");
+  printf ("%6s %8s %8s | %9s %9s %9s %9s %6s %6s | %9s %9s %6s %9s | %9s %9s "
+      "| %s\n", "N", "frames", "in MiB", "GPU ms", "Mframe/s", "Gsamp/s",
+      "GB/s", "%copy", "%red", "host ms", "GB/s", "%copy", "Gs/cpu-s",
+      "copy GB/s", "dma GB/s", "check");
   for (i = 0; i < args.n_sizes; i++) {
     if (!bench_size (ctx, &args, args.sizes[i], repeats, &err)) {
       if (err) {

@@ -12,6 +12,9 @@
  * Cases: S = 1, 16, 64, 256, 1024 stereo streams of 480-sample (10 ms)
  * buffers, fft 1024 hop 512, live and as fast as possible; and 1 stream of
  * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
+ * --hop=H sets gpufftspectrum's hop in the stereo cases (H = 1024: no
+ * overlap, as spectrum, which hops by its fft size) and 4H in the
+ * 64-channel case (without it: 512 and 1024).
  *
  * Everything is measured from the warm point, when every stream has passed
  * its first buffer and a quarter of all the audio has entered (so the device's opening and the plans' making,
@@ -38,6 +41,7 @@ static gchar *modes_str = NULL;
 static gchar *elements_str = NULL;
 static gdouble live_seconds = 0, fast_seconds = 0, fast_msamples = 0;
 static gboolean small = FALSE, no_wide = FALSE;
+static gint hop_opt = 0;
 
 static const GOptionEntry entries[] = {
   {"small", 0, 0, G_OPTION_ARG_NONE, &small,
@@ -58,6 +62,10 @@ static const GOptionEntry entries[] = {
         "run; the 64-channel case 4x (default 64, small 4)", "M"},
   {"no-wide", 0, 0, G_OPTION_ARG_NONE, &no_wide,
       "Skip the 1 x 64-channel case", NULL},
+  {"hop", 0, 0, G_OPTION_ARG_INT, &hop_opt,
+      "gpufftspectrum's hop in the stereo cases, fft 1024 (default 512; "
+        "1024: no overlap, as spectrum); the 64-channel case, fft 4096, "
+        "takes 4x it (default 1024)", "H"},
   {NULL}
 };
 
@@ -90,7 +98,9 @@ typedef struct
 } Run;
 
 /* CPU seconds of each thread of the process, by thread id
- * (/proc/self/task/<tid>/stat; Linux only: empty elsewhere). */
+ * (/proc/self/task/<tid>/schedstat in ns where the kernel has it, else
+ * /proc/self/task/<tid>/stat in clock ticks; Linux only: empty
+ * elsewhere). */
 static GHashTable *
 thread_cpu (void)
 {
@@ -111,14 +121,25 @@ thread_cpu (void)
       gchar *comm = g_strndup (strchr (text, '(') + 1,
           close - strchr (text, '(') - 1);
 
+      gchar *sched_path = g_strdup_printf ("/proc/self/task/%s/schedstat",
+          name);
+      gchar *sched = NULL;
+
       f = g_strsplit (close + 2, " ", 0);
-      if (g_strv_length (f) > 13) {
+      if (g_file_get_contents (sched_path, &sched, NULL, NULL)) {
+        /* "ns on the CPU, ns waiting, timeslices" */
+        g_hash_table_insert (t, GINT_TO_POINTER (atoi (name)),
+            g_strdup_printf ("%s|%f", comm,
+                g_ascii_strtod (sched, NULL) * 1e-9));
+      } else if (g_strv_length (f) > 13) {
         gchar *v = g_strdup_printf ("%s|%f", comm,
             (g_ascii_strtod (f[11], NULL) + g_ascii_strtod (f[12], NULL)) /
             tick);
 
         g_hash_table_insert (t, GINT_TO_POINTER (atoi (name)), v);
       }
+      g_free (sched);
+      g_free (sched_path);
       g_strfreev (f);
       g_free (comm);
     }
@@ -489,7 +510,7 @@ main (int argc, char **argv)
   GOptionContext *ctx = g_option_context_new (NULL);
   GError *err = NULL;
   gchar **streams, **modes, **elements;
-  guint m, i;
+  guint m, i, hop, wide_hop;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
@@ -513,9 +534,16 @@ main (int argc, char **argv)
     fast_seconds = small ? 5 : 20;
   if (fast_msamples <= 0)
     fast_msamples = small ? 4 : 64;
+  if (hop_opt < 0 || hop_opt > 1024) {
+    g_printerr ("--hop: 1 to 1024 (the stereo cases' fft size)\n");
+    return 2;
+  }
+  hop = hop_opt ? (guint) hop_opt : 512;
+  wide_hop = hop_opt ? 4 * (guint) hop_opt : 1024;
 
-  printf ("# bench-streams (%s, %d cores)\n", g_get_host_name (),
-      g_get_num_processors ());
+  printf ("# bench-streams (%s, %d cores; gpufftspectrum stereo fft 1024 "
+      "hop %u, 64 channels fft 4096 hop %u)\n", g_get_host_name (),
+      g_get_num_processors (), hop, wide_hop);
   printf ("| streams x ch | mode | element | audio/wall | wall s | cores | "
       "elem ns/sample | M samples/s | subs/s | msgs | dropped | "
       "latency p50/p99 ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -523,7 +551,7 @@ main (int argc, char **argv)
     gboolean live = g_str_equal (modes[m], "live");
 
     for (i = 0; streams[i]; i++) {
-      Case c = { (guint) atoi (streams[i]), 2, 480, 1024, 512, live,
+      Case c = { (guint) atoi (streams[i]), 2, 480, 1024, hop, live,
         live_seconds
       };
       if (!live)
@@ -533,7 +561,7 @@ main (int argc, char **argv)
         run_all (&c, elements);
     }
     if (!no_wide) {
-      Case c = { 1, 64, 4800, 4096, 1024, live, live_seconds };
+      Case c = { 1, 64, 4800, 4096, wide_hop, live, live_seconds };
 
       if (!live)
         c.seconds = MIN (10 * fast_seconds, 4 * fast_msamples * 1e6 /
