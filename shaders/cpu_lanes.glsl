@@ -17,12 +17,31 @@ const uint L = 8u;              // lanes (the subgroup)
 
 uint lane;                      // gl_SubgroupInvocationID, set by main()
 
-// e^{-2 pi i m / 2^lg}. Only ever called with constants, so that the
-// compiler folds it; the angle is reduced to the first octant with exact
-// integer steps (theta = q pi/4 + a, a < pi/4), so that the float angle
-// carries at most a few 1e-8 of error. Selects, no branches: the driver
-// folds thousands of these per module (glslc leaves it to the driver,
-// shaders/meson.build), and branches made that several times slower.
+// sin and cos of x in [0, pi/4], in double: Taylor series to x^13 and
+// x^14 (error below 2e-14), plain arithmetic.
+dvec2 cos_sin (double x)
+{
+  double x2 = x * x;
+  double s = x * (1.0LF + x2 * (-1.0LF / 6.0LF + x2 * (1.0LF / 120.0LF +
+              x2 * (-1.0LF / 5040.0LF + x2 * (1.0LF / 362880.0LF +
+                      x2 * (-1.0LF / 39916800.0LF +
+                          x2 * (1.0LF / 6227020800.0LF)))))));
+  double c = 1.0LF + x2 * (-0.5LF + x2 * (1.0LF / 24.0LF + x2 * (-1.0LF /
+              720.0LF + x2 * (1.0LF / 40320.0LF + x2 * (-1.0LF / 3628800.0LF +
+                      x2 * (1.0LF / 479001600.0LF + x2 * (-1.0LF /
+                              87178291200.0LF)))))));
+  return dvec2 (c, s);
+}
+
+// e^{-2 pi i m / 2^lg}, correctly rounded to float. Only ever called with
+// constants: the compiler folds it (the driver: glslc leaves these modules
+// unoptimized, shaders/meson.build). The angle is reduced to the first
+// octant with exact integer steps (theta = q pi/4 + a, a <= pi/4) and its
+// sine and cosine computed in double by plain arithmetic, so that the
+// result is the same on every driver (GLSL's sin and cos are approximations
+// whose precision is the driver's: NVIDIA's gave 4.4e-7 relative error at
+// N = 4096 where the limit is 3e-7). Selects, no branches: the driver folds
+// thousands of these per module.
 vec2 twc (uint m, uint lg)
 {
   uint up = lg < 3u ? 3u - lg : 0u;     // (at least eighths of a turn)
@@ -30,10 +49,13 @@ vec2 twc (uint m, uint lg)
   lg += up;
   uint o = 1u << (lg - 3u);     // one octant
   uint q = m >> (lg - 3u);      // octant index
-  float a = 0.78539816339744831 * (float (m & (o - 1u)) / float (o));
-  float b = 0.78539816339744831 - a;
-  // e^{i theta}: q even: i^(q/2) e^{i a}; q odd: i^((q-1)/2) e^{i (pi/2 - b)}
-  vec2 e = (q & 1u) == 0u ? vec2 (cos (a), sin (a)) : vec2 (sin (b), cos (b));
+  double a = 0.785398163397448309615660845819876LF *
+      (double (m & (o - 1u)) / double (o));
+  // e^{i theta}: q even: i^(q/2) e^{i a}; q odd: i^((q-1)/2) e^{i (pi/2 - b)},
+  // b = pi/4 - a
+  dvec2 cs = cos_sin ((q & 1u) == 0u ? a :
+      0.785398163397448309615660845819876LF - a);
+  vec2 e = (q & 1u) == 0u ? vec2 (cs) : vec2 (cs.yx);
   e = (q & 2u) != 0u ? vec2 (-e.y, e.x) : e;
   e = (q & 4u) != 0u ? -e : e;
   return vec2 (e.x, -e.y);

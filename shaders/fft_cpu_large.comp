@@ -12,18 +12,19 @@
 //     Y_e[k1 Q2 + n2];
 //   step 2, rows k1 and Q1 - k1 together: the Q2-point FFT of each row
 //     gives the subsequence's bins k' = k1 + Q1 k2, the lanes finish them
-//     (the twiddle W_M^{s k'} is W_M^{s k1}, read per row and lane, times a
-//     constant), and the post-processing pairs row k1 with row Q1 - k1
+//     (times the twiddle W_M^{s k'}, read per lane), and the
+//     post-processing pairs row k1 with row Q1 - k1
 //     (Z[M - k] of a bin of row k1 lies in row Q1 - k1 of lane l ^ 7).
 //
 // An array indexed by a loop variable is a gather or a scatter per lane
 // on lavapipe, so each point crosses memory once each way; the codelets
 // (Q1, Q2 <= 64 points) and everything constant in them stay unrolled.
-// Runtime twiddles: W_Q^{n2 k1} is the product of table values
-// W_Q^{n2 2^b} over the set bits b of k1 (error a few 1e-8); the others are
-// one table value times a constant. A frame is left out (NaN or infinite
-// samples) when a column's FFT is not finite; its power sums are then
-// never added. Sizes: LOG2Q1, LOG2Q2 per module (shaders/meson.build).
+// The twiddles that depend on a loop variable are read from the table
+// e^{-2 pi i m / N} one by one: products of table values (tried first)
+// made the weakest bins' errors a sixth larger than the GPU kernels', and
+// the reads cost no more than the products did. A frame is left out (NaN
+// or infinite samples) when a column's FFT is not finite; its power sums
+// are then never added. Sizes: LOG2Q1, LOG2Q2 per module (shaders/meson.build).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_vote : require
@@ -59,7 +60,7 @@ uint r, pi;                     // rev3 (lane); the lane of the k' = 0 partners
 bool column (uint start, uint ch, uint n2)
 {
   vec4 x[Q1];
-  vec2 a0[Q1], a1[Q1], w[Q1], p[LQ1];
+  vec2 a0[Q1], a1[Q1];
   bool fine = true;
 
   // Point m = Q2 n1 + n2 of subsequence 2l (+1) is z[16 m + 2l] (+1): the
@@ -85,18 +86,14 @@ bool column (uint start, uint ch, uint n2)
   FFT_BR (a0, LQ1);
   FFT_BR (a1, LQ1);
 
-  // W_Q^{n2 k1} = product over the set bits b of k1 of W_Q^{n2 2^b}
-  [[unroll]] for (uint b = 0u; b < LQ1; b++)
-    p[b] = tw_n ((n2 << b) << (LOG2_N - LOG2_Q));
-  w[0] = vec2 (1.0, 0.0);
-  [[unroll]] for (uint k1 = 1u; k1 < Q1; k1++) {
-    uint low = findLSB (k1);
-    w[k1] = k1 == (1u << low) ? p[low] : cmul (w[k1 & (k1 - 1u)], p[low]);
-  }
   [[unroll]] for (uint k1 = 0u; k1 < Q1; k1++) {
+    // (times W_Q^{n2 k1}, read from the table: products of table values
+    // added errors that the GPU kernels do not have)
+    vec2 w = tw_n ((n2 * k1) << (LOG2_N - LOG2_Q));
+
     fine = fine && finite2 (a0[k1]) && finite2 (a1[k1]);
-    Y0[k1 * Q2 + n2] = k1 == 0u ? a0[0] : cmul (a0[k1], w[k1]);
-    Y1[k1 * Q2 + n2] = k1 == 0u ? a1[0] : cmul (a1[k1], w[k1]);
+    Y0[k1 * Q2 + n2] = k1 == 0u ? a0[0] : cmul (a0[k1], w);
+    Y1[k1 * Q2 + n2] = k1 == 0u ? a1[0] : cmul (a1[k1], w);
   }
   return fine;
 }
@@ -107,9 +104,6 @@ void row (uint rho, out vec2 lo[Q2], out vec2 hi[Q2])
 {
   vec2 b0[Q2], b1[Q2];
   vec2 w16 = tw_rev_lanes (1u, 0u, 4u);         // W_16^r
-  // W_M^{s rho}, s = 2l (+1), one table value per lane and row
-  vec2 t0 = tw_n (2u * (2u * lane) * rho);
-  vec2 t1 = tw_n (2u * (2u * lane + 1u) * rho);
 
   [[unroll]] for (uint n2 = 0u; n2 < Q2; n2++) {
     b0[brev (n2, LQ2)] = Y0[rho * Q2 + n2];
@@ -118,11 +112,10 @@ void row (uint rho, out vec2 lo[Q2], out vec2 hi[Q2])
   FFT_BR (b0, LQ2);
   FFT_BR (b1, LQ2);
   [[unroll]] for (uint k2 = 0u; k2 < Q2; k2++) {
-    // W_M^{s (rho + Q1 k2)} = W_M^{s rho} W_M^{s Q1 k2}
-    vec2 c0 = lanes_dft8 (cmul (b0[k2], cmul (t0,
-                tw_lanes (2u * Q1 * k2, 0u, LOG2_M))));
-    vec2 c1 = lanes_dft8 (cmul (b1[k2], cmul (t1,
-                tw_lanes (2u * Q1 * k2, Q1 * k2, LOG2_M))));
+    // W_M^{s k'}, s = 2l (+1), read per lane
+    uint k = rho + Q1 * k2;
+    vec2 c0 = lanes_dft8 (cmul (b0[k2], tw_n (4u * lane * k)));
+    vec2 c1 = lanes_dft8 (cmul (b1[k2], tw_n (2u * (2u * lane + 1u) * k)));
     c1 = cmul (c1, w16);
     lo[k2] = c0 + c1;
     hi[k2] = c0 - c1;
@@ -135,8 +128,6 @@ void row (uint rho, out vec2 lo[Q2], out vec2 hi[Q2])
 void finish_row (uint rho, vec2 lo[Q2], vec2 hi[Q2], vec2 plo[Q2],
     vec2 phi[Q2], float s, bool add, bool store_cplx, uint crow)
 {
-  vec2 wr = tw_n (rho);         // W_N^rho
-
   [[unroll]] for (uint k2 = 0u; k2 < Q2; k2++) {
     uint k = rho + Q1 * k2;     // k'
     // Z[M - k' - Q q]: lane l ^ 7, the other half, bin Q - k' = (Q1 - rho)
@@ -154,10 +145,9 @@ void finish_row (uint rho, vec2 lo[Q2], vec2 hi[Q2], vec2 plo[Q2],
       m_lo = shuffle_xor2 (rho == 0u ? hi[Q2 - k2] : phi[Q2 - 1u - k2], 7u);
       m_hi = shuffle_xor2 (rho == 0u ? lo[Q2 - k2] : plo[Q2 - 1u - k2], 7u);
     }
-    vec2 x_lo = real_bin (lo[k2], m_lo, cmul (wr,
-            tw_rev_lanes (Q, Q1 * k2, LOG2_N)));
-    vec2 x_hi = real_bin (hi[k2], m_hi, cmul (wr,
-            tw_rev_lanes (Q, Q1 * k2 + 8u * Q, LOG2_N)));
+    // (W_N of the bin, read per lane)
+    vec2 x_lo = real_bin (lo[k2], m_lo, tw_n (k + Q * r));
+    vec2 x_hi = real_bin (hi[k2], m_hi, tw_n (k + Q * (r + 8u)));
     if (add) {
       // (bin 0, lane 0's lo of k' = 0, is the only one times `edge`)
       float e_lo = k == 0u && lane == 0u ? pc.edge : 2.0;

@@ -9,9 +9,10 @@
  * run both on any device). Forcing `cpu` on a GPU works (the tests do, on
  * the H200) but is slow there.
  *
- * What the CPU kernel needs, else the plan runs the GPU kernels: a
- * power-of-two size it has a module for, subgroups of at least 8
- * invocations with shuffle and vote operations in compute shaders. */
+ * What the CPU kernels need, else the plan runs the GPU kernels: a
+ * power-of-two size they have a module for (on a GPU, where only the tests
+ * force them, up to 16384), subgroups of at least 8 invocations with
+ * shuffle and vote operations in compute shaders, and shaderFloat64. */
 #include "gpufft-plan-private.h"
 #include "gpufft-shared.h"
 
@@ -75,6 +76,11 @@ static const struct
 };
 
 #define CPU_LANES 8             /* fft_cpu.comp's L */
+/* On a GPU (the CPU kernels forced, for the tests) up to N = 16384: from
+ * 32768 NVIDIA's driver (H200, 580.159) fails vkCreateComputePipelines on
+ * fft_cpu_large.comp's private arrays (VK_ERROR_UNKNOWN); those sizes keep
+ * the GPU kernels there. */
+#define CPU_MAX_LOG2_N_ON_GPU 14
 #define CPU_MIN_LOG2_N 5        /* modules[0] */
 /* Lavapipe ends a shader invocation after 65535 loop iterations in all
  * (LP_MAX_TGSI_LOOP_ITERATIONS): a chunk's loops stay well below
@@ -119,9 +125,12 @@ cpu_kernel_fits (GpufftPlan * plan)
       VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
   guint log2_n = plan->log2_m + 1;
 
+  /* (the modules' constant twiddles are computed in double: shaderFloat64) */
   return !plan->any && log2_n >= CPU_MIN_LOG2_N
       && log2_n < CPU_MIN_LOG2_N + G_N_ELEMENTS (modules)
+      && (gpufft_context_is_cpu (ctx) || log2_n <= CPU_MAX_LOG2_N_ON_GPU)
       && ctx->subgroup_size >= CPU_LANES && (ctx->subgroup_ops & ops) == ops
+      && ctx->features.shaderFloat64
       && ctx->props.limits.maxComputeWorkGroupSize[0] >= CPU_LANES;
 }
 
