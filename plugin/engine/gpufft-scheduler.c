@@ -6,6 +6,13 @@
 #include "gpufft-context-private.h"
 
 #define N_RECORDS 4             /* submissions in flight */
+/* CPU devices: how long the submit thread waits, after a slot is queued
+ * into an empty queue, for others to join its submission. Each submission
+ * costs lavapipe ~150-400 us of CPU whatever it carries (its queue and
+ * compute threads woken, per-command work), while live streams' intervals
+ * close within a millisecond or two of each other; GPUs keep submitting at
+ * once. */
+#define CPU_GATHER_US 2000
 
 typedef struct
 {
@@ -41,6 +48,8 @@ struct _GpufftScheduler
   GPtrArray *round_slots;       /* submit thread: one round's slots */
   gulong slow_us;               /* GPUFFT_DEBUG_SLOW_DEVICE_MS */
   gulong late_us;               /* GPUFFT_DEBUG_LATE_START_MS */
+  gint64 gather_us;             /* CPU_GATHER_US on CPU devices, else 0 */
+  gint64 pending_since;         /* under lock: when pending last filled */
   guint64 record_seq;           /* submit thread: one per submission */
 };
 
@@ -165,6 +174,14 @@ submit_thread (gpointer data)
       g_cond_wait (&sched->submit_cond, &sched->lock);
     if (sched->quit && g_queue_is_empty (&sched->pending))
       break;
+    /* CPU devices: the slots queued within gather_us of the first share
+     * this submission (gpufft_scheduler_queue () does not wake us again) */
+    if (sched->gather_us && !sched->quit) {
+      gint64 end = sched->pending_since + sched->gather_us;
+
+      while (!sched->quit && g_cond_wait_until (&sched->submit_cond,
+              &sched->lock, end));
+    }
     if (g_queue_is_empty (&sched->free_records)) {
       g_cond_wait (&sched->submit_cond, &sched->lock);
       continue;
@@ -358,6 +375,10 @@ scheduler_new (GpufftContext * ctx, GError ** error)
   if (g_getenv ("GPUFFT_DEBUG_LATE_START_MS"))
     sched->late_us = (gulong) MIN (g_ascii_strtoull (g_getenv
             ("GPUFFT_DEBUG_LATE_START_MS"), NULL, 10), 60000) * 1000;
+  sched->gather_us = cpu ? CPU_GATHER_US : 0;
+  if (cpu && g_getenv ("GPUFFT_CPU_GATHER_US"))
+    sched->gather_us = (gint64) MIN (g_ascii_strtoull (g_getenv
+            ("GPUFFT_CPU_GATHER_US"), NULL, 10), 100000);
   g_mutex_init (&sched->lock);
   g_cond_init (&sched->submit_cond);
   g_cond_init (&sched->complete_cond);
@@ -438,8 +459,13 @@ gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot)
   slot->link.data = slot;
   slot->link.next = slot->link.prev = NULL;
   g_mutex_lock (&sched->lock);
+  /* (the submit thread waits for an empty queue to fill, or for a record
+   * to come free, then takes everything queued: one wake-up will do) */
+  if (g_queue_is_empty (&sched->pending)) {
+    sched->pending_since = g_get_monotonic_time ();
+    g_cond_signal (&sched->submit_cond);
+  }
   g_queue_push_tail_link (&sched->pending, &slot->link);
-  g_cond_signal (&sched->submit_cond);
   g_mutex_unlock (&sched->lock);
 }
 

@@ -6,10 +6,16 @@
  *                      uploads, barrier, FFT kernels, barrier, reduce,
  *                      barrier, downloads, barrier) and submits it with a
  *                      fence. In each round, the slots of plans of one
- *                      geometry share one FFT dispatch (gpufft-merge.h). At most N_RECORDS submissions are in flight;
- *                      while they are, newly queued slots wait and join
- *                      the next submission (so the batches grow with load
- *                      instead of the number of submissions).
+ *                      geometry share one FFT dispatch (gpufft-merge.h).
+ *                      At most N_RECORDS submissions are in flight; while
+ *                      they are, newly queued slots wait and join the next
+ *                      submission (so the batches grow with load instead
+ *                      of the number of submissions). On CPU devices it
+ *                      first waits 2 ms after a slot enters an empty
+ *                      queue, so that the intervals that live streams
+ *                      close together share one submission (each costs
+ *                      lavapipe's threads a few hundred microseconds of
+ *                      CPU, whatever it carries).
  *   completion thread  waits for the oldest submission's fence (blocking,
  *                      at most GPUFFT_FENCE_TIMEOUT_S), then finishes each
  *                      of its slots in order (gpufft_plan_finish_slot():
@@ -23,7 +29,8 @@
  * starts): each submission completes no sooner than that (tests of a device
  * that falls behind); GPUFFT_DEBUG_LATE_START_MS: the submit thread sleeps
  * that long before recording each submission (a device that reads its
- * input late).
+ * input late). GPUFFT_CPU_GATHER_US (0..100000) sets the CPU devices' wait
+ * (benchmarks; 0: submit at once, as on GPUs).
  *
  * Lifetime: made with the context's first plan, freed with the context
  * (every plan holds a context reference, so nothing is queued by then). */
