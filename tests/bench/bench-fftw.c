@@ -96,7 +96,7 @@ main (int argc, char **argv)
   if (args.mib <= 0)
     args.mib = args.small ? 8 : 256;
   bytes = bench_args_bytes (&args);
-  repeats = bench_args_repeats (&args, 3, 3);
+  repeats = bench_args_repeats (&args, 3, 30);
 
   bench_print_header ("FFTW: CPU r2c + power + group mean (the same work "
       "as the fused kernel)", "CPU");

@@ -307,7 +307,7 @@ main (int argc, char **argv)
     group_frames = 1;
   if (!(ctx = bench_vk_open (&args)))
     return 1;
-  repeats = bench_args_repeats (&args, 50, 2);
+  repeats = bench_args_repeats (&args, 50, 20);
 
   bench_print_header ("kernel: fused window+FFT+power+group mean+peak, "
       "F32 mono, hop=N", gpufft_context_get_device_name (ctx));

@@ -152,7 +152,7 @@ main (int argc, char **argv)
     return 2;
   if (!(ctx = bench_vk_open (&args)))
     return 1;
-  repeats = bench_args_repeats (&args, 50, 2);
+  repeats = bench_args_repeats (&args, 50, 20);
 
   bench_print_header ("VkFFT: batched R2C, FFT only, out of place",
       gpufft_context_get_device_name (ctx));

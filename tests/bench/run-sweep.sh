@@ -177,6 +177,8 @@ fi
 want gst && run gst 200 "$bin/bench-gst" $small
 want latency && run latency 60 "$bin/bench-latency" $small
 want streams && run streams 420 "$bin/bench-streams" $small
+# (small: again without overlap, hop = fft size, as `spectrum` runs)
+want streams && [ -n "$small" ] && run streams-hop 420 "$bin/bench-streams" $small --hop=1024
 
 # One summary table from the @ lines: G samples/s of each, same N and batch
 # (FFTW: its own batch).
@@ -185,6 +187,7 @@ awk '
   function kv(line, key,   m) { if (match(line, key "=[^ ]*")) return substr(line, RSTART + length(key) + 1, RLENGTH - length(key) - 1); return "" }
   /^@kernel/ { n = kv($0, "n"); ns = kv($0, "gpu_ns") + 0; if (ns <= 0) ns = kv($0, "host_ns") + 0
                f = kv($0, "frames"); ours[n] = f * n / ns; oursns[n] = ns
+               c = kv($0, "cpu_ns") + 0; if (c > 0) core[n] = f * n / c
                cp = kv($0, "copy_ns") + 0; if (cp > 0) pct[n] = 100 * (kv($0, "bytes_eff") / ns) / (2 * kv($0, "copy_bytes") / cp)
                sizes[n] = 1 }
   /^@vkfft/  { n = kv($0, "n"); ns = kv($0, "gpu_ns") + 0; if (ns <= 0) ns = kv($0, "host_ns") + 0; vk[n] = kv($0, "frames") * n / ns; vkns[n] = ns; vkf[n] = kv($0, "frames") }
@@ -192,12 +195,14 @@ awk '
   /^@fftw/   { n = kv($0, "n"); t = kv($0, "threads"); r = kv($0, "frames") * n / kv($0, "ns"); if (t == 1) f1[n] = r; else fa[n] = r }
   function s(x) { return x == "" ? "-" : sprintf("%.4g", x) }
   END {
-    printf "%6s | %9s %7s | %9s %9s | %9s %9s | %9s %9s\n", "N", "ours", "%copy", "VkFFT", "cuFFT", "FFTW 1t", "FFTW all", "ours/VkFFT", "ours/cuFFT"
+    printf "%6s | %9s %7s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", "N", "ours", "%copy", "VkFFT", "cuFFT", "FFTW 1t", "FFTW all", "ours/VkFFT", "ours/cuFFT", "ours/cpu-s", "/FFTW 1t"
     for (n = 32; n <= 65536; n *= 2) if (n in sizes) {
       rv = (n in vk) ? ours[n] / vk[n] : ""; rc = (n in cu) ? ours[n] / cu[n] : ""
-      printf "%6d | %9s %7s | %9s %9s | %9s %9s | %9s %9s\n", n, s(ours[n]), (n in pct) ? sprintf("%.1f%%", pct[n]) : "-", s(vk[n]), s(cu[n]), s(f1[n]), s(fa[n]), s(rv), s(rc)
+      rf = (n in core && n in f1) ? core[n] / f1[n] : ""
+      printf "%6d | %9s %7s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", n, s(ours[n]), (n in pct) ? sprintf("%.1f%%", pct[n]) : "-", s(vk[n]), s(cu[n]), s(f1[n]), s(fa[n]), s(rv), s(rc), s(core[n]), s(rf)
     }
-    print "(ours/peer > 1: the fused kernel processes more samples per second than the peer FFT alone)"
+    print "(ours/peer > 1: the fused kernel processes more samples per second than the peer FFT alone;"
+    print " ours/cpu-s: samples per second of the process CPU time, on a CPU device the kernel per core, and its ratio to FFTW on one thread)"
   }' "$results" | tee -a "$tables"
 say ""
 say "sweep done in $(( $(date +%s) - start )) s; tables in $tables"
