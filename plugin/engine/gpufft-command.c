@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "gpufft-command.h"
+#include "gpufft-context-private.h"
 #include "gpufft-vk-error.h"
 
 gboolean
@@ -137,6 +138,26 @@ gpufft_command_wait (GpufftCommand * c, GpufftContext * ctx,
   c->pending = FALSE;
   c->completed = TRUE;
   return TRUE;
+}
+
+gboolean
+gpufft_command_run (GpufftCommand * c, GpufftContext * ctx,
+    const gchar * doing, GError ** error)
+{
+  GError *err = NULL;
+
+  if (gpufft_command_submit (c, ctx, error)
+      && gpufft_command_wait (c, ctx, ctx->fence_timeout_ns, &err))
+    return TRUE;
+  if (err) {
+    g_propagate_error (error, err);
+  } else if (c->pending) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+        "the Vulkan device did not %s within %.0f s", doing,
+        ctx->fence_timeout_ns / 1e9);
+    gpufft_context_set_lost (ctx);
+  }
+  return FALSE;
 }
 
 /* The tick count of query, or FALSE when it is not available. */

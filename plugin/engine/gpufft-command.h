@@ -36,6 +36,12 @@ gboolean gpufft_command_submit (GpufftCommand * c, GpufftContext * ctx,
  * error on timeout, FALSE with error on failure (device lost...). */
 gboolean gpufft_command_wait (GpufftCommand * c, GpufftContext * ctx,
     guint64 timeout_ns, GError ** error);
+/* Submits and waits up to the context's fence timeout (one-off work made
+ * with a plan or a table). A timeout is a GPUFFT_ERROR_DEVICE_LOST error,
+ * "the Vulkan device did not <doing> within N s", and marks the context
+ * lost. */
+gboolean gpufft_command_run (GpufftCommand * c, GpufftContext * ctx,
+    const gchar * doing, GError ** error);
 /* Nanoseconds between timestamps a and b of the last completed submission;
  * negative if unavailable. */
 gdouble gpufft_command_elapsed_ns (GpufftCommand * c, GpufftContext * ctx,

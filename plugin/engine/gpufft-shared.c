@@ -148,14 +148,7 @@ upload_now (GpufftContext * ctx, GpufftBuffer * dst, gconstpointer data,
       && gpufft_command_begin (&cmd, ctx, error)) {
     vkCmdCopyBuffer (cmd.cmd, tmp.buffer, dst->buffer, 1, &region);
     gpufft_command_barrier (&cmd);
-    ok = gpufft_command_submit (&cmd, ctx, error)
-        && gpufft_command_wait (&cmd, ctx, ctx->fence_timeout_ns, error);
-    if (!ok && error && *error == NULL) {
-      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
-          "the Vulkan device did not finish a copy within %.0f s",
-          ctx->fence_timeout_ns / 1e9);
-      gpufft_context_set_lost (ctx);
-    }
+    ok = gpufft_command_run (&cmd, ctx, "finish a copy", error);
   }
   gpufft_command_clear (&cmd, ctx);
   gpufft_buffer_clear (&tmp, ctx);

@@ -53,14 +53,7 @@ gpufft_pipeline_warm_up (GpufftContext * ctx, const GpufftPipeline * p,
       vkCmdPushConstants (cmd.cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
           p->push_size, push);
     vkCmdDispatch (cmd.cmd, 0, 0, 0);
-    ok = gpufft_command_submit (&cmd, ctx, error)
-        && gpufft_command_wait (&cmd, ctx, ctx->fence_timeout_ns, error);
-    if (!ok && error && *error == NULL) {
-      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
-          "the Vulkan device did not compile a pipeline within %.0f s",
-          ctx->fence_timeout_ns / 1e9);
-      gpufft_context_set_lost (ctx);
-    }
+    ok = gpufft_command_run (&cmd, ctx, "compile a pipeline", error);
   }
   gpufft_command_clear (&cmd, ctx);
   gpufft_descriptor_pool_clear (&pool, ctx);
