@@ -115,23 +115,32 @@ gpufft_kernel_path_requested (void)
   return GPUFFT_KERNEL_PATH_AUTO;
 }
 
+guint
+gpufft_cpu_kernels_max_size (GpufftContext * ctx)
+{
+  const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT |
+      VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+      VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+  guint log2_max = CPU_MIN_LOG2_N + G_N_ELEMENTS (modules) - 1;
+
+  /* (the modules' constant twiddles are computed in double: shaderFloat64) */
+  if (ctx->subgroup_size < CPU_LANES || (ctx->subgroup_ops & ops) != ops
+      || !ctx->features.shaderFloat64
+      || ctx->props.limits.maxComputeWorkGroupSize[0] < CPU_LANES)
+    return 0;
+  if (!gpufft_context_is_cpu (ctx))
+    log2_max = MIN (log2_max, CPU_MAX_LOG2_N_ON_GPU);
+  return 1u << log2_max;
+}
+
 /* The CPU kernel can run this plan on this device. */
 static gboolean
 cpu_kernel_fits (GpufftPlan * plan)
 {
-  GpufftContext *ctx = plan->ctx;
-  const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT |
-      VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
-      VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
   guint log2_n = plan->log2_m + 1;
 
-  /* (the modules' constant twiddles are computed in double: shaderFloat64) */
   return !plan->any && log2_n >= CPU_MIN_LOG2_N
-      && log2_n < CPU_MIN_LOG2_N + G_N_ELEMENTS (modules)
-      && (gpufft_context_is_cpu (ctx) || log2_n <= CPU_MAX_LOG2_N_ON_GPU)
-      && ctx->subgroup_size >= CPU_LANES && (ctx->subgroup_ops & ops) == ops
-      && ctx->features.shaderFloat64
-      && ctx->props.limits.maxComputeWorkGroupSize[0] >= CPU_LANES;
+      && (1u << log2_n) <= gpufft_cpu_kernels_max_size (plan->ctx);
 }
 
 gboolean

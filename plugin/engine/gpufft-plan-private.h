@@ -288,6 +288,9 @@ GpufftKernelPath gpufft_kernel_path_requested (void);
 /* TRUE when the plan is to run fft_cpu.comp (device type, size, subgroup
  * operations, GPUFFT_KERNEL_PATH) */
 gboolean gpufft_plan_cpu_wanted (GpufftPlan * plan);
+/* The largest power-of-two size (from 32) the CPU kernels run on this
+ * device, 0 when they cannot run on it at all (the tests ask too). */
+guint gpufft_cpu_kernels_max_size (GpufftContext * ctx);
 /* sets plan->cpu, fpw and fft */
 gboolean gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error);
 /* the most frames one chunk may hold (lavapipe's loop limit) */

@@ -195,11 +195,11 @@ awk '
   /^@fftw/   { n = kv($0, "n"); t = kv($0, "threads"); r = kv($0, "frames") * n / kv($0, "ns"); if (t == 1) f1[n] = r; else fa[n] = r }
   function s(x) { return x == "" ? "-" : sprintf("%.4g", x) }
   END {
-    printf "%6s | %9s %7s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", "N", "ours", "%copy", "VkFFT", "cuFFT", "FFTW 1t", "FFTW all", "ours/VkFFT", "ours/cuFFT", "ours/cpu-s", "/FFTW 1t"
+    printf "%6s | %9s %7s | %9s %9s | %9s %9s | %10s %10s | %10s %9s\n", "N", "ours", "%copy", "VkFFT", "cuFFT", "FFTW 1t", "FFTW all", "ours/VkFFT", "ours/cuFFT", "ours/cpu-s", "/FFTW 1t"
     for (n = 32; n <= 65536; n *= 2) if (n in sizes) {
       rv = (n in vk) ? ours[n] / vk[n] : ""; rc = (n in cu) ? ours[n] / cu[n] : ""
       rf = (n in core && n in f1) ? core[n] / f1[n] : ""
-      printf "%6d | %9s %7s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", n, s(ours[n]), (n in pct) ? sprintf("%.1f%%", pct[n]) : "-", s(vk[n]), s(cu[n]), s(f1[n]), s(fa[n]), s(rv), s(rc), s(core[n]), s(rf)
+      printf "%6d | %9s %7s | %9s %9s | %9s %9s | %10s %10s | %10s %9s\n", n, s(ours[n]), (n in pct) ? sprintf("%.1f%%", pct[n]) : "-", s(vk[n]), s(cu[n]), s(f1[n]), s(fa[n]), s(rv), s(rc), s(core[n]), s(rf)
     }
     print "(ours/peer > 1: the fused kernel processes more samples per second than the peer FFT alone;"
     print " ours/cpu-s: samples per second of the process CPU time, on a CPU device the kernel per core, and its ratio to FFTW on one thread)"
