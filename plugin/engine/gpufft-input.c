@@ -89,17 +89,18 @@ add_copy (GpufftSlot * s, VkDeviceSize offset, VkDeviceSize size)
   s->upload_bytes += size;
 }
 
-/* Reads the first `span` samples of the segments into the slot: into the
- * staging buffer (interleaved as they are, planar as planes that start
- * every gpufft_plan_plane_stride (span) samples), or, for a large interleaved segment with a release
- * function on a device that can, by importing its memory. Calls the
- * release function of each segment it copied. */
 guint64
 gpufft_plan_plane_stride (guint64 span)
 {
   return (span + 7) / 8 * 8;
 }
 
+/* Reads the first `span` samples of the segments into the slot: into the
+ * staging buffer (interleaved as they are, planar as planes that start
+ * every gpufft_plan_plane_stride (span) samples), or, for a large
+ * interleaved segment with a release function on a device that can, by
+ * importing its memory. Calls the release function of each segment it
+ * copied. */
 static void
 fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
 {

@@ -194,8 +194,10 @@ make_constants (GpufftContext * ctx, Entry * e, gconstpointer args,
       GPUFFT_MEMORY_DEVICE, error)
       && upload_now (ctx, &e->buffer, v, floats * sizeof (gfloat), error);
   g_free (v);
-  /* The views the CPU devices' kernels read them through (gpufft-plan-cpu.c,
-   * which takes the GPU kernels where a view is missing). */
+  /* The views the CPU devices' kernels read them through (formats every
+   * Vulkan device reads as uniform texel buffers; were one missing, a CPU
+   * kernel's descriptor set would fail with an error naming the binding,
+   * gpufft_descriptor_pool_alloc ()). */
   if (ok && a->kind != KIND_CHIRP) {
     GError *err = NULL;
 
