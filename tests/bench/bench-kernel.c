@@ -1,9 +1,15 @@
 /* bench-kernel: B frames x N samples through the engine (window -> real FFT
  * -> power -> group mean -> peak), hop = N, F32 mono, groups of 64 frames,
- * about 1 GiB of input per call. The batch is submitted once (upload), then
- * gpufft_plan_rerun() re-runs its kernels `repeats` times on the input
- * already on the GPU, timed by the GPU (timestamps) and by the host (around
- * the rerun, so submission and fence wait included). Before the plan is
+ * about 1 GiB of input per call. The batch is submitted once through the
+ * device's scheduler (upload, kernels, reduce, download: the "batch" GPU
+ * times), then gpufft_plan_rerun() re-runs its kernels `repeats` times on
+ * the input already on the GPU, first for --warmup-ms of wall time (a GPU
+ * left idle runs at its idle clock until its governor raises it: a timed
+ * run that starts cold measures the clock, not the kernel), then --trials
+ * times, each timed by the GPU (timestamps: the FFT kernel alone, the
+ * reduce kernel alone) and by the host (around the rerun's submission and
+ * fence wait: the whole submission). The table gives the median trial and
+ * the spread of the trials' GPU times. Before the plan is
  * made, the memory roofline: a device-to-device copy of the same number of
  * input bytes by a compute shader (bench-copy.comp, the SMs' bandwidth: the
  * %copy reference) and by vkCmdCopyBuffer ("dma", often a copy engine);
@@ -25,6 +31,11 @@
 static gint group_frames = 64;
 static gchar *scale_name = NULL;
 static gboolean no_copy = FALSE;
+static gint warmup_ms = 300;
+static gint trials = 5;
+static gint idle_ms = 0;
+
+#define MAX_TRIALS 64
 
 static const GOptionEntry extra[] = {
   {"group", 0, 0, G_OPTION_ARG_INT, &group_frames,
@@ -35,6 +46,15 @@ static const GOptionEntry extra[] = {
         "stage in the reduce kernel", "S"},
   {"no-copy", 0, 0, G_OPTION_ARG_NONE, &no_copy,
       "Skip the copy rooflines (for profiling the kernels alone)", NULL},
+  {"warmup-ms", 0, 0, G_OPTION_ARG_INT, &warmup_ms,
+      "Rerun the kernels for this long before timing (default 300)", "MS"},
+  {"trials", 0, 0, G_OPTION_ARG_INT, &trials,
+      "Timed reruns of `repeats` each; the median is reported (default 5)",
+      "T"},
+  {"idle-ms", 0, 0, G_OPTION_ARG_INT, &idle_ms,
+      "Leave the device idle this long after the warm-up, before the "
+        "trials (shows what a cold clock does to the figures; default 0)",
+      "MS"},
   {NULL}
 };
 
@@ -150,13 +170,19 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
   GpufftSegment *segs = NULL;
   GpufftGroup *groups = NULL;
   GpufftBatch batch;
-  GpufftTimings tm;
+  GpufftTimings tm, batch_tm;
+  GpufftContextStats stats0, stats;
+  GString *trial_list = g_string_new (NULL);
   Check check = { 0 };
   gfloat *chunk = NULL;
   gsize chunk_len, total, n_segs;
   gint64 t0, t1;
   gdouble host_ns, gpu_ns, copy_ns, dma_ns, bytes_in, bytes_eff, mean_power;
-  gdouble cpu0, cpu_ns, reduce_ns;
+  gdouble cpu0, cpu_ns, reduce_ns, med, spread;
+  gdouble tr_gpu[MAX_TRIALS], tr_red[MAX_TRIALS], tr_host[MAX_TRIALS];
+  gdouble tr_cpu[MAX_TRIALS], sorted[MAX_TRIALS];
+  gint64 warm_end;
+  guint n_trials, pick;
   gboolean ok = FALSE;
 
   /* the rooflines first, on memory nothing has used before in this
@@ -200,24 +226,61 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
   batch.n_groups = n_groups;
   batch.db_floor = -90.0f;
 
+  gpufft_context_get_stats (ctx, &stats0);
   if (!gpufft_plan_submit (plan, &batch, error)
       || gpufft_plan_collect (plan, TRUE, on_result, &check, error) < 0)
     goto out;
-  if (!gpufft_plan_rerun (plan, 1, error))      /* warm-up */
-    goto out;
-  cpu0 = bench_cpu_seconds ();
-  t0 = bench_now_ns ();
-  if (!gpufft_plan_rerun (plan, repeats, error))
-    goto out;
-  t1 = bench_now_ns ();
-  /* (the process's CPU time: on a CPU device, the device's threads) */
-  cpu_ns = (bench_cpu_seconds () - cpu0) * 1e9 / repeats;
-  gpufft_plan_get_timings (plan, &tm);
-  reduce_ns = tm.valid ? tm.reduce_ns / repeats : 0.0;
+  /* the batch's own submission (scheduler timestamps; not on CPU devices) */
+  gpufft_plan_get_timings (plan, &batch_tm);
+  gpufft_context_get_stats (ctx, &stats);
+
+  /* warm-up: the clock up, the caches as they stay */
+  warm_end = g_get_monotonic_time () + (gint64) warmup_ms * 1000;
+  do {
+    if (!gpufft_plan_rerun (plan, repeats, error))
+      goto out;
+  } while (g_get_monotonic_time () < warm_end);
+  if (idle_ms > 0)
+    g_usleep ((gulong) idle_ms * 1000);
+
+  n_trials = CLAMP (trials, 1, MAX_TRIALS);
+  for (i = 0; i < n_trials; i++) {
+    cpu0 = bench_cpu_seconds ();
+    t0 = bench_now_ns ();
+    if (!gpufft_plan_rerun (plan, repeats, error))
+      goto out;
+    t1 = bench_now_ns ();
+    /* (the process's CPU time: on a CPU device, the device's threads) */
+    tr_cpu[i] = (bench_cpu_seconds () - cpu0) * 1e9 / repeats;
+    tr_host[i] = (gdouble) (t1 - t0) / repeats;
+    gpufft_plan_get_timings (plan, &tm);
+    tr_gpu[i] = tm.valid ? tm.compute_ns / repeats : 0.0;
+    tr_red[i] = tm.valid ? tm.reduce_ns / repeats : 0.0;
+  }
+  /* the trial of median GPU time (host time where there is none), and the
+   * spread of the trials */
+  for (i = 0; i < n_trials; i++)
+    sorted[i] = tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i];
+  med = bench_median (sorted, n_trials);
+  spread = med > 0 ? (sorted[n_trials - 1] - sorted[0]) / med : 0.0;
+  for (i = 0, pick = 0; i < n_trials; i++)
+    if ((tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i]) == med)
+      pick = i;
+  if (n_trials % 2 == 0) {
+    /* (an even count: the lower of the two middle trials) */
+    for (i = 0; i < n_trials; i++)
+      if ((tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i]) == sorted[n_trials / 2 - 1])
+        pick = i;
+  }
+  for (i = 0; i < n_trials; i++)
+    g_string_append_printf (trial_list, "%s%.0f", i ? "," : "",
+        tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i]);
+  cpu_ns = tr_cpu[pick];
+  host_ns = tr_host[pick];
+  gpu_ns = tr_gpu[pick];
+  reduce_ns = tr_red[pick];
 
   bytes_in = 4.0 * n * frames;
-  host_ns = (gdouble) (t1 - t0) / repeats;
-  gpu_ns = tm.valid ? tm.compute_ns / repeats : 0.0;
   bytes_eff = (4.0 * n + 4.0 * (n / 2 + 1)) * frames;
   mean_power = check.groups ? check.total_power / check.groups : 0.0;
 
@@ -258,18 +321,31 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
       g_snprintf (dma_bw, sizeof dma_bw, "%.4g", dma_gbs);
     else
       strcpy (dma_bw, "-");
-    printf ("%6u %8u %8.1f | %9s %9.4g %9.4g %9s %6s %5.0f%% | %9.3f %9.4g "
-        "%6s %9.4g | %9s %9s | %s (P=%.3f)\n", n, frames,
-        bytes_in / 1048576.0, gpu_ms, frames / t * 1e3,
+    printf ("%6u %8u %8.1f | %9s %5.1f%% %9.4g %9.4g %9s %6s %5.0f%% | %9.3f "
+        "%9.4g %6s %9.4g | %9s %9s | %s (P=%.3f)\n", n, frames,
+        bytes_in / 1048576.0, gpu_ms, 100.0 * spread, frames / t * 1e3,
         (gdouble) frames * n / t, gpu_bw, gpu_pct,
         gpu_ns > 0 ? 100.0 * reduce_ns / gpu_ns : 0.0, host_ns * 1e-6,
         host_gbs, host_pct, cpu_ns > 0 ? (gdouble) frames * n / cpu_ns : 0.0,
         copy_bw, dma_bw, good ? "ok" : "BAD", mean_power);
     printf ("@kernel n=%u frames=%u repeats=%u gpu_ns=%.0f reduce_ns=%.0f "
         "host_ns=%.0f cpu_ns=%.0f copy_ns=%.0f dma_ns=%.0f copy_bytes=%.0f "
-        "bytes_in=%.0f bytes_eff=%.0f ok=%d\n", n, frames, repeats, gpu_ns,
-        reduce_ns, host_ns, cpu_ns, copy_ns, dma_ns, (gdouble) cp.bytes,
-        bytes_in, bytes_eff, good);
+        "bytes_in=%.0f bytes_eff=%.0f ok=%d trials=%u spread=%.4f "
+        "fft_ns=%.0f batch_upload_ns=%.0f batch_kernels_ns=%.0f "
+        "batch_download_ns=%.0f submissions=%" G_GUINT64_FORMAT
+        " trial_ns=%s\n", n,
+        frames, repeats, gpu_ns, reduce_ns, host_ns, cpu_ns, copy_ns, dma_ns,
+        (gdouble) cp.bytes, bytes_in, bytes_eff, good, n_trials, spread,
+        gpu_ns - reduce_ns, batch_tm.valid ? batch_tm.upload_ns : 0.0,
+        batch_tm.valid ? batch_tm.compute_ns : 0.0,
+        batch_tm.valid ? batch_tm.download_ns : 0.0,
+        stats.submissions - stats0.submissions, trial_list->str);
+    if (batch_tm.valid)
+      printf ("       (N=%u: the batch itself: %" G_GUINT64_FORMAT
+          " submission(s); GPU upload %.3f ms, kernels %.3f ms, download "
+          "%.3f ms)\n", n, stats.submissions - stats0.submissions,
+          batch_tm.upload_ns * 1e-6,
+          batch_tm.compute_ns * 1e-6, batch_tm.download_ns * 1e-6);
     if (frames < asked)
       printf ("       (N=%u: the plan allows %u frames, %u asked)\n", n, frames,
           asked);
@@ -285,6 +361,7 @@ out:
   if (plan)
     gpufft_plan_free (plan);
   bench_vk_copy_clear (&cp, ctx);
+  g_string_free (trial_list, TRUE);
   g_free (groups);
   g_free (segs);
   g_free (chunk);
@@ -308,18 +385,24 @@ main (int argc, char **argv)
   if (!(ctx = bench_vk_open (&args)))
     return 1;
   repeats = bench_args_repeats (&args, 50, 20);
+  bench_vk_warmup_ms = (guint) MAX (warmup_ms, 0);
 
   bench_print_header ("kernel: fused window+FFT+power+group mean+peak, "
       "F32 mono, hop=N", gpufft_context_get_device_name (ctx));
-  printf ("groups of %d frames; %u timed repeats; GB/s = frames*(4N+4(N/2+1))"
-      "/t; copy = device->device copy of the input size by a compute "
+  printf ("groups of %d frames; reruns of %u repeats for %d ms, then %d "
+      "timed reruns: the median (GPU ms: the FFT and reduce kernels per "
+      "repeat, by timestamps; host ms: the rerun's submission and fence wait "
+      "per repeat), spread = (slowest - fastest) / median; GB/s = "
+      "frames*(4N+4(N/2+1))/t; copy = device->device copy of the input size by a compute "
       "shader (uvec4, the %%copy reference), dma = the same by "
       "vkCmdCopyBuffer, both 2*bytes/t, measured before the plan is made; "
       "%%red = the reduce kernel's share of the GPU time; Gs/cpu-s = samples "
       "per second of the process's CPU time (on a CPU device, per core)%s\n",
-      group_frames, repeats, args.small ? "; SMALL mode" : "");
-  printf ("%6s %8s %8s | %9s %9s %9s %9s %6s %6s | %9s %9s %6s %9s | %9s %9s "
-      "| %s\n", "N", "frames", "in MiB", "GPU ms", "Mframe/s", "Gsamp/s",
+      group_frames, repeats, warmup_ms, CLAMP (trials, 1, MAX_TRIALS),
+      args.small ? "; SMALL mode" : "");
+  printf ("%6s %8s %8s | %9s %6s %9s %9s %9s %6s %6s | %9s %9s %6s %9s | %9s "
+      "%9s | %s\n", "N", "frames", "in MiB", "GPU ms", "spread", "Mframe/s",
+      "Gsamp/s",
       "GB/s", "%copy", "%red", "host ms", "GB/s", "%copy", "Gs/cpu-s",
       "copy GB/s", "dma GB/s", "check");
   for (i = 0; i < args.n_sizes; i++) {

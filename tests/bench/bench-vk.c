@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench-vk.h"
@@ -188,35 +189,63 @@ record_copy (const BenchVkCopy * cp, const CopyCall * call,
   }
 }
 
-/* One warm-up submission of one copy, then `repeats` copies timed. */
+guint bench_vk_warmup_ms = 300;
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+gdouble
+bench_median (gdouble * v, guint n)
+{
+  if (n == 0)
+    return 0.0;
+  qsort (v, n, sizeof (gdouble), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Submissions of `repeats` copies for bench_vk_warmup_ms of wall time (the
+ * clock up), then three timed: the median. */
 static gdouble
 time_copies (BenchVkCopy * cp, GpufftContext * ctx, const CopyCall * call,
     guint repeats, GError ** error)
 {
   GpufftCommand c;
-  gdouble ns = -1.0;
-  guint pass, i;
+  gdouble ns = -1.0, t[3];
+  gint64 end;
+  guint pass = 0, i;
 
   memset (&c, 0, sizeof (c));
   repeats = MAX (repeats, 1);
   if (!gpufft_command_init (&c, ctx, 2, error))
     goto out;
-  for (pass = 0; pass < 2; pass++) {
-    guint n = pass == 0 ? 1 : repeats;
+  end = g_get_monotonic_time () + (gint64) bench_vk_warmup_ms * 1000;
+  for (;;) {
+    gboolean warm = g_get_monotonic_time () >= end;
+
     if (!gpufft_command_begin (&c, ctx, error))
       goto out;
     bench_vk_barrier (c.cmd);
     gpufft_command_timestamp (&c, 0);
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < repeats; i++) {
       record_copy (cp, call, c.cmd);
       bench_vk_barrier (c.cmd);
     }
     gpufft_command_timestamp (&c, 1);
     if (!submit_wait (&c, ctx, error))
       goto out;
+    if (!warm)
+      continue;
+    ns = gpufft_command_elapsed_ns (&c, ctx, 0, 1);
+    t[pass++] = ns < 0 ? 0.0 : ns / repeats;
+    if (pass == G_N_ELEMENTS (t))
+      break;
   }
-  ns = gpufft_command_elapsed_ns (&c, ctx, 0, 1);
-  ns = ns < 0 ? 0.0 : ns / repeats;
+  ns = bench_median (t, pass);
 out:
   gpufft_command_clear (&c, ctx);
   return ns;

@@ -48,13 +48,21 @@ gboolean bench_vk_copy_init (BenchVkCopy * cp, GpufftContext * ctx,
     VkDeviceSize bytes, GError ** error);
 void bench_vk_copy_clear (BenchVkCopy * cp, GpufftContext * ctx);
 
-/* GPU nanoseconds of one copy of cp->bytes (mean of `repeats` copies, each
- * followed by a barrier, in one submission, after one warm-up submission).
+/* GPU nanoseconds of one copy of cp->bytes: the median of three
+ * submissions, each the mean of `repeats` copies followed by barriers,
+ * after bench_vk_warmup_ms of such submissions.
  * Negative with error set on failure; 0 without timestamps. */
 gdouble bench_vk_copy_shader_ns (BenchVkCopy * cp, GpufftContext * ctx,
     guint repeats, GError ** error);
 gdouble bench_vk_copy_dma_ns (BenchVkCopy * cp, GpufftContext * ctx,
     guint repeats, GError ** error);
+
+/* How long the copy rooflines run before they are timed (ms; default 300):
+ * a GPU that was idle runs at its idle clock until its governor raises it. */
+extern guint bench_vk_warmup_ms;
+
+/* The median of v[0..n) (sorts v in place; 0 for n = 0). */
+gdouble bench_median (gdouble * v, guint n);
 
 G_END_DECLS
 
