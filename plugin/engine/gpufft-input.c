@@ -184,10 +184,10 @@ wait_for_slot (GpufftPlan * plan, const GpufftBatch * batch, GError ** error)
   gboolean may_refuse = batch->no_wait && !plan->open
       && batch->groups[batch->n_groups - 1].close;
 
-  while (plan->error == NULL && plan->n_busy == N_SLOTS) {
+  while (plan->error == NULL && plan->n_busy == plan->n_slots) {
     if (may_refuse) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY,
-          "all %d slots of the plan are in flight", N_SLOTS);
+          "all %u slots of the plan are in flight", plan->n_slots);
       return FALSE;
     }
     g_cond_wait (&plan->cond, &plan->lock);
@@ -258,7 +258,7 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   if (plan->open)
     plan->carry_read = 1 - plan->carry_read;
   plan->next_group_index += s->n_closed;
-  plan->next = (plan->next + 1) % N_SLOTS;
+  plan->next = (plan->next + 1) % plan->n_slots;
 
   g_mutex_lock (&plan->lock);
   plan->n_busy++;

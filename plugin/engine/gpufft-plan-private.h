@@ -13,7 +13,8 @@
  *                     rows: their checks, tables, buffers and delivery
  *
  * Slots
- *   A plan has N_SLOTS slots, used round-robin. Each has its own host-side
+ *   A plan has n_slots slots (N_SLOTS, fewer where that much staging
+ *   would pass STAGING_BUDGET; 2 at least), used round-robin. Each has its own host-side
  *   memory (staging, tables, readback copies, descriptor sets); the device
  *   buffers (input, partial sums, carries, results) are shared by all slots
  *   and used by one slot at a time, in submission order (the scheduler puts
@@ -40,7 +41,10 @@
 
 G_BEGIN_DECLS
 
-#define N_SLOTS 8
+#define N_SLOTS 8               /* slots of a plan at most */
+#define STAGING_BUDGET (256u << 20)     /* staging of a plan's slots: fewer
+                                         * slots (2 at least) for large
+                                         * spans */
 #define AUTO_SPAN_BYTES (4u << 20)      /* staging per slot, automatic */
 #define AUTO_RESULT_BYTES (16u << 20)   /* power results per slot, automatic */
 #define PARTIAL_BYTES (64u << 20)       /* partial sums budget */
@@ -212,6 +216,7 @@ struct _GpufftPlan
   const GpufftPipeline *fft, *reduce;
   GpufftDescriptorPool pool;
   GpufftSlot slots[N_SLOTS];
+  guint n_slots;                /* slots made (see STAGING_BUDGET) */
   guint next;                   /* slot of the next submission (submitter) */
 
   /* Open group (spanning batches): the submitter's. */

@@ -600,7 +600,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
 
   plan->mergeable = gpufft_scheduler_merge (ctx->scheduler) != NULL
       && gpufft_merge_plan_ok (plan);
-  for (i = 0; i < N_SLOTS; i++)
+  plan->n_slots = CLAMP (STAGING_BUDGET / MAX (in_bytes (plan,
+              plan->max_span), 1), 2, N_SLOTS);
+  for (i = 0; i < plan->n_slots; i++)
     if (!make_slot (plan, &plan->slots[i], error))
       goto fail;
   if (!gpufft_command_init (&plan->rerun_cmd, ctx, 3, error))

@@ -261,7 +261,8 @@ gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
 gboolean
 gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
 {
-  GpufftSlot *s = &plan->slots[(plan->next + N_SLOTS - 1) % N_SLOTS];
+  GpufftSlot *s = &plan->slots[(plan->next + plan->n_slots - 1) %
+      plan->n_slots];
   GpufftCommand *c = &plan->rerun_cmd;
   gdouble ns;
   guint i;

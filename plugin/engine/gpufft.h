@@ -21,7 +21,8 @@
  *
  * Scheduling (one scheduler per context, shared by all its plans)
  *   gpufft_plan_submit() only copies the batch's samples into one of the
- *   plan's 8 staging slots (or, for large interleaved segments whose
+ *   plan's staging slots (8; 2 to 7 where a batch's samples pass 32 MiB,
+ *   so that staging stays within 256 MiB) (or, for large interleaved segments whose
  *   caller lets it, imports their memory for the GPU to read in place:
  *   VK_EXT_external_memory_host) and queues it: it never waits for the GPU
  *   while a slot is free. The device's submit thread gathers the queued slots of
