@@ -131,6 +131,10 @@ gpufft_plan_analysis_buffers (GpufftPlan * plan, GError ** error)
         (gsize) n_w * sizeof (gfloat));
     if (!gpufft_buffer_flush (&plan->tables, ctx, error))
       return FALSE;
+    if (gpufft_buffer_wants_device_copy (&plan->tables)
+        && !gpufft_buffer_init (&plan->tables_dev, ctx, plan->tables.size,
+            GPUFFT_MEMORY_DEVICE, error))
+      return FALSE;
   }
   /* (the arrays were the caller's: read here only) */
   plan->cfg.bin_gain = plan->cfg.level_weights = NULL;
@@ -186,6 +190,7 @@ void
 gpufft_plan_analysis_clear (GpufftPlan * plan)
 {
   gpufft_buffer_clear (&plan->tables, plan->ctx);
+  gpufft_buffer_clear (&plan->tables_dev, plan->ctx);
   gpufft_buffer_clear (&plan->state, plan->ctx);
   gpufft_buffer_clear (&plan->ext_dev, plan->ctx);
   gpufft_buffer_clear (&plan->frames_dev, plan->ctx);

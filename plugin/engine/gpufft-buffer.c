@@ -115,6 +115,7 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
     goto fail;
   }
   flags = ctx->mem_props.memoryTypes[type].propertyFlags;
+  buf->device_local = (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
 
   if (!gpufft_memory_alloc (ctx, type, &req, &buf->range, error))
     goto fail;
@@ -231,4 +232,15 @@ gpufft_buffer_flush (GpufftBuffer * buf, GpufftContext * ctx,
   range.size = buf->range.size;
   return gpufft_vk_check (vkFlushMappedMemoryRanges (ctx->device, 1,
           &range), "vkFlushMappedMemoryRanges", error);
+}
+
+gboolean
+gpufft_buffer_wants_device_copy (const GpufftBuffer * host)
+{
+  static gint forced = -1;
+
+  if (g_atomic_int_get (&forced) < 0)
+    g_atomic_int_set (&forced, g_strcmp0 (g_getenv
+            ("GPUFFT_DEBUG_TABLE_COPIES"), "1") == 0);
+  return !host->device_local || g_atomic_int_get (&forced);
 }

@@ -34,6 +34,7 @@ typedef struct
   VkDeviceSize size;
   gpointer mapped;              /* NULL when not host-visible */
   gboolean coherent;
+  gboolean device_local;        /* in the device's own memory */
   VkBufferView views[GPUFFT_N_VIEWS];   /* VK_NULL_HANDLE until added */
 } GpufftBuffer;
 
@@ -52,6 +53,13 @@ gboolean gpufft_buffer_add_view (GpufftBuffer * buf, GpufftContext * ctx,
     GpufftView view, GError ** error);
 /* The texel size of a view, in bytes. */
 guint gpufft_view_bytes (GpufftView view);
+
+/* TRUE when kernels should read a device-memory copy of this host-written
+ * buffer rather than the buffer itself: it is not device-local (a GPU
+ * would read it across the bus, at each workgroup). The environment
+ * variable GPUFFT_DEBUG_TABLE_COPIES=1 makes it TRUE everywhere, so that
+ * CPU devices (whose memory is all device-local) test the copies too. */
+gboolean gpufft_buffer_wants_device_copy (const GpufftBuffer * host);
 
 /* Safe on a zeroed or already cleared buffer. Caller guarantees the GPU no
  * longer uses it (its fence has signalled). */

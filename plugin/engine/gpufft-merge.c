@@ -35,12 +35,16 @@ struct _GpufftMerge
   guint n_records;
   GpufftBuffer input, partial, dummy;
   GpufftBuffer *tables;         /* [n_records] uvec4 per chunk */
+  /* [n_records] the same in device memory, which the kernels read (NULL
+   * buffers where the host tables are device-local already) */
+  GpufftBuffer *tables_dev;
   GpufftDescriptorPool pool;
   GArray *geometries;           /* Geometry */
   GArray *groups;               /* Group, the current round's */
   GArray *member;               /* guint per slot of the round: its group */
   guint record;
   guint table_used;             /* entries of the record's table */
+  guint round_first;            /* the current round's first entry */
   guint64 dispatches;
 };
 
@@ -53,6 +57,7 @@ gpufft_merge_new (GpufftContext * ctx, guint n_records, GError ** error)
   m->ctx = ctx;
   m->n_records = n_records;
   m->tables = g_new0 (GpufftBuffer, n_records);
+  m->tables_dev = g_new0 (GpufftBuffer, n_records);
   m->geometries = g_array_new (FALSE, TRUE, sizeof (Geometry));
   m->groups = g_array_new (FALSE, TRUE, sizeof (Group));
   m->member = g_array_new (FALSE, TRUE, sizeof (guint));
@@ -69,7 +74,10 @@ gpufft_merge_new (GpufftContext * ctx, guint n_records, GError ** error)
   for (i = 0; i < n_records; i++)
     if (!gpufft_buffer_init (&m->tables[i], ctx,
             (gsize) MERGE_CHUNKS * 4 * sizeof (guint32), GPUFFT_MEMORY_UPLOAD,
-            error)) {
+            error)
+        || (gpufft_buffer_wants_device_copy (&m->tables[i])
+            && !gpufft_buffer_init (&m->tables_dev[i], ctx,
+                m->tables[i].size, GPUFFT_MEMORY_DEVICE, error))) {
       gpufft_merge_free (m);
       return NULL;
     }
@@ -87,12 +95,15 @@ gpufft_merge_free (GpufftMerge * m)
     g_free (g_array_index (m->geometries, Geometry, i).sets);
   /* (the sets go with their pool) */
   gpufft_descriptor_pool_clear (&m->pool, m->ctx);
-  for (i = 0; i < m->n_records; i++)
+  for (i = 0; i < m->n_records; i++) {
     gpufft_buffer_clear (&m->tables[i], m->ctx);
+    gpufft_buffer_clear (&m->tables_dev[i], m->ctx);
+  }
   gpufft_buffer_clear (&m->input, m->ctx);
   gpufft_buffer_clear (&m->partial, m->ctx);
   gpufft_buffer_clear (&m->dummy, m->ctx);
   g_free (m->tables);
+  g_free (m->tables_dev);
   g_array_unref (m->geometries);
   g_array_unref (m->groups);
   g_array_unref (m->member);
@@ -163,7 +174,8 @@ geometry_set (GpufftMerge * m, GpufftPlan * plan)
   bufs[0] = &m->input;
   bufs[1] = plan->window;
   bufs[2] = plan->twiddles;
-  bufs[3] = &m->tables[m->record];
+  bufs[3] = m->tables_dev[m->record].buffer ? &m->tables_dev[m->record] :
+      &m->tables[m->record];
   bufs[4] = &m->partial;
   for (i = 5; i < 9; i++)
     bufs[i] = &m->dummy;
@@ -259,6 +271,7 @@ gpufft_merge_round (GpufftMerge * m, GpufftSlot * const *slots, guint n_slots)
   gsize in_bytes = 0, part_floats = 0;
   guint i, j, merged = 0;
 
+  m->round_first = m->table_used;
   g_array_set_size (m->groups, 0);
   g_array_set_size (m->member, n_slots);
   for (i = 0; i < n_slots; i++) {
@@ -299,6 +312,19 @@ gpufft_merge_round (GpufftMerge * m, GpufftSlot * const *slots, guint n_slots)
     merged += placed;
   }
   return merged;
+}
+
+void
+gpufft_merge_record_upload (GpufftMerge * m, VkCommandBuffer cmd)
+{
+  VkDeviceSize entry = 4 * sizeof (guint32);
+  VkBufferCopy r = { m->round_first * entry, m->round_first * entry,
+    (VkDeviceSize) (m->table_used - m->round_first) * entry
+  };
+
+  if (m->tables_dev[m->record].buffer && r.size > 0)
+    vkCmdCopyBuffer (cmd, m->tables[m->record].buffer,
+        m->tables_dev[m->record].buffer, 1, &r);
 }
 
 void

@@ -64,6 +64,10 @@ void gpufft_merge_begin (GpufftMerge * m, guint record);
 guint gpufft_merge_round (GpufftMerge * m, GpufftSlot * const *slots,
     guint n_slots);
 
+/* Copies the round's chunk table entries (written by gpufft_merge_round)
+ * into device memory, with the round's uploads (before their barrier). */
+void gpufft_merge_record_upload (GpufftMerge * m, VkCommandBuffer cmd);
+
 /* The round's shared dispatches (after its uploads and a barrier). */
 void gpufft_merge_record_kernels (GpufftMerge * m, VkCommandBuffer cmd);
 

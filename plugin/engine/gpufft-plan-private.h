@@ -198,6 +198,10 @@ struct _GpufftPlan
   gfloat edge;                  /* 1 one-sided, 2 raw (scale halved) */
 
   GpufftBuffer input, partial, carry[2], dummy;
+  /* The kernels' chunk and group tables in device memory, copied from the
+   * slot's host tables at each upload (NULL buffer where the host tables
+   * are device-local already, as on CPU devices: the kernels read those) */
+  GpufftBuffer chunks_dev, groups_dev;
   GpufftBuffer out_dev, counts_dev, peaks_dev, cplx_dev;       /* results */
   /* Analysis stage (gpufft-analysis.c) */
   gboolean per_frame;           /* one frame per chunk (averaging modes,
@@ -207,6 +211,10 @@ struct _GpufftPlan
   gboolean has_level;
   gfloat alpha, beta;
   GpufftBuffer tables, state, ext_dev, frames_dev;
+  /* the tables in device memory (NULL buffer where `tables` is device-local
+   * already), copied from `tables` by the plan's first upload */
+  GpufftBuffer tables_dev;
+  gboolean tables_sent;         /* submit thread: that copy is recorded */
   /* completion thread: the open group's frame rows so far, and the
    * delivered bands and levels ([out_ch][n_bands], [out_ch]) */
   GArray *frame_acc;

@@ -479,7 +479,13 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   fft_bufs[0] = &plan->input;
   fft_bufs[1] = plan->window;
   fft_bufs[2] = plan->twiddles;
-  fft_bufs[3] = &s->chunks;
+  if (gpufft_buffer_wants_device_copy (&s->chunks) && !plan->chunks_dev.buffer
+      && (!gpufft_buffer_init (&plan->chunks_dev, ctx, s->chunks.size,
+              GPUFFT_MEMORY_DEVICE, error)
+          || !gpufft_buffer_init (&plan->groups_dev, ctx, s->groups.size,
+              GPUFFT_MEMORY_DEVICE, error)))
+    return FALSE;
+  fft_bufs[3] = plan->chunks_dev.buffer ? &plan->chunks_dev : &s->chunks;
   fft_bufs[4] = &plan->partial;
   fft_bufs[5] = plan->cfg.complex_out ? &plan->cplx_dev : &plan->dummy;
   if (plan->four_step)
@@ -493,7 +499,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
           &s->fft_set, error))
     return FALSE;
   if (plan->four_step) {
-    GpufftBuffer *rows_bufs[5] = { &plan->temp, plan->twiddles, &s->chunks,
+    GpufftBuffer *rows_bufs[5] = { &plan->temp, plan->twiddles, fft_bufs[3],
       &plan->partial, plan->cfg.complex_out ? &plan->cplx_dev : &plan->dummy
     };
 
@@ -507,10 +513,11 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
     red_bufs[2] = &plan->carry[1 - p];
     red_bufs[3] = &plan->out_dev;
     red_bufs[4] = plan->n_peaks > 0 ? &plan->peaks_dev : &plan->dummy;
-    red_bufs[5] = &s->groups;
+    red_bufs[5] = plan->groups_dev.buffer ? &plan->groups_dev : &s->groups;
     red_bufs[6] = &plan->counts_dev;
     red_bufs[7] = plan->state.buffer ? &plan->state : &plan->dummy;
-    red_bufs[8] = plan->tables.buffer ? &plan->tables : &plan->dummy;
+    red_bufs[8] = plan->tables_dev.buffer ? &plan->tables_dev :
+        plan->tables.buffer ? &plan->tables : &plan->dummy;
     red_bufs[9] = plan->ext_dev.buffer ? &plan->ext_dev : &plan->dummy;
     red_bufs[10] = plan->frames_dev.buffer ? &plan->frames_dev : &plan->dummy;
     if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->reduce,
@@ -670,6 +677,8 @@ gpufft_plan_free (GpufftPlan * plan)
   gpufft_buffer_clear (&plan->scratch, ctx);
   gpufft_buffer_clear (&plan->input, ctx);
   gpufft_buffer_clear (&plan->partial, ctx);
+  gpufft_buffer_clear (&plan->chunks_dev, ctx);
+  gpufft_buffer_clear (&plan->groups_dev, ctx);
   gpufft_buffer_clear (&plan->carry[0], ctx);
   gpufft_buffer_clear (&plan->carry[1], ctx);
   gpufft_buffer_clear (&plan->dummy, ctx);

@@ -194,8 +194,10 @@ record_complex_fixes (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
   }
 }
 
-/* The staging copies and imported segments, and the complex output's
- * carry fixes. */
+/* The staging copies and imported segments, the slot's chunk and group
+ * tables (and the plan's analysis tables, once) into device memory where
+ * the kernels read copies (gpufft_buffer_wants_device_copy), and the
+ * complex output's carry fixes. */
 void
 gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
     VkCommandBuffer cmd)
@@ -219,6 +221,25 @@ gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
     VkBufferCopy region = { si->imp.offset, base + si->dst_offset, si->size };
 
     vkCmdCopyBuffer (cmd, si->imp.buffer, dst, 1, &region);
+  }
+  if (plan->chunks_dev.buffer && s->n_chunks > 0) {
+    VkBufferCopy r = { 0, 0, (VkDeviceSize) s->n_chunks * 4 * sizeof (guint32)
+    };
+
+    vkCmdCopyBuffer (cmd, s->chunks.buffer, plan->chunks_dev.buffer, 1, &r);
+  }
+  if (plan->groups_dev.buffer && s->n_groups > 0) {
+    VkBufferCopy r = { 0, 0, (VkDeviceSize) s->n_groups * GROUP_WORDS *
+          sizeof (guint32)
+    };
+
+    vkCmdCopyBuffer (cmd, s->groups.buffer, plan->groups_dev.buffer, 1, &r);
+  }
+  if (plan->tables_dev.buffer && !plan->tables_sent) {
+    VkBufferCopy r = { 0, 0, plan->tables.size };
+
+    vkCmdCopyBuffer (cmd, plan->tables.buffer, plan->tables_dev.buffer, 1, &r);
+    plan->tables_sent = TRUE;
   }
   record_complex_fixes (plan, s, cmd);
 }

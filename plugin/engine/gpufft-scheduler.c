@@ -110,10 +110,12 @@ record (GpufftScheduler * sched, Record * r, GError ** error)
     }
     /* (before the uploads: a shared dispatch's slots upload into its
      * input) */
-    if (sched->merge)
+    if (sched->merge) {
       r->merged_slots += gpufft_merge_round (sched->merge,
           (GpufftSlot * const *) sched->round_slots->pdata,
           sched->round_slots->len);
+      gpufft_merge_record_upload (sched->merge, c->cmd);
+    }
     for (i = 0; i < r->slots->len; i++) {
       GpufftSlot *s = g_ptr_array_index (r->slots, i);
 
