@@ -1,7 +1,8 @@
 /* bench-vkfft: VkFFT 1D batched R2C (forward, FFT only, out of place: N
  * floats in, N/2+1 complex floats out per frame), same N and batch as
- * bench-kernel, `repeats` transforms in one submission timed with
- * timestamps, plus VkFFT's relative L2 error vs a double-precision FFT on
+ * bench-kernel, submissions of `repeats` transforms for the warm-up time
+ * bench-kernel takes (the GPU's clock up), then the median of 5 such
+ * submissions timed with timestamps, plus VkFFT's relative L2 error vs a double-precision FFT on
  * the first frames. GB/s counted both like ours (4N + 4(N/2+1) bytes per
  * frame) and as VkFFT really moves them (4N + 8(N/2+1)). */
 #include <stdio.h>
@@ -15,6 +16,8 @@
 
 /* Index of the k-th checked frame: the first and the last CHECK_FRAMES/2
  * of the batch (so the tail of a large dispatch is checked too). */
+#define TRIALS 5
+
 static guint
 check_frame (guint k, guint frames)
 {
@@ -61,8 +64,9 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
   VkfftPeer *peer = NULL;
   gfloat *chunk = NULL;
   gsize chunk_len;
-  gint64 t0 = 0, t1 = 0, tp0, tp1;
+  gint64 t0 = 0, t1 = 0, tp0, tp1, warm_end;
   gdouble gpu_ns = 0, host_ns, err_l2, f4, f8, t;
+  gdouble tr_gpu[TRIALS], tr_host[TRIALS];
   gboolean ok = FALSE;
 
   memset (&in, 0, sizeof in);
@@ -91,9 +95,13 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
   if (!peer)
     goto out;
 
-  /* pass 0: one warm-up transform; pass 1: `repeats` timed */
-  for (pass = 0; pass < 2; pass++) {
-    guint reps = pass == 0 ? 1 : repeats;
+  /* submissions of `repeats` transforms for bench_vk_warmup_ms (the GPU's
+   * clock up, as bench-kernel), then TRIALS timed: the median */
+  warm_end = g_get_monotonic_time () + (gint64) bench_vk_warmup_ms * 1000;
+  for (pass = 0; pass < TRIALS;) {
+    guint reps = repeats;
+    gboolean warm = g_get_monotonic_time () >= warm_end;
+
     if (!gpufft_command_begin (&c, ctx, error))
       goto out;
     bench_vk_barrier (c.cmd);
@@ -109,10 +117,14 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
         || !gpufft_command_wait (&c, ctx, G_MAXUINT64, error))
       goto out;
     t1 = bench_now_ns ();
+    if (!warm)
+      continue;
+    gpu_ns = gpufft_command_elapsed_ns (&c, ctx, 0, 1);
+    tr_gpu[pass] = gpu_ns > 0 ? gpu_ns / repeats : 0.0;
+    tr_host[pass++] = (gdouble) (t1 - t0) / repeats;
   }
-  gpu_ns = gpufft_command_elapsed_ns (&c, ctx, 0, 1);
-  gpu_ns = gpu_ns > 0 ? gpu_ns / repeats : 0.0;
-  host_ns = (gdouble) (t1 - t0) / repeats;
+  gpu_ns = bench_median (tr_gpu, TRIALS);
+  host_ns = bench_median (tr_host, TRIALS);
 
   if (!frames_error (ctx, &out, chunk, chunk_len, n, frames, &err_l2, error))
     goto out;
@@ -156,10 +168,11 @@ main (int argc, char **argv)
 
   bench_print_header ("VkFFT: batched R2C, FFT only, out of place",
       gpufft_context_get_device_name (ctx));
-  printf ("%s; %u timed repeats; GB/s(4) = frames*(4N+4(N/2+1))/t like "
+  printf ("%s; submissions of %u repeats for %u ms, then the median of %d "
+      "timed; GB/s(4) = frames*(4N+4(N/2+1))/t like "
       "ours, GB/s(8) = frames*(4N+8(N/2+1))/t as moved; "
       "rel L2 vs double on the first and last %d frames%s\n", vkfft_peer_version (), repeats,
-      CHECK_FRAMES / 2, args.small ? "; SMALL mode" : "");
+      bench_vk_warmup_ms, TRIALS, CHECK_FRAMES / 2, args.small ? "; SMALL mode" : "");
   printf ("%6s %8s %8s | %8s | %9s %9s %9s %9s | %9s | %9s\n", "N",
       "frames", "in MiB", "plan ms", "GPU ms", "Gsamp/s", "GB/s(4)",
       "GB/s(8)", "host ms", "rel L2");
