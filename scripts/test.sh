@@ -12,10 +12,11 @@ if [ "${GPUFFT_SKIP_SETUP:-0}" != 1 ]; then
 fi
 
 build=${BUILD_DIR:-build}
+# (with the benchmarks: they must build, and one test checks bench-kernel)
 if [ -f "$build/build.ninja" ]; then
-  meson setup --reconfigure "$build"
+  meson setup --reconfigure "$build" -Dbenchmarks=enabled
 else
-  meson setup "$build"
+  meson setup "$build" -Dbenchmarks=enabled
 fi
 ninja -C "$build"
 meson test -C "$build" --print-errorlogs "$@"

@@ -25,7 +25,9 @@
  * (the device scheduler's count, from the element's `stats`), messages,
  * and message latency p50/p99: from the closing buffer entering the
  * analyser (a probe on its sink pad) to the message being posted (a sync
- * bus handler, which then drops it). */
+ * bus handler, which then drops it). The @streams lines add the time from
+ * set_state (PLAYING) to the first message (first_msg_ms: the start-up a
+ * user waits through, plans and their compilation included). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +97,8 @@ typedef struct
   gdouble cpu_warm;
   GHashTable *threads_warm;     /* thread_cpu () at the warm point */
   guint64 samples_before_warm;  /* per channel, all streams */
+  gint64 t_play;                /* set_state (PLAYING) called */
+  gint64 t_first_msg;           /* the first `spectrum` message (0: none) */
 } Run;
 
 /* CPU seconds of each thread of the process, by thread id
@@ -212,7 +216,8 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
   s = gst_message_get_structure (msg);
   if (!gst_structure_has_name (s, "spectrum"))
     return GST_BUS_DROP;
-  g_atomic_int_inc (&r->msgs);
+  if (g_atomic_int_add (&r->msgs, 1) == 0)
+    r->t_first_msg = g_get_monotonic_time ();
   stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT
           (GST_MESSAGE_SRC (msg)), "stream"));
   if (gst_structure_get_uint64 (s, "endtime", &end) && end > 0) {
@@ -278,6 +283,7 @@ typedef struct
   guint per_device[8];          /* elements per Vulkan device index */
   gint msgs, errors;
   gdouble p50, p99;
+  gdouble first_msg_ms;         /* PLAYING to the first message; -1: none */
 } Result;
 
 /* Prints where the CPU went between two thread_cpu () snapshots: the
@@ -368,7 +374,7 @@ run_case (const Case * c, const gchar * el, Result * res)
   bus = gst_element_get_bus (pipe);
   gst_bus_set_sync_handler (bus, on_message, &r, NULL);
 
-  t0 = g_get_monotonic_time ();
+  t0 = r.t_play = g_get_monotonic_time ();
   cpu0 = bench_cpu_seconds ();
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
@@ -429,6 +435,7 @@ run_case (const Case * c, const gchar * el, Result * res)
       - r.samples_before_warm) * c->channels;
   res->audio = res->samples / c->channels / c->streams / RATE;
   res->msgs = r.msgs;
+  res->first_msg_ms = r.t_first_msg ? (r.t_first_msg - r.t_play) / 1e3 : -1;
   res->errors = r.errors + (msg == NULL);
   res->p50 = percentile (r.latency_us, 0.5) / 1e3;
   res->p99 = percentile (r.latency_us, 0.99) / 1e3;
@@ -471,6 +478,12 @@ run_all (const Case * c, gchar ** elements)
         c->live ? "live" : "fast", elements[i], r.audio / r.wall, r.wall,
         r.cpu / r.wall, ns, r.samples / r.wall / 1e6, subs, r.msgs, drop,
         lat, r.errors ? " ERRORS" : "");
+    printf ("@streams streams=%u ch=%u live=%d element=%s speed=%.4f "
+        "cores=%.4f elem_ns=%s msamples_s=%.3f msgs=%d dropped=%s "
+        "lat_p50_ms=%.3f lat_p99_ms=%.3f first_msg_ms=%.1f errors=%d\n",
+        c->streams, c->channels, c->live, elements[i], r.audio / r.wall,
+        r.cpu / r.wall, ns, r.samples / r.wall / 1e6, r.msgs, drop,
+        r.p50, r.p99, r.first_msg_ms, r.errors);
     if (r.stats) {
       guint64 b = 0, mb = 0, rec = 0, w = 0, g = 0, d = 0, np = 0, pns = 0;
       guint k;

@@ -1,0 +1,228 @@
+#!/bin/bash
+# The performance guard: the benchmarks of a reference commit (A) and of the
+# working tree (B), run interleaved on the same device (A B A B ..., one
+# process per run), and a table of B/A ratios against the A/A spread.
+#
+#   bash tests/bench/guard.sh build [--ref REV] [--small]
+#       here (the development machine): builds A and B into .guard/A and
+#       .guard/B (git-ignored, about 4 MiB: carry it to the GPU machine).
+#       A is REV (default: the commit in tests/bench/guard-ref, the last one
+#       whose figures the README shows) in a git worktree, with the working
+#       tree's tests/bench/ laid over it, so that A and B run the same
+#       benchmark programs and differ only in the engine, the shaders and
+#       the elements (where the working tree's benchmarks do not build
+#       against REV, A keeps its own and the table says so).
+#   bash tests/bench/guard.sh run [--pairs N] [--small] [--tolerance PCT]
+#       on the GPU machine (after `source .gpu/gpu-env.sh`), or here with
+#       --small (lavapipe): runs the pairs and prints the table; exits 1 when
+#       any row of B is worse than A by more than the tolerance (default 10 %)
+#       or the A/A spread, whichever is larger; 2 on a failed run.
+#   bash tests/bench/guard.sh [--ref REV] --small
+#       both, here.
+#
+# Rows (lower is better in every row):
+#   kernel N     bench-kernel --sizes N --repeats 30: GPU ns per 1 GiB of
+#                input (median of its trials), N = 1024, 4096, 16384, 65536
+#                and 960 (a generic size); --small: 8 MiB, same sizes
+#   streams S    bench-streams, S live stereo streams of 10 ms buffers, fft
+#                1024 hop 512: the element's CPU ns per sample (process CPU
+#                less identity's in the same run), S = 1 and 256 (--small:
+#                1 and 8)
+#   first msg    the same run at S = 1: ms from PLAYING to the first message
+#   gst 64ch     bench-gst, 64 channels as fast as possible: wall ns and CPU
+#                ns per sample
+# Output: the table on stdout, every run's output in $OUT/guard.log (OUT
+# defaults to /tmp/gpufft-guard).
+set -u -o pipefail
+
+top=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+cd "$top" || exit 2
+guard=$top/.guard
+
+cmd=all
+case "${1:-}" in
+  build|run) cmd=$1; shift ;;
+esac
+ref=""
+small=""
+pairs=3
+tol=10
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ref) ref=$2; shift ;;
+    --ref=*) ref=${1#*=} ;;
+    --small) small=--small ;;
+    --pairs) pairs=$2; shift ;;
+    --pairs=*) pairs=${1#*=} ;;
+    --tolerance) tol=$2; shift ;;
+    --tolerance=*) tol=${1#*=} ;;
+    *) echo "usage: $0 [build|run] [--ref REV] [--small] [--pairs N] [--tolerance PCT]" >&2
+       exit 2 ;;
+  esac
+  shift
+done
+[ -z "$ref" ] && ref=$(sed -n '1{s/[[:space:]].*//;p}' tests/bench/guard-ref 2>/dev/null)
+if [ "$pairs" -lt 3 ] 2>/dev/null; then
+  echo "guard: --pairs must be 3 or more (the A/A spread needs them)" >&2
+  exit 2
+fi
+
+progs="bench-kernel bench-streams bench-gst"
+
+# build_one SRC DEST NOTE: configures and builds SRC's benchmarks and plugin
+# in SRC/.guard-build, copies them (stripped) to DEST.
+build_one() {
+  local src=$1 dest=$2 b=$1/.guard-build p
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  if [ ! -f "$b/build.ninja" ]; then
+    meson setup "$b" "$src" -Dbuildtype=release -Dbenchmarks=enabled \
+      -Dtests=disabled -Dexamples=disabled -Dvkfft=disabled -Dfftw=disabled \
+      -Dc_args=-g0 > "$dest.setup.log" 2>&1 || { cat "$dest.setup.log" >&2; return 1; }
+  fi
+  ninja -C "$b" > "$dest.build.log" 2>&1 || { tail -n 30 "$dest.build.log" >&2; return 1; }
+  for p in $progs; do
+    cp "$b/tests/bench/$p" "$dest/" || return 1
+  done
+  cp "$b/plugin/libgstgpufft.so" "$dest/" || return 1
+  strip "$dest"/* 2>/dev/null
+  rm -f "$dest.setup.log"
+  return 0
+}
+
+do_build() {
+  local wt rev_a rev_b
+  if [ -z "$ref" ]; then
+    echo "guard: no reference commit (--ref, or tests/bench/guard-ref)" >&2
+    return 2
+  fi
+  rev_a=$(git rev-parse --verify "$ref^{commit}") || return 2
+  rev_b=$(git rev-parse --short HEAD)
+  mkdir -p "$guard"
+  wt=$(mktemp -d /tmp/gpufft-guard-ref.XXXXXX)
+  git worktree add --detach -f "$wt" "$rev_a" > /dev/null 2>&1 || {
+    echo "guard: git worktree add $rev_a failed" >&2; return 2; }
+  # the working tree's benchmark programs over the reference's engine
+  local note="same benchmark programs"
+  cp -r "$wt/tests/bench" "$wt/tests/bench.own"
+  rm -rf "$wt/tests/bench"
+  cp -r tests/bench "$wt/tests/bench"
+  echo "guard: building A = $(git rev-parse --short "$rev_a") in $wt"
+  if ! build_one "$wt" "$guard/A" 2> "$guard/A.err"; then
+    echo "guard: the working tree's benchmarks do not build against A; A keeps its own"
+    note="A's own benchmark programs"
+    rm -rf "$wt/tests/bench" "$wt/.guard-build"
+    mv "$wt/tests/bench.own" "$wt/tests/bench"
+    build_one "$wt" "$guard/A" || { git worktree remove --force "$wt"; return 2; }
+  fi
+  git worktree remove --force "$wt" > /dev/null 2>&1
+  echo "guard: building B = the working tree ($rev_b$(git diff --quiet HEAD || echo ', with changes'))"
+  build_one "$top" "$guard/B" || return 2
+  {
+    echo "A=$(git rev-parse --short "$rev_a") B=$rev_b$(git diff --quiet HEAD || echo '+changes')"
+    echo "programs: $note"
+  } > "$guard/info"
+  du -sh "$guard" | sed 's/^/guard: built, /'
+}
+
+# ---- run ------------------------------------------------------------------
+
+out=${OUT:-/tmp/gpufft-guard}
+log=$out/guard.log
+res=$out/guard-results.txt
+
+# kv LINE KEY
+kv() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<< " $1"; }
+
+# one V: every benchmark of variant V once; appends "row V value" lines
+run_variant() {
+  local v=$1 dir=$guard/$1 n o l s
+  local sizes="1024 4096 16384 65536 960"
+  local streams="1,256"
+  [ -n "$small" ] && streams="1,8"
+  for n in $sizes; do
+    echo "+ $v bench-kernel --sizes $n --repeats 30 $small" >> "$log"
+    o=$(timeout -k 5 120 "$dir/bench-kernel" --sizes "$n" --repeats 30 $small 2>> "$log")
+    echo "$o" >> "$log"
+    l=$(grep '^@kernel' <<< "$o" | head -1)
+    if [ -z "$l" ] || [ "$(kv "$l" ok)" != 1 ]; then echo "kernel_$n $v FAIL" >> "$res"; continue; fi
+    s=$(kv "$l" gpu_ns); [ "${s%.*}" -le 0 ] 2>/dev/null && s=$(kv "$l" host_ns)
+    echo "kernel_$n $v $s" >> "$res"
+  done
+  echo "+ $v bench-streams --streams $streams --modes live $small" >> "$log"
+  o=$(GST_PLUGIN_PATH=$dir timeout -k 5 300 "$dir/bench-streams" $small --streams "$streams" \
+        --modes live --live-seconds 5 --no-wide --elements identity,gpufftspectrum 2>> "$log")
+  echo "$o" >> "$log"
+  for s in ${streams//,/ }; do
+    l=$(grep "^@streams streams=$s .*element=gpufftspectrum" <<< "$o" | head -1)
+    n=$(kv "$l" elem_ns)
+    if [ -z "$l" ] || [ "$(kv "$l" errors)" != 0 ] || [ -z "$n" ] || [ "$n" = - ]; then
+      echo "streams_$s $v FAIL" >> "$res"
+    else
+      echo "streams_$s $v $n" >> "$res"
+    fi
+    [ "$s" = 1 ] && [ -n "$l" ] && echo "first_msg $v $(kv "$l" first_msg_ms)" >> "$res"
+  done
+  echo "+ $v bench-gst --channels 64 --no-spectrum $small" >> "$log"
+  o=$(GST_PLUGIN_PATH=$dir timeout -k 5 120 "$dir/bench-gst" $small --channels 64 --no-spectrum 2>> "$log")
+  echo "$o" >> "$log"
+  l=$(grep '^@gst element=gpufftspectrum channels=64' <<< "$o" | head -1)
+  if [ -z "$l" ] || [ "$(kv "$l" msgs)" != "$(kv "$l" expected)" ]; then
+    echo "gst64_wall $v FAIL" >> "$res"; echo "gst64_cpu $v FAIL" >> "$res"
+  else
+    awk -v s="$(kv "$l" samples)" -v w="$(kv "$l" wall_s)" -v c="$(kv "$l" cpu_s)" \
+      -v v="$v" 'BEGIN { printf "gst64_wall %s %.4f\ngst64_cpu %s %.4f\n", v, w / s * 1e9, v, c / s * 1e9 }' >> "$res"
+  fi
+}
+
+do_run() {
+  local p
+  for v in A B; do
+    for p in $progs libgstgpufft.so; do
+      [ -e "$guard/$v/$p" ] || { echo "guard: $guard/$v/$p missing: run '$0 build' first" >&2; return 2; }
+    done
+  done
+  mkdir -p "$out"
+  : > "$log"; : > "$res"
+  export GST_REGISTRY=${GST_REGISTRY:-/tmp/gpufft-guard-registry.bin}
+  local t0; t0=$(date +%s)
+  for p in $(seq 1 "$pairs"); do
+    run_variant A
+    run_variant B
+    echo "guard: pair $p of $pairs done ($(( $(date +%s) - t0 )) s)" >&2
+  done
+  echo "== performance guard: $(cat "$guard/info" | tr '\n' ';' | sed 's/;$//')"
+  echo "device: $( (command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) || (grep -m1 '^date: .*device:' "$log" | sed 's/.*device: //'))"
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $pairs pairs, A B interleaved, one process per run; tolerance ${tol} %"
+  awk -v tol="$tol" '
+    function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    { if ($3 == "FAIL") { fail[$1] = 1; if (!($1 in seen)) { order[++rows] = $1; seen[$1] = 1 }; next }
+      if (!($1 in seen)) { order[++rows] = $1; seen[$1] = 1 }
+      if ($2 == "A") { na[$1]++; A[$1, na[$1]] = $3 } else { nb[$1]++; B[$1, nb[$1]] = $3 } }
+    END {
+      unit["first_msg"] = "ms"
+      printf "%-14s %12s %12s %8s %9s %9s  %s\n", "row", "A median", "B median", "B/A", "A/A", "limit", "verdict"
+      bad = 0
+      for (r = 1; r <= rows; r++) {
+        k = order[r]
+        if (k in fail || na[k] < 2 || nb[k] < 1) { printf "%-14s %12s %12s %8s %9s %9s  %s\n", k, "-", "-", "-", "-", "-", "FAILED RUN"; bad = 2; continue }
+        delete x; for (i = 1; i <= na[k]; i++) x[i] = A[k, i]; ma = med(x, na[k]); lo = x[1]; hi = x[na[k]]
+        delete y; for (i = 1; i <= nb[k]; i++) y[i] = B[k, i]; mb = med(y, nb[k])
+        spread = ma > 0 ? (hi - lo) / ma * 100 : 0
+        lim = spread > tol ? spread : tol
+        ratio = ma > 0 ? mb / ma : 0
+        verdict = (ratio - 1) * 100 > lim ? "WORSE" : (1 - ratio) * 100 > lim ? "better" : "same"
+        if (verdict == "WORSE" && bad == 0) bad = 1
+        printf "%-14s %12.4g %12.4g %8.3f %8.1f%% %8.1f%%  %s\n", k, ma, mb, ratio, spread, lim, verdict
+      }
+      print "(kernel_N: GPU ns per 1 GiB call; streams_S: element CPU ns/sample; first_msg: ms; gst64_*: ns/sample; lower is better)"
+      exit bad
+    }' "$res"
+}
+
+case "$cmd" in
+  build) do_build ;;
+  run) do_run ;;
+  all) do_build && do_run ;;
+esac
