@@ -23,7 +23,7 @@
 # Rows (lower is better in every row):
 #   kernel N     bench-kernel --sizes N --repeats 30: GPU ns per 1 GiB of
 #                input (median of its trials), N = 1024, 4096, 16384, 65536
-#                and 960 (a generic size); --small: 8 MiB, same sizes
+#                and 960 (a generic size); --small: 8 MiB, 10 repeats
 #   streams S    bench-streams, S live stereo streams of 10 ms buffers, fft
 #                1024 hop 512: the element's CPU ns per sample (process CPU
 #                less identity's in the same run), S = 1 and 256 (--small:
@@ -138,11 +138,11 @@ kv() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<< " $1"; }
 run_variant() {
   local v=$1 dir=$guard/$1 n o l s
   local sizes="1024 4096 16384 65536 960"
-  local streams="1,256"
-  [ -n "$small" ] && streams="1,8"
+  local streams="1,256" repeats=30
+  [ -n "$small" ] && streams="1,8" && repeats=10
   for n in $sizes; do
-    echo "+ $v bench-kernel --sizes $n --repeats 30 $small" >> "$log"
-    o=$(timeout -k 5 120 "$dir/bench-kernel" --sizes "$n" --repeats 30 $small 2>> "$log")
+    echo "+ $v bench-kernel --sizes $n --repeats $repeats $small" >> "$log"
+    o=$(timeout -k 5 120 "$dir/bench-kernel" --sizes "$n" --repeats $repeats $small 2>> "$log")
     echo "$o" >> "$log"
     l=$(grep '^@kernel' <<< "$o" | head -1)
     if [ -z "$l" ] || [ "$(kv "$l" ok)" != 1 ]; then echo "kernel_$n $v FAIL" >> "$res"; continue; fi
