@@ -133,12 +133,23 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* --duration is up: EOS (the last interval's messages come, then the loop
+ * ends) once the pipeline plays; before that (it still prerolls: the first
+ * buffer can wait for the element's plan) the loop just ends. An EOS sent
+ * to a pipeline whose state change is still in flight waits for that
+ * change's lock, which waits for the preroll, which waits for this thread:
+ * a deadlock. */
 static gboolean
 on_timeout (gpointer data)
 {
   Monitor *m = data;
+  GstState state, pending;
 
-  gst_element_send_event (m->pipeline, gst_event_new_eos ());
+  gst_element_get_state (m->pipeline, &state, &pending, 0);
+  if (state == GST_STATE_PLAYING && pending == GST_STATE_VOID_PENDING)
+    gst_element_send_event (m->pipeline, gst_event_new_eos ());
+  else
+    g_main_loop_quit (m->loop);
   return G_SOURCE_REMOVE;
 }
 

@@ -138,7 +138,17 @@ class Monitor:
         return self.exit_code
 
     def stop(self):
-        self.pipeline.send_event(Gst.Event.new_eos())
+        """--duration is up: EOS (the last interval's messages come, then
+        the loop ends) once the pipeline plays; before that (it still
+        prerolls: the first buffer can wait for the element's plan) just
+        quit. An EOS sent to a pipeline whose state change is still in
+        flight waits for that change's lock, which waits for the preroll,
+        which waits for this thread: a deadlock."""
+        _, state, pending = self.pipeline.get_state(0)
+        if state == Gst.State.PLAYING and pending == Gst.State.VOID_PENDING:
+            self.pipeline.send_event(Gst.Event.new_eos())
+        else:
+            self.loop.quit()
         return False
 
 

@@ -81,7 +81,14 @@ def main():
             sys.stdout.flush()
             state["shown"] += 1
             if args.duration and t + 0.1 >= args.duration:
-                pipeline.send_event(Gst.Event.new_eos())
+                # (an EOS sent while the pipeline still changes state would
+                # wait for that change, which waits for this thread: quit)
+                _, cur, pending = pipeline.get_state(0)
+                if cur == Gst.State.PLAYING and \
+                        pending == Gst.State.VOID_PENDING:
+                    pipeline.send_event(Gst.Event.new_eos())
+                else:
+                    loop.quit()
         elif msg.type == Gst.MessageType.EOS:
             loop.quit()
         elif msg.type == Gst.MessageType.ERROR:
