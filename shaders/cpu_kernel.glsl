@@ -77,7 +77,7 @@ vec4 load4 (uint start, uint n, uint c)
     uint i0 = n0 + c * pc.cstride;              // sample index
     if (FORMAT == S16) {
       uvec4 t = texel (i0 >> 3);
-      uvec2 w = (lane & 1u) != 0u ? t.zw : t.xy;
+      uvec2 w = ((i0 >> 2) & 1u) != 0u ? t.zw : t.xy;
       return vec4 (ivec4 (ivec2 (w << 16) >> 16, ivec2 (w) >> 16).xzyw)
           * (1.0 / 32768.0);
     }
