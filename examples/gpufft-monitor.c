@@ -214,10 +214,15 @@ main (int argc, char **argv)
       "fft-size=%d interval=%" G_GUINT64_FORMAT " ! fakesink sync=true",
       source ? source : "autoaudiosrc", fft_size,
       (guint64) interval_ms * GST_MSECOND);
-  m.pipeline = gst_parse_launch (desc, &err);
+  /* (every element must exist: a partial pipeline would wait forever) */
+  m.pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS,
+      &err);
   g_free (desc);
   if (!m.pipeline) {
-    fprintf (stderr, "could not build the pipeline: %s\n", err->message);
+    fprintf (stderr, "could not build the pipeline: %s%s\n", err->message,
+        g_error_matches (err, GST_PARSE_ERROR,
+            GST_PARSE_ERROR_NO_SUCH_ELEMENT) ? " (is its plugin installed "
+        "where GStreamer looks? `gst-inspect-1.0 NAME` tells)" : "");
     return 1;
   }
   m.spec = gst_bin_get_by_name (GST_BIN (m.pipeline), "spec");

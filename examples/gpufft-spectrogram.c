@@ -55,20 +55,51 @@ static GOptionEntry entries[] = {
   {NULL}
 };
 
-/* Runs a pipeline to `target`; returns FALSE (message printed) on error.
- * With target PLAYING, waits for EOS. */
+/* A pipeline from a description, or NULL with one line printed: every
+ * element must exist (a partial pipeline would wait forever on a missing
+ * link). */
+static GstElement *
+make_pipeline (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch_full (desc, NULL,
+      GST_PARSE_FLAG_FATAL_ERRORS, &err);
+
+  if (!p) {
+    g_printerr ("gpufft-spectrogram: %s%s\n", err ? err->message :
+        "cannot make the pipeline", g_error_matches (err, GST_PARSE_ERROR,
+            GST_PARSE_ERROR_NO_SUCH_ELEMENT) ? " (is its plugin installed "
+        "where GStreamer looks? `gst-inspect-1.0 NAME` tells; the README's "
+        "Install section says where gst-gpufft goes)" : "");
+    g_clear_error (&err);
+  }
+  return p;
+}
+
+/* Runs a pipeline to `target`; returns FALSE (message printed) on error, or
+ * when nothing ends it within `bound_s` seconds. With target PLAYING,
+ * waits for EOS. */
 static gboolean
-run_pipeline (GstElement * pipeline, GstState target)
+run_pipeline (GstElement * pipeline, GstState target, gdouble bound_s)
 {
   GstBus *bus = gst_element_get_bus (pipeline);
   gboolean ok = TRUE, done = FALSE;
+  gint64 end = g_get_monotonic_time () + (gint64) (bound_s * 1e6);
 
   if (gst_element_set_state (pipeline, target) == GST_STATE_CHANGE_FAILURE)
     ok = FALSE;
   while (ok && !done) {
-    GstMessage *m = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+    gint64 left = end - g_get_monotonic_time ();
+    GstMessage *m = left <= 0 ? NULL : gst_bus_timed_pop_filtered (bus,
+        left * GST_USECOND,
         GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ASYNC_DONE);
 
+    if (!m) {
+      g_printerr ("gpufft-spectrogram: the pipeline did not finish within "
+          "%.0f s\n", bound_s);
+      ok = FALSE;
+      break;
+    }
     switch (GST_MESSAGE_TYPE (m)) {
       case GST_MESSAGE_ERROR:{
         GError *err = NULL;
@@ -117,26 +148,22 @@ file_duration (const gchar * input)
 {
   GstElement *p, *src;
   gint64 d = -1;
-  GError *err = NULL;
 
-  p = gst_parse_launch ("filesrc name=src ! decodebin ! audioconvert ! "
-      "fakesink sync=false", &err);
-  if (!p) {
-    g_printerr ("gpufft-spectrogram: %s\n", err->message);
-    g_error_free (err);
+  p = make_pipeline ("filesrc name=src ! decodebin ! audioconvert ! "
+      "fakesink sync=false");
+  if (!p)
     return -1;
-  }
   src = gst_bin_get_by_name (GST_BIN (p), "src");
   g_object_set (src, "location", input, NULL);
   gst_object_unref (src);
-  if (!run_pipeline (p, GST_STATE_PAUSED)) {
+  if (!run_pipeline (p, GST_STATE_PAUSED, 60.0)) {
     gst_element_set_state (p, GST_STATE_NULL);
     gst_object_unref (p);
     return -1;
   }
   if (!gst_element_query_duration (p, GST_FORMAT_TIME, &d) || d <= 0) {
     /* the file does not say: decode it once */
-    if (run_pipeline (p, GST_STATE_PLAYING))
+    if (run_pipeline (p, GST_STATE_PLAYING, 600.0))
       gst_element_query_position (p, GST_FORMAT_TIME, &d);
   }
   gst_element_set_state (p, GST_STATE_NULL);
@@ -188,12 +215,10 @@ main (int argc, char **argv)
       "gpufftspectrogram name=sg ! video/x-raw,format=RGBA,width=%d,"
       "height=%d,framerate=1/%d ! pngenc snapshot=false ! "
       "multifilesink name=sink", width, height, period);
-  p = gst_parse_launch (desc, &err);
+  p = make_pipeline (desc);
   g_free (desc);
-  if (!p) {
-    g_printerr ("gpufft-spectrogram: %s\n", err->message);
+  if (!p)
     return 1;
-  }
   el = gst_bin_get_by_name (GST_BIN (p), "src");
   g_object_set (el, "location", argv[1], NULL);
   gst_object_unref (el);
@@ -215,7 +240,9 @@ main (int argc, char **argv)
   if (window_name)
     gst_util_set_object_arg (G_OBJECT (el), "window", window_name);
 
-  ok = run_pipeline (p, GST_STATE_PLAYING);
+  /* (a bound for a device that never finishes: decoding and drawing run
+   * far faster than real time) */
+  ok = run_pipeline (p, GST_STATE_PLAYING, 120.0 + 4.0 * duration);
   if (ok)
     g_object_get (el, "layout", &layout, NULL);
   gst_object_unref (el);

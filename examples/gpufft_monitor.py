@@ -38,6 +38,10 @@ def parse_args():
     return ap.parse_args()
 
 
+HINT = "(is its plugin installed where GStreamer looks? " \
+    "`gst-inspect-1.0 NAME` tells)"
+
+
 class Monitor:
     WIDTH = 50
 
@@ -51,7 +55,10 @@ class Monitor:
         desc = ("%s ! audioconvert ! gpufftspectrum name=spec fft-size=%d "
                 "interval=%d message-format=bytes ! fakesink sync=true"
                 % (args.source, args.fft_size, args.interval * Gst.MSECOND))
-        self.pipeline = Gst.parse_launch(desc)
+        try:
+            self.pipeline = Gst.parse_launch(desc)
+        except GLib.Error as e:     # a missing element: one line, exit 1
+            sys.exit("gpufft_monitor.py: %s %s" % (e.message, HINT))
         self.spec = self.pipeline.get_by_name("spec")
         if args.num_buffers > 0:
             it = self.pipeline.iterate_sources()

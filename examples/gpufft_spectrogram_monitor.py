@@ -66,16 +66,21 @@ class Monitor:
         box.pack_start(self.label, False, False, 4)
         self.window.add(box)
 
-        self.pipeline = Gst.parse_launch(
-            "%s ! audioconvert ! tee name=t "
-            "t. ! queue max-size-time=200000000 leaky=downstream "
-            "! gpufftspectrogram name=sg mode=both frequency-axis=%s "
-            "! capsfilter name=size "
-            "caps=video/x-raw,format=RGBA,framerate=%d/1,width=%d,height=%d "
-            "! appsink name=sink emit-signals=true max-buffers=1 drop=true "
-            "t. ! queue leaky=downstream ! gpufftspectrum fft-size=4096 "
-            "message-magnitude=false interval=100000000 ! fakesink"
-            % (args.source, args.axis, FPS, args.width, args.height))
+        try:
+            self.pipeline = Gst.parse_launch(
+                "%s ! audioconvert ! tee name=t "
+                "t. ! queue max-size-time=200000000 leaky=downstream "
+                "! gpufftspectrogram name=sg mode=both frequency-axis=%s "
+                "! capsfilter name=size "
+                "caps=video/x-raw,format=RGBA,framerate=%d/1,width=%d,height=%d "
+                "! appsink name=sink emit-signals=true max-buffers=1 drop=true "
+                "t. ! queue leaky=downstream ! gpufftspectrum fft-size=4096 "
+                "message-magnitude=false interval=100000000 ! fakesink"
+                % (args.source, args.axis, FPS, args.width, args.height))
+        except GLib.Error as e:     # a missing element: one line, exit 1
+            sys.exit("gpufft_spectrogram_monitor.py: %s (is its plugin "
+                     "installed where GStreamer looks? `gst-inspect-1.0 "
+                     "NAME` tells)" % e.message)
         self.capsfilter = self.pipeline.get_by_name("size")
         self.pipeline.get_by_name("sink").connect("new-sample",
                                                   self.on_sample)

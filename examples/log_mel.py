@@ -42,7 +42,11 @@ def log_mel(source, mels):
             "message-frames=true message-format=bytes "
             "message-dominant=false interval=1000000000 ! fakesink"
             % (source, mels))
-    pipeline = Gst.parse_launch(desc)
+    try:
+        pipeline = Gst.parse_launch(desc)
+    except GLib.Error as e:         # a missing element: one line, exit 1
+        sys.exit("log_mel.py: %s (is its plugin installed where GStreamer "
+                 "looks? `gst-inspect-1.0 NAME` tells)" % e.message)
     frames = []
     error = []
     loop = GLib.MainLoop()

@@ -53,7 +53,11 @@ def main():
             % (args.source, args.fraction, args.weighting,
                args.time_constant, int(args.floor),
                "true" if tty else "false"))
-    pipeline = Gst.parse_launch(desc)
+    try:
+        pipeline = Gst.parse_launch(desc)
+    except GLib.Error as e:         # a missing element: one line, exit 1
+        sys.exit("sound_level_monitor.py: %s (is its plugin installed where "
+                 "GStreamer looks? `gst-inspect-1.0 NAME` tells)" % e.message)
     loop = GLib.MainLoop()
     state = {"code": 0, "shown": 0}
 

@@ -113,7 +113,8 @@ main (int argc, char *argv[])
       source ? source : "audiotestsrc freq=3472.440944881890 "
       "samplesperbuffer=441 num-buffers=50", rate,
       element ? element : "spectrum");
-  pipeline = gst_parse_launch (desc, &err);
+  pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS,
+      &err);
   g_free (desc);
   if (pipeline == NULL) {
     g_printerr ("cannot build the pipeline: %s\n", err->message);
