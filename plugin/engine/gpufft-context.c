@@ -173,15 +173,31 @@ resolve_device (VkInstance instance, gint requested,
   return TRUE;
 }
 
+static void context_destroy (GpufftContext * ctx);
+
+static gpointer
+context_destroy_thread (gpointer ctx)
+{
+  context_destroy (ctx);
+  return NULL;
+}
+
 static void
 context_destroy (GpufftContext * ctx)
 {
   if (gpufft_scheduler_in_thread (ctx->scheduler)) {
-    /* (its own threads cannot be joined from themselves) */
-    g_critical ("the last reference of a gpufft context dropped on its "
-        "scheduler's thread (a result function or a synchronous bus "
-        "handler): the device is leaked; change pipeline states from the "
-        "application's thread");
+    /* The last reference dropped on the scheduler's own thread (a result
+     * function or a synchronous bus handler that stopped its pipeline):
+     * its threads cannot be joined from themselves, so a thread of its
+     * own destroys the context once they have returned. */
+    GThread *reaper = g_thread_try_new ("gpufft-free", context_destroy_thread,
+        ctx, NULL);
+
+    if (reaper)
+      g_thread_unref (reaper);
+    else
+      g_warning ("gpufft: no thread to destroy a context dropped on its "
+          "scheduler's thread: the device is leaked");
     return;
   }
   gpufft_scheduler_free (ctx->scheduler);

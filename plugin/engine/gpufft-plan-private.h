@@ -242,6 +242,9 @@ struct _GpufftPlan
 
   GMutex lock;
   GCond cond;
+  /* freed from a scheduler thread (gpufft_plan_free): results are dropped
+   * (atomic) */
+  gint doomed;
   /* --- under lock --- */
   guint n_busy;                 /* slots QUEUED or RECORDED */
   GpufftResultFunc func;        /* NULL: results go to the stash */

@@ -629,22 +629,41 @@ fail:
   return NULL;
 }
 
+static gpointer
+plan_free_thread (gpointer plan)
+{
+  gpufft_plan_free (plan);
+  return NULL;
+}
+
 void
 gpufft_plan_free (GpufftPlan * plan)
 {
   GpufftContext *ctx;
+  GThread *reaper;
   guint i;
 
   if (!plan)
     return;
   ctx = plan->ctx;
   if (gpufft_scheduler_in_thread (ctx->scheduler)) {
-    /* (a result function, or a bus sync handler it posted to, freeing the
-     * plan: its own delivery is still under way) */
-    g_critical ("gpufft_plan_free() called from the device's scheduler "
-        "thread (a result function or a synchronous bus handler): not "
-        "allowed, the plan is leaked; change pipeline states from the "
-        "application's thread");
+    /* A result function, or a synchronous bus handler it posted to (an
+     * application that stops its pipeline on a message), frees the plan
+     * while its delivery is under way: no result reaches the function
+     * from here on, and a thread of its own frees the plan once the
+     * scheduler has finished its slots (this thread cannot wait for
+     * itself). */
+    g_mutex_lock (&plan->lock);
+    plan->func = NULL;
+    plan->func_data = NULL;
+    g_atomic_int_set (&plan->doomed, TRUE);
+    g_mutex_unlock (&plan->lock);
+    reaper = g_thread_try_new ("gpufft-free", plan_free_thread, plan, NULL);
+    if (reaper)
+      g_thread_unref (reaper);
+    else
+      g_warning ("gpufft: no thread to free a plan dropped on the device's "
+          "scheduler thread: the plan is leaked");
     return;
   }
   /* The completion thread finishes every slot, also on a device error or
@@ -691,6 +710,8 @@ gpufft_plan_free (GpufftPlan * plan)
   g_mutex_clear (&plan->lock);
   g_cond_clear (&plan->cond);
   g_free (plan->peak_scratch);
+  if (ctx->scheduler)
+    gpufft_scheduler_count_plan_freed (ctx->scheduler);
   gpufft_context_unref (ctx);
   g_free (plan);
 }

@@ -181,7 +181,9 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
       r.frame_stride = plan->frame_row;
     }
     g++;
-    if (func) {
+    if (g_atomic_int_get (&plan->doomed)) {
+      /* (freed by the last result function's callee: nobody listens) */
+    } else if (func) {
       func (&r, func_data);
     } else {
       StashedResult *st = stash_copy (&r);

@@ -502,6 +502,14 @@ gpufft_scheduler_count_plan (GpufftScheduler * sched, guint64 ns)
   g_mutex_unlock (&sched->lock);
 }
 
+void
+gpufft_scheduler_count_plan_freed (GpufftScheduler * sched)
+{
+  g_mutex_lock (&sched->lock);
+  sched->stats.plans_freed++;
+  g_mutex_unlock (&sched->lock);
+}
+
 /* (the context's public counters live here: they are the scheduler's) */
 void
 gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
@@ -525,6 +533,7 @@ gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
   stats->imported_bytes = st.imported_bytes;
   stats->plans = st.plans;
   stats->plan_ns = st.plan_ns;
+  stats->plans_freed = st.plans_freed;
   stats->shared_batches = st.merged_slots;
   stats->shared_dispatches = st.merged_dispatches;
 }

@@ -75,6 +75,7 @@ typedef struct
   guint64 imported_bytes;       /* input read in place (gpufft-import.h) */
   guint64 plans;                /* plans made on the device */
   guint64 plan_ns;              /* time spent making them */
+  guint64 plans_freed;          /* plans freed */
   guint64 merged_slots;         /* batches whose FFTs ran in a shared
                                  * dispatch (gpufft-merge.h) */
   guint64 merged_dispatches;    /* those shared dispatches */
@@ -84,6 +85,7 @@ void gpufft_scheduler_get_stats (GpufftScheduler * sched,
     GpufftSchedulerStats * stats);
 /* Counts a plan made in ns nanoseconds. */
 void gpufft_scheduler_count_plan (GpufftScheduler * sched, guint64 ns);
+void gpufft_scheduler_count_plan_freed (GpufftScheduler * sched);
 
 G_END_DECLS
 

@@ -137,6 +137,8 @@ typedef struct _GpufftContext GpufftContext;
  * vkEnumeratePhysicalDevices order. */
 GpufftContext *gpufft_context_get (gint device_index, GError ** error);
 GpufftContext *gpufft_context_ref (GpufftContext * ctx);
+/* The last unref destroys the context (its scheduler's threads joined);
+ * dropped on one of those threads, a thread of the engine's does it. */
 void gpufft_context_unref (GpufftContext * ctx);
 const gchar *gpufft_context_get_device_name (GpufftContext * ctx);
 gint gpufft_context_get_device_index (GpufftContext * ctx);
@@ -161,6 +163,7 @@ typedef struct
   guint64 imported_bytes;       /* input the GPU read in place */
   guint64 plans;                /* plans made */
   guint64 plan_ns;              /* time spent making them */
+  guint64 plans_freed;          /* plans freed (their memory returned) */
   guint64 shared_batches;       /* batches whose FFTs shared a dispatch
                                  * with other plans of their geometry */
   guint64 shared_dispatches;    /* those shared dispatches */
@@ -283,7 +286,11 @@ typedef struct _GpufftPlan GpufftPlan;
 
 GpufftPlan *gpufft_plan_new (GpufftContext * ctx,
     const GpufftPlanConfig * config, GError ** error);
-/* Waits for the plan's work in flight, then frees everything. */
+/* Waits for the plan's work in flight, then frees everything. Called from
+ * one of the device's scheduler threads (a result function's callee, such
+ * as a synchronous bus handler that stops its pipeline), it returns at
+ * once: no result reaches the result function after it, and a thread of
+ * the engine's frees the plan once its work in flight is done. */
 void gpufft_plan_free (GpufftPlan * plan);
 
 const GpufftPlanConfig *gpufft_plan_get_config (GpufftPlan * plan);

@@ -903,6 +903,87 @@ GST_START_TEST (test_sync_bus_handler_no_deadlock)
 
 GST_END_TEST;
 
+/* ---- stopping the pipeline from a synchronous bus handler -------------- */
+
+typedef struct
+{
+  GstElement *pipe;
+  GMutex lock;
+  GCond cond;
+  gboolean stopped;
+  GstStateChangeReturn ret;
+} StopCtx;
+
+static GstBusSyncReply
+stop_handler (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  StopCtx *ctx = data;
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
+    return GST_BUS_PASS;
+  g_mutex_lock (&ctx->lock);
+  if (ctx->stopped) {
+    g_mutex_unlock (&ctx->lock);
+    return GST_BUS_DROP;
+  }
+  g_mutex_unlock (&ctx->lock);
+  /* (on the device's completion thread: the message came from there) */
+  ctx->ret = gst_element_set_state (ctx->pipe, GST_STATE_NULL);
+  g_mutex_lock (&ctx->lock);
+  ctx->stopped = TRUE;
+  g_cond_signal (&ctx->cond);
+  g_mutex_unlock (&ctx->lock);
+  return GST_BUS_DROP;
+}
+
+/* What applications do on an ERROR or their own condition: set_state
+ * (NULL) from a synchronous handler of the element's message. It used to
+ * print a critical and leak the plan; now the plan is freed by the
+ * engine's own thread, and the pipeline plays again afterwards (the test
+ * runs with G_DEBUG=fatal-criticals). A live source: a non-live one can
+ * still deadlock there (its streaming thread waits for a slot that the
+ * handler's thread would free). */
+GST_START_TEST (test_stop_from_sync_handler)
+{
+  StopCtx ctx = { NULL };
+  GstBus *bus;
+  GstMessage *msg;
+  gint64 end;
+  gint round;
+
+  ctx.pipe = gst_parse_launch ("audiotestsrc is-live=true "
+      "samplesperbuffer=480 ! audio/x-raw,rate=48000,channels=2 ! "
+      "gpufftspectrum interval=10000000 fft-size=256 ! fakesink", NULL);
+  g_mutex_init (&ctx.lock);
+  g_cond_init (&ctx.cond);
+  bus = gst_element_get_bus (ctx.pipe);
+  gst_bus_set_sync_handler (bus, stop_handler, &ctx, NULL);
+  for (round = 0; round < 2; round++) {
+    ctx.stopped = FALSE;
+    fail_if (gst_element_set_state (ctx.pipe, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+    g_mutex_lock (&ctx.lock);
+    while (!ctx.stopped)
+      if (!g_cond_wait_until (&ctx.cond, &ctx.lock, end))
+        break;
+    g_mutex_unlock (&ctx.lock);
+    fail_unless (ctx.stopped, "round %d: no stop within 60 s", round);
+    fail_unless_equals_int (ctx.ret, GST_STATE_CHANGE_SUCCESS);
+  }
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg == NULL, "an error was posted");
+  fail_unless_equals_int (gst_element_set_state (ctx.pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (ctx.pipe);
+  g_mutex_clear (&ctx.lock);
+  g_cond_clear (&ctx.cond);
+}
+
+GST_END_TEST;
+
 static Suite *
 robustness_suite (void)
 {
@@ -928,6 +1009,7 @@ robustness_suite (void)
   tcase_add_test (tc, test_message_switches);
   tcase_add_test (tc, test_device_index_out_of_range);
   tcase_add_test (tc, test_device_name);
+  tcase_add_test (tc, test_stop_from_sync_handler);
   tcase_add_test (tc, test_sync_bus_handler_no_deadlock);
   return s;
 }

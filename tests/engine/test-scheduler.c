@@ -254,11 +254,109 @@ test_free_in_flight (void)
   et_input_free (in);
 }
 
+typedef struct
+{
+  GpufftPlan *plan;
+  guint calls;
+  GMutex lock;
+  GCond cond;
+  gboolean submitted;           /* every batch is in: the plan may go */
+} FreeOnResult;
+
+/* A result function that frees its plan on its first result (once every
+ * batch has been submitted), as a synchronous bus handler stopping its
+ * pipeline does. */
+static void
+free_on_result (const GpufftGroupResult * r, gpointer user_data)
+{
+  FreeOnResult *f = user_data;
+
+  if (g_atomic_int_add (&f->calls, 1) != 0)
+    return;
+  g_mutex_lock (&f->lock);
+  while (!f->submitted)
+    g_cond_wait (&f->cond, &f->lock);
+  g_mutex_unlock (&f->lock);
+  gpufft_plan_free (f->plan);
+}
+
+/* gpufft_plan_free() from the completion thread, with batches still in
+ * flight: no critical, nothing more reaches the result function, the plan
+ * is freed (by the engine's own thread) and the device goes on. */
+static void
+test_free_from_result (void)
+{
+  GpufftPlanConfig cfg;
+  GpufftContextStats st;
+  FreeOnResult f = { NULL, 0 };
+  GpufftPlan *other;
+  EtInput *in;
+  guint64 freed0;
+  guint b, waited = 0, delivered = 0;
+
+  if (et_context () == NULL)
+    return;
+  gpufft_plan_config_init (&cfg);
+  cfg.fft_size = 256;
+  cfg.hop = 128;
+  cfg.max_frames = 4;
+  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 4096, 0.5, 0.3, 8);
+  gpufft_context_get_stats (et_context (), &st);
+  freed0 = st.plans_freed;
+  f.plan = gpufft_plan_new (et_context (), &cfg, NULL);
+  g_assert_nonnull (f.plan);
+  gpufft_plan_set_result_func (f.plan, free_on_result, &f);
+  g_mutex_init (&f.lock);
+  g_cond_init (&f.cond);
+  /* (fewer batches than slots: the first result waits for the last) */
+  for (b = 0; b < 6; b++) {
+    GpufftSegment seg = { 0 };
+    GpufftGroup group = { 4, TRUE, NULL };
+    GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
+
+    et_input_segments (in, (gsize) b * 128, 3 * 128 + 256, 1, &seg, NULL);
+    g_assert_true (gpufft_plan_submit (f.plan, &batch, NULL));
+  }
+  g_mutex_lock (&f.lock);
+  f.submitted = TRUE;
+  g_cond_signal (&f.cond);
+  g_mutex_unlock (&f.lock);
+  /* the plan freed by the engine's thread: bounded wait, 10 s */
+  for (;;) {
+    gpufft_context_get_stats (et_context (), &st);
+    if (st.plans_freed > freed0 || waited >= 10000)
+      break;
+    g_usleep (1000);
+    waited++;
+  }
+  g_assert_cmpuint (st.plans_freed, ==, freed0 + 1);
+  g_assert_cmpuint (g_atomic_int_get (&f.calls), ==, 1);
+
+  /* the device goes on */
+  other = gpufft_plan_new (et_context (), &cfg, NULL);
+  g_assert_nonnull (other);
+  gpufft_plan_set_result_func (other, count_result, &delivered);
+  {
+    GpufftSegment seg = { 0 };
+    GpufftGroup group = { 4, TRUE, NULL };
+    GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
+
+    et_input_segments (in, 0, 3 * 128 + 256, 1, &seg, NULL);
+    g_assert_true (gpufft_plan_submit (other, &batch, NULL));
+  }
+  gpufft_plan_free (other);
+  g_assert_cmpuint (delivered, ==, 1);
+  et_input_free (in);
+  g_mutex_clear (&f.lock);
+  g_cond_clear (&f.cond);
+}
+
 int
 main (int argc, char **argv)
 {
   et_init (&argc, &argv);
   g_test_add_func ("/scheduler/many-plans", test_many_plans);
   g_test_add_func ("/scheduler/free-in-flight", test_free_in_flight);
+  g_test_add_func ("/scheduler/free-from-result", test_free_from_result);
   return et_run ();
 }
