@@ -222,6 +222,19 @@ count_result (const GpufftGroupResult * r, gpointer user_data)
   (*(guint *) user_data)++;
 }
 
+/* Batch b of the small plan of the free tests: 4 frames of 256 at hop 128
+ * from sample 128 b, one closed group. */
+static void
+submit_small (GpufftPlan * plan, EtInput * in, guint b)
+{
+  GpufftSegment seg = { 0 };
+  GpufftGroup group = { 4, TRUE, NULL };
+  GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
+
+  et_input_segments (in, (gsize) b * 128, 3 * 128 + 256, 1, &seg, NULL);
+  g_assert_true (gpufft_plan_submit (plan, &batch, NULL));
+}
+
 /* gpufft_plan_free() with work in flight delivers it first. */
 static void
 test_free_in_flight (void)
@@ -241,14 +254,8 @@ test_free_in_flight (void)
   plan = gpufft_plan_new (et_context (), &cfg, NULL);
   g_assert_nonnull (plan);
   gpufft_plan_set_result_func (plan, count_result, &delivered);
-  for (b = 0; b < 12; b++) {
-    GpufftSegment seg = { 0 };
-    GpufftGroup group = { 4, TRUE, NULL };
-    GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
-
-    et_input_segments (in, (gsize) b * 128, 3 * 128 + 256, 1, &seg, NULL);
-    g_assert_true (gpufft_plan_submit (plan, &batch, NULL));
-  }
+  for (b = 0; b < 12; b++)
+    submit_small (plan, in, b);
   gpufft_plan_free (plan);
   g_assert_cmpuint (delivered, ==, 12);
   et_input_free (in);
@@ -309,14 +316,8 @@ test_free_from_result (void)
   g_mutex_init (&f.lock);
   g_cond_init (&f.cond);
   /* (fewer batches than slots: the first result waits for the last) */
-  for (b = 0; b < 6; b++) {
-    GpufftSegment seg = { 0 };
-    GpufftGroup group = { 4, TRUE, NULL };
-    GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
-
-    et_input_segments (in, (gsize) b * 128, 3 * 128 + 256, 1, &seg, NULL);
-    g_assert_true (gpufft_plan_submit (f.plan, &batch, NULL));
-  }
+  for (b = 0; b < 6; b++)
+    submit_small (f.plan, in, b);
   g_mutex_lock (&f.lock);
   f.submitted = TRUE;
   g_cond_signal (&f.cond);
@@ -336,14 +337,7 @@ test_free_from_result (void)
   other = gpufft_plan_new (et_context (), &cfg, NULL);
   g_assert_nonnull (other);
   gpufft_plan_set_result_func (other, count_result, &delivered);
-  {
-    GpufftSegment seg = { 0 };
-    GpufftGroup group = { 4, TRUE, NULL };
-    GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
-
-    et_input_segments (in, 0, 3 * 128 + 256, 1, &seg, NULL);
-    g_assert_true (gpufft_plan_submit (other, &batch, NULL));
-  }
+  submit_small (other, in, 0);
   gpufft_plan_free (other);
   g_assert_cmpuint (delivered, ==, 1);
   et_input_free (in);
