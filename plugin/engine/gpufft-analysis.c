@@ -131,10 +131,25 @@ gpufft_plan_analysis_buffers (GpufftPlan * plan, GError ** error)
         (gsize) n_w * sizeof (gfloat));
     if (!gpufft_buffer_flush (&plan->tables, ctx, error))
       return FALSE;
-    if (gpufft_buffer_wants_device_copy (&plan->tables)
-        && !gpufft_buffer_init (&plan->tables_dev, ctx, plan->tables.size,
-            GPUFFT_MEMORY_DEVICE, error))
-      return FALSE;
+    if (gpufft_buffer_wants_device_copy (&plan->tables)) {
+      /* (copied once, here: the reduce kernel reads device memory) */
+      GpufftCommand cmd = { 0 };
+      VkBufferCopy r = { 0, 0, plan->tables.size };
+      gboolean ok = gpufft_buffer_init (&plan->tables_dev, ctx,
+          plan->tables.size, GPUFFT_MEMORY_DEVICE, error)
+          && gpufft_command_init (&cmd, ctx, 0, error)
+          && gpufft_command_begin (&cmd, ctx, error);
+
+      if (ok) {
+        vkCmdCopyBuffer (cmd.cmd, plan->tables.buffer, plan->tables_dev.buffer,
+            1, &r);
+        gpufft_command_barrier (&cmd);
+        ok = gpufft_command_run (&cmd, ctx, "copy the analysis tables", error);
+      }
+      gpufft_command_clear (&cmd, ctx);
+      if (!ok)
+        return FALSE;
+    }
   }
   /* (the arrays were the caller's: read here only) */
   plan->cfg.bin_gain = plan->cfg.level_weights = NULL;

@@ -212,9 +212,8 @@ struct _GpufftPlan
   gfloat alpha, beta;
   GpufftBuffer tables, state, ext_dev, frames_dev;
   /* the tables in device memory (NULL buffer where `tables` is device-local
-   * already), copied from `tables` by the plan's first upload */
+   * already), copied from `tables` when the plan is made */
   GpufftBuffer tables_dev;
-  gboolean tables_sent;         /* submit thread: that copy is recorded */
   /* completion thread: the open group's frame rows so far, and the
    * delivered bands and levels ([out_ch][n_bands], [out_ch]) */
   GArray *frame_acc;

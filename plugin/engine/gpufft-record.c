@@ -195,9 +195,9 @@ record_complex_fixes (GpufftPlan * plan, GpufftSlot * s, VkCommandBuffer cmd)
 }
 
 /* The staging copies and imported segments, the slot's chunk and group
- * tables (and the plan's analysis tables, once) into device memory where
- * the kernels read copies (gpufft_buffer_wants_device_copy), and the
- * complex output's carry fixes. */
+ * tables into device memory where the kernels read copies
+ * (gpufft_buffer_wants_device_copy), and the complex output's carry
+ * fixes. */
 void
 gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
     VkCommandBuffer cmd)
@@ -234,12 +234,6 @@ gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
     };
 
     vkCmdCopyBuffer (cmd, s->groups.buffer, plan->groups_dev.buffer, 1, &r);
-  }
-  if (plan->tables_dev.buffer && !plan->tables_sent) {
-    VkBufferCopy r = { 0, 0, plan->tables.size };
-
-    vkCmdCopyBuffer (cmd, plan->tables.buffer, plan->tables_dev.buffer, 1, &r);
-    plan->tables_sent = TRUE;
   }
   record_complex_fixes (plan, s, cmd);
 }

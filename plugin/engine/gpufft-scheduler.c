@@ -55,6 +55,8 @@ struct _GpufftScheduler
 
 /* The context's scheduler (one per context; made on first use). */
 static GMutex sched_lock;
+/* set in every scheduler's threads (gpufft_scheduler_in_thread) */
+static GPrivate in_scheduler_thread;
 
 static void
 fail_slots (GPtrArray * slots, const GError * error)
@@ -163,6 +165,7 @@ submit_thread (gpointer data)
 {
   GpufftScheduler *sched = data;
 
+  g_private_set (&in_scheduler_thread, GINT_TO_POINTER (1));
   g_mutex_lock (&sched->lock);
   for (;;) {
     Record *r;
@@ -243,6 +246,7 @@ completion_thread (gpointer data)
   GpufftScheduler *sched = data;
   GpufftContext *ctx = sched->ctx;
 
+  g_private_set (&in_scheduler_thread, GINT_TO_POINTER (1));
   g_mutex_lock (&sched->lock);
   for (;;) {
     Record *r;
@@ -480,8 +484,7 @@ gpufft_scheduler_merge (GpufftScheduler * sched)
 gboolean
 gpufft_scheduler_in_thread (GpufftScheduler * sched)
 {
-  return sched && (g_thread_self () == sched->completion_thread
-      || g_thread_self () == sched->submit_thread);
+  return g_private_get (&in_scheduler_thread) != NULL;
 }
 
 void

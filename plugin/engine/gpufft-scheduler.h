@@ -56,8 +56,11 @@ GpufftMerge *gpufft_scheduler_merge (GpufftScheduler * sched);
 /* Queues a filled slot (state QUEUED) for the next submission. */
 void gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot);
 
-/* TRUE from either of the scheduler's threads (where waiting for a plan's
- * results, freeing a plan or joining the threads would wait for itself). */
+/* TRUE from a thread of any device's scheduler, this one's or another's
+ * (where waiting for a plan's results, freeing a plan or joining a
+ * scheduler's threads could wait for itself: two devices' completion
+ * threads can run one pipeline's synchronous bus handler, waiting for each
+ * other). sched is not used. */
 gboolean gpufft_scheduler_in_thread (GpufftScheduler * sched);
 
 /* Counters since the scheduler started (for benchmarks and tests). */
