@@ -503,7 +503,12 @@ gst_gpu_fft_layout_draw_time (const GstGpuFftLayout * l, guint32 * overlay,
 
   if (!l->axes || l->time_h == 0 || dt <= 0)
     return;
-  fill (&c, 0, l->time_y, l->width, l->time_h, 0);
+  /* cleared: the tick rows under the waterfall, and the label rows across
+   * the width (the frequency and dB labels of the waterfall's bottom row
+   * reach into the strip's top rows beside it: they stay) */
+  fill (&c, l->wf_x, l->time_y, l->wf_w, MIN (l->time_h, 7 * s), 0);
+  if (l->time_h > 7 * s)
+    fill (&c, 0, l->time_y + 7 * s, l->width, l->time_h - 7 * s, 0);
   span = dt * l->wf_w;
   /* labels about 8 characters apart */
   for (i = 0; i < G_N_ELEMENTS (steps); i++)

@@ -526,6 +526,52 @@ GST_START_TEST (test_tick_labels)
 
 GST_END_TEST;
 
+/* The labels of the waterfall's bottom row, the lowest frequency ("20",
+ * log axis) left of it and the lowest level ("-100") right of the colour
+ * bar, are whole: 7 s rows of ink, centred on that row (the time strip
+ * below used to be cleared over their lower half, in the first frame
+ * already). */
+GST_START_TEST (test_bottom_labels_whole)
+{
+  const gchar *props[] = { "frequency-axis", "log", NULL };
+  gdouble *x = g_new0 (gdouble, RATE / 5);
+  Pictures *p = render ("video/x-raw, format=RGBA, width=720, height=720, "
+      "framerate=10/1", props, x, RATE / 5);
+  guint wx = lay (p, "waterfall-x"), wy = lay (p, "waterfall-y");
+  guint wh = lay (p, "waterfall-height"), s = lay (p, "font-scale");
+  guint bx = lay (p, "colorbar-x"), bw = lay (p, "colorbar-width");
+  gint y = (gint) (wy + wh - 1), side;
+
+  fail_unless_equals_int ((gint) lay_d (p, "min-frequency"), 20);
+  for (side = 0; side < 2; side++) {
+    gint x0 = side == 0 ? 0 : (gint) (bx + bw + 4 * s);
+    gint x1 = side == 0 ? (gint) wx - 5 * (gint) s : 720;
+    gint yy, xx, top = G_MAXINT, bottom = -1;
+    guint8 rgb[3];
+
+    for (yy = y - 12 * (gint) s; yy <= y + 12 * (gint) s; yy++)
+      for (xx = x0; xx < x1; xx++) {
+        if (yy < 0 || yy >= 720)
+          continue;
+        pixel (p, 0, xx, yy, rgb);
+        if (rgb[0] == 0xe6) {
+          top = MIN (top, yy);
+          bottom = MAX (bottom, yy);
+        }
+      }
+    fail_unless (bottom >= 0, "no %s label at the bottom row", side ? "dB" :
+        "frequency");
+    fail_unless_equals_int (bottom - top + 1, 7 * s);
+    fail_unless (abs ((top + bottom) / 2 - y) <= (gint) s,
+        "%s label centred on %d, the bottom row is %d", side ? "dB" :
+        "frequency", (top + bottom) / 2, y);
+  }
+  pictures_free (p);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* Frames: sizes and rates negotiated within the limits, PTS f / fps,
  * the last (shorter) frame at EOS, then EOS. */
 static void
@@ -948,6 +994,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_silence_floor);
   tcase_add_test (tc, test_two_tone_colours);
   tcase_add_test (tc, test_tick_labels);
+  tcase_add_test (tc, test_bottom_labels_whole);
   tcase_add_test (tc, test_caps_default);
   tcase_add_test (tc, test_caps_sizes_and_rates);
   tcase_add_test (tc, test_formats_byte_order);
