@@ -468,6 +468,31 @@ GST_START_TEST (test_two_tone_colours)
 
 GST_END_TEST;
 
+/* The bounding box of the label ink (0xe6) in columns [x0, x1) within
+ * 12 s rows of row y, in the first frame; bottom < 0 when there is none. */
+static void
+label_box (Pictures * p, gint x0, gint x1, gint y, guint s, gint * top,
+    gint * bottom, gint * left, gint * right)
+{
+  gint yy, xx;
+  guint8 rgb[3];
+
+  *top = *left = G_MAXINT;
+  *bottom = *right = -1;
+  for (yy = y - 12 * (gint) s; yy <= y + 12 * (gint) s; yy++)
+    for (xx = x0; xx < x1; xx++) {
+      if (yy < 0 || yy >= 720)
+        continue;
+      pixel (p, 0, xx, yy, rgb);
+      if (rgb[0] == 0xe6) {
+        *top = MIN (*top, yy);
+        *bottom = MAX (*bottom, yy);
+        *left = MIN (*left, xx);
+        *right = MAX (*right, xx);
+      }
+    }
+}
+
 /* The frequency tick of 1 kHz (log axis) is at the row the axis puts
  * 1 kHz at (100 Hz and 10 kHz too), and its label ("1k": 7 s pixels high,
  * as wide as the ink of its glyphs) is centred on it, left of the tick. */
@@ -490,8 +515,7 @@ GST_START_TEST (test_tick_labels)
   fail_unless_equals_int (s, 2);
   for (i = 0; i < G_N_ELEMENTS (freqs); i++) {
     guint row = axis_row ("log", lo, hi, freqs[i], wh);
-    gint y = (gint) (wy + wh - 1 - row), yy, xx, top = G_MAXINT, bottom = -1,
-        left = G_MAXINT, right = -1;
+    gint y = (gint) (wy + wh - 1 - row), top, bottom, left, right;
     guint8 rgb[3];
 
     /* the tick mark: 4 s pixels left of the plot, on that row only */
@@ -501,18 +525,8 @@ GST_START_TEST (test_tick_labels)
     pixel (p, 0, wx - 2, y - 1, rgb);
     fail_unless (rgb[0] == 0, "the tick of %g Hz is thicker", freqs[i]);
     /* the label's bounding box in the margin around the row */
-    for (yy = y - 12 * (gint) s; yy <= y + 12 * (gint) s; yy++)
-      for (xx = 0; xx < (gint) wx - 5 * (gint) s; xx++) {
-        if (yy < 0 || yy >= 720)
-          continue;
-        pixel (p, 0, xx, yy, rgb);
-        if (rgb[0] == 0xe6) {
-          top = MIN (top, yy);
-          bottom = MAX (bottom, yy);
-          left = MIN (left, xx);
-          right = MAX (right, xx);
-        }
-      }
+    label_box (p, 0, (gint) wx - 5 * (gint) s, y, s, &top, &bottom, &left,
+        &right);
     fail_unless (bottom >= 0, "no label near %g Hz", freqs[i]);
     fail_unless_equals_int (bottom - top + 1, 7 * s);
     fail_unless_equals_int (right - left + 1, widths[i] * s);
@@ -546,19 +560,9 @@ GST_START_TEST (test_bottom_labels_whole)
   for (side = 0; side < 2; side++) {
     gint x0 = side == 0 ? 0 : (gint) (bx + bw + 4 * s);
     gint x1 = side == 0 ? (gint) wx - 5 * (gint) s : 720;
-    gint yy, xx, top = G_MAXINT, bottom = -1;
-    guint8 rgb[3];
+    gint top, bottom, left, right;
 
-    for (yy = y - 12 * (gint) s; yy <= y + 12 * (gint) s; yy++)
-      for (xx = x0; xx < x1; xx++) {
-        if (yy < 0 || yy >= 720)
-          continue;
-        pixel (p, 0, xx, yy, rgb);
-        if (rgb[0] == 0xe6) {
-          top = MIN (top, yy);
-          bottom = MAX (bottom, yy);
-        }
-      }
+    label_box (p, x0, x1, y, s, &top, &bottom, &left, &right);
     fail_unless (bottom >= 0, "no %s label at the bottom row", side ? "dB" :
         "frequency");
     fail_unless_equals_int (bottom - top + 1, 7 * s);

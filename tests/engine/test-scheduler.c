@@ -222,6 +222,22 @@ count_result (const GpufftGroupResult * r, gpointer user_data)
   (*(guint *) user_data)++;
 }
 
+/* The small plan of the free tests: N = 256, hop 128, 4 frames a batch. */
+static GpufftPlan *
+small_plan (void)
+{
+  GpufftPlanConfig cfg;
+  GpufftPlan *plan;
+
+  gpufft_plan_config_init (&cfg);
+  cfg.fft_size = 256;
+  cfg.hop = 128;
+  cfg.max_frames = 4;
+  plan = gpufft_plan_new (et_context (), &cfg, NULL);
+  g_assert_nonnull (plan);
+  return plan;
+}
+
 /* Batch b of the small plan of the free tests: 4 frames of 256 at hop 128
  * from sample 128 b, one closed group. */
 static void
@@ -239,20 +255,14 @@ submit_small (GpufftPlan * plan, EtInput * in, guint b)
 static void
 test_free_in_flight (void)
 {
-  GpufftPlanConfig cfg;
   GpufftPlan *plan;
   EtInput *in;
   guint delivered = 0, b;
 
   if (et_context () == NULL)
     return;
-  gpufft_plan_config_init (&cfg);
-  cfg.fft_size = 256;
-  cfg.hop = 128;
-  cfg.max_frames = 4;
   in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 4096, 0.5, 0.3, 7);
-  plan = gpufft_plan_new (et_context (), &cfg, NULL);
-  g_assert_nonnull (plan);
+  plan = small_plan ();
   gpufft_plan_set_result_func (plan, count_result, &delivered);
   for (b = 0; b < 12; b++)
     submit_small (plan, in, b);
@@ -293,7 +303,6 @@ free_on_result (const GpufftGroupResult * r, gpointer user_data)
 static void
 test_free_from_result (void)
 {
-  GpufftPlanConfig cfg;
   GpufftContextStats st;
   FreeOnResult f = { NULL, 0 };
   GpufftPlan *other;
@@ -303,15 +312,10 @@ test_free_from_result (void)
 
   if (et_context () == NULL)
     return;
-  gpufft_plan_config_init (&cfg);
-  cfg.fft_size = 256;
-  cfg.hop = 128;
-  cfg.max_frames = 4;
   in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 4096, 0.5, 0.3, 8);
   gpufft_context_get_stats (et_context (), &st);
   freed0 = st.plans_freed;
-  f.plan = gpufft_plan_new (et_context (), &cfg, NULL);
-  g_assert_nonnull (f.plan);
+  f.plan = small_plan ();
   gpufft_plan_set_result_func (f.plan, free_on_result, &f);
   g_mutex_init (&f.lock);
   g_cond_init (&f.cond);
@@ -334,8 +338,7 @@ test_free_from_result (void)
   g_assert_cmpuint (g_atomic_int_get (&f.calls), ==, 1);
 
   /* the device goes on */
-  other = gpufft_plan_new (et_context (), &cfg, NULL);
-  g_assert_nonnull (other);
+  other = small_plan ();
   gpufft_plan_set_result_func (other, count_result, &delivered);
   submit_small (other, in, 0);
   gpufft_plan_free (other);
