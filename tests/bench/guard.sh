@@ -200,7 +200,7 @@ do_run() {
     echo "guard: pair $p of $pairs done ($(( $(date +%s) - t0 )) s)" >&2
   done
   echo "== performance guard: $(cat "$guard/info" | tr '\n' ';' | sed 's/;$//')"
-  echo "device: $( (command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) || (grep -m1 '^date: .*device:' "$log" | sed 's/.*device: //'))"
+  echo "device: $( (command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) || (grep '^date: .*device: ' "$log" | sed 's/.*device: //' | grep -v -m1 '^-$'))"
   echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $pairs pairs, A B interleaved, one process per run; tolerance ${tol} %"
   awk -v tol="$tol" '
     function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
