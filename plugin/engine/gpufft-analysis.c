@@ -108,11 +108,10 @@ gpufft_plan_analysis_buffers (GpufftPlan * plan, GError ** error)
   for (b = 0; b < plan->n_bands; b++)
     n_w += c->band_bins[b];
   if (c->bin_gain || plan->has_level || plan->n_bands > 0) {
-    if (!gpufft_buffer_init (&plan->tables, ctx, ((gsize) 2 * nb +
-                3 * plan->n_bands + n_w) * sizeof (guint32),
-            GPUFFT_MEMORY_UPLOAD, error))
-      return FALSE;
-    tab = plan->tables.mapped;
+    gsize words = (gsize) 2 * nb + 3 * plan->n_bands + n_w;
+    gboolean ok;
+
+    tab = g_new (guint32, words);
     for (k = 0; k < nb; k++) {
       gfloat g = c->bin_gain ? c->bin_gain[k] : 1.0f;
       gfloat l = plan->has_level ? c->level_weights[k] : 0.0f;
@@ -129,27 +128,14 @@ gpufft_plan_analysis_buffers (GpufftPlan * plan, GError ** error)
     }
     memcpy (&tab[2 * nb + 3 * plan->n_bands], c->band_weights,
         (gsize) n_w * sizeof (gfloat));
-    if (!gpufft_buffer_flush (&plan->tables, ctx, error))
+    /* (in device memory: the reduce kernel reads them at every group) */
+    ok = gpufft_buffer_init (&plan->tables, ctx, words * sizeof (guint32),
+        GPUFFT_MEMORY_DEVICE, error)
+        && gpufft_buffer_upload (&plan->tables, ctx, tab,
+        words * sizeof (guint32), error);
+    g_free (tab);
+    if (!ok)
       return FALSE;
-    if (gpufft_buffer_wants_device_copy (&plan->tables)) {
-      /* (copied once, here: the reduce kernel reads device memory) */
-      GpufftCommand cmd = { 0 };
-      VkBufferCopy r = { 0, 0, plan->tables.size };
-      gboolean ok = gpufft_buffer_init (&plan->tables_dev, ctx,
-          plan->tables.size, GPUFFT_MEMORY_DEVICE, error)
-          && gpufft_command_init (&cmd, ctx, 0, error)
-          && gpufft_command_begin (&cmd, ctx, error);
-
-      if (ok) {
-        vkCmdCopyBuffer (cmd.cmd, plan->tables.buffer, plan->tables_dev.buffer,
-            1, &r);
-        gpufft_command_barrier (&cmd);
-        ok = gpufft_command_run (&cmd, ctx, "copy the analysis tables", error);
-      }
-      gpufft_command_clear (&cmd, ctx);
-      if (!ok)
-        return FALSE;
-    }
   }
   /* (the arrays were the caller's: read here only) */
   plan->cfg.bin_gain = plan->cfg.level_weights = NULL;
@@ -205,7 +191,6 @@ void
 gpufft_plan_analysis_clear (GpufftPlan * plan)
 {
   gpufft_buffer_clear (&plan->tables, plan->ctx);
-  gpufft_buffer_clear (&plan->tables_dev, plan->ctx);
   gpufft_buffer_clear (&plan->state, plan->ctx);
   gpufft_buffer_clear (&plan->ext_dev, plan->ctx);
   gpufft_buffer_clear (&plan->frames_dev, plan->ctx);

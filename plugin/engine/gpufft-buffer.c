@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "gpufft-buffer.h"
+#include "gpufft-command.h"
 #include "gpufft-vk-error.h"
 
 /* Staging memory: host-visible + coherent, preferably not device-local
@@ -234,13 +235,48 @@ gpufft_buffer_flush (GpufftBuffer * buf, GpufftContext * ctx,
           &range), "vkFlushMappedMemoryRanges", error);
 }
 
-gboolean
-gpufft_buffer_wants_device_copy (const GpufftBuffer * host)
+/* GPUFFT_DEBUG_TABLE_COPIES=1 (read once) */
+static gboolean
+copies_forced (void)
 {
   static gint forced = -1;
 
   if (g_atomic_int_get (&forced) < 0)
     g_atomic_int_set (&forced, g_strcmp0 (g_getenv
             ("GPUFFT_DEBUG_TABLE_COPIES"), "1") == 0);
-  return !host->device_local || g_atomic_int_get (&forced);
+  return g_atomic_int_get (&forced);
+}
+
+gboolean
+gpufft_buffer_wants_device_copy (const GpufftBuffer * host)
+{
+  return !host->device_local || copies_forced ();
+}
+
+gboolean
+gpufft_buffer_upload (GpufftBuffer * dst, GpufftContext * ctx,
+    gconstpointer data, gsize size, GError ** error)
+{
+  GpufftBuffer tmp = { 0 };
+  GpufftCommand cmd = { 0 };
+  VkBufferCopy region = { 0, 0, size };
+  gboolean ok = FALSE;
+
+  if (dst->mapped && !copies_forced ()) {
+    memcpy (dst->mapped, data, size);
+    return gpufft_buffer_flush (dst, ctx, error);
+  }
+  if (!gpufft_buffer_init (&tmp, ctx, size, GPUFFT_MEMORY_UPLOAD, error))
+    return FALSE;
+  memcpy (tmp.mapped, data, size);
+  if (gpufft_buffer_flush (&tmp, ctx, error)
+      && gpufft_command_init (&cmd, ctx, 0, error)
+      && gpufft_command_begin (&cmd, ctx, error)) {
+    vkCmdCopyBuffer (cmd.cmd, tmp.buffer, dst->buffer, 1, &region);
+    gpufft_command_barrier (&cmd);
+    ok = gpufft_command_run (&cmd, ctx, "finish a copy", error);
+  }
+  gpufft_command_clear (&cmd, ctx);
+  gpufft_buffer_clear (&tmp, ctx);
+  return ok;
 }

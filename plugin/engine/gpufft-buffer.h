@@ -61,6 +61,14 @@ guint gpufft_view_bytes (GpufftView view);
  * CPU devices (whose memory is all device-local) test the copies too. */
 gboolean gpufft_buffer_wants_device_copy (const GpufftBuffer * host);
 
+/* Fills dst with size bytes of data: a copy into its mapping where it has
+ * one, else (and always with GPUFFT_DEBUG_TABLE_COPIES=1) through a
+ * temporary staging buffer and a one-off submission, waited for. For
+ * tables made once (windows, twiddles, the analysis tables), not for the
+ * streaming path. */
+gboolean gpufft_buffer_upload (GpufftBuffer * dst, GpufftContext * ctx,
+    gconstpointer data, gsize size, GError ** error);
+
 /* Safe on a zeroed or already cleared buffer. Caller guarantees the GPU no
  * longer uses it (its fence has signalled). */
 void gpufft_buffer_clear (GpufftBuffer * buf, GpufftContext * ctx);

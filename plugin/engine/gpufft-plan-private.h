@@ -14,8 +14,9 @@
  *
  * Slots
  *   A plan has n_slots slots (N_SLOTS, fewer where that much staging
- *   would pass STAGING_BUDGET; 2 at least), used round-robin. Each has its own host-side
- *   memory (staging, tables, readback copies, descriptor sets); the device
+ *   would pass STAGING_BUDGET; 2 at least), used round-robin. Each has
+ *   its own host-side memory (staging, tables, readback copies,
+ *   descriptor sets); the device
  *   buffers (input, partial sums, carries, results) are shared by all slots
  *   and used by one slot at a time, in submission order (the scheduler puts
  *   a plan's slots in successive rounds separated by barriers).
@@ -211,9 +212,6 @@ struct _GpufftPlan
   gboolean has_level;
   gfloat alpha, beta;
   GpufftBuffer tables, state, ext_dev, frames_dev;
-  /* the tables in device memory (NULL buffer where `tables` is device-local
-   * already), copied from `tables` when the plan is made */
-  GpufftBuffer tables_dev;
   /* completion thread: the open group's frame rows so far, and the
    * delivered bands and levels ([out_ch][n_bands], [out_ch]) */
   GArray *frame_acc;

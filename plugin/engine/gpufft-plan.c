@@ -516,8 +516,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
     red_bufs[5] = plan->groups_dev.buffer ? &plan->groups_dev : &s->groups;
     red_bufs[6] = &plan->counts_dev;
     red_bufs[7] = plan->state.buffer ? &plan->state : &plan->dummy;
-    red_bufs[8] = plan->tables_dev.buffer ? &plan->tables_dev :
-        plan->tables.buffer ? &plan->tables : &plan->dummy;
+    red_bufs[8] = plan->tables.buffer ? &plan->tables : &plan->dummy;
     red_bufs[9] = plan->ext_dev.buffer ? &plan->ext_dev : &plan->dummy;
     red_bufs[10] = plan->frames_dev.buffer ? &plan->frames_dev : &plan->dummy;
     if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->reduce,

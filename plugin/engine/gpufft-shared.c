@@ -125,36 +125,6 @@ gpufft_shared_pipeline (GpufftContext * ctx, const guint32 * spirv,
   return e ? &e->pipeline : NULL;
 }
 
-/* Fills a device buffer with host data (through a temporary staging buffer
- * when the device memory is not mapped); waits for the copy. */
-static gboolean
-upload_now (GpufftContext * ctx, GpufftBuffer * dst, gconstpointer data,
-    gsize size, GError ** error)
-{
-  GpufftBuffer tmp = { 0 };
-  GpufftCommand cmd = { 0 };
-  VkBufferCopy region = { 0, 0, size };
-  gboolean ok = FALSE;
-
-  if (dst->mapped) {
-    memcpy (dst->mapped, data, size);
-    return gpufft_buffer_flush (dst, ctx, error);
-  }
-  if (!gpufft_buffer_init (&tmp, ctx, size, GPUFFT_MEMORY_UPLOAD, error))
-    return FALSE;
-  memcpy (tmp.mapped, data, size);
-  if (gpufft_buffer_flush (&tmp, ctx, error)
-      && gpufft_command_init (&cmd, ctx, 0, error)
-      && gpufft_command_begin (&cmd, ctx, error)) {
-    vkCmdCopyBuffer (cmd.cmd, tmp.buffer, dst->buffer, 1, &region);
-    gpufft_command_barrier (&cmd);
-    ok = gpufft_command_run (&cmd, ctx, "finish a copy", error);
-  }
-  gpufft_command_clear (&cmd, ctx);
-  gpufft_buffer_clear (&tmp, ctx);
-  return ok;
-}
-
 typedef struct
 {
   Kind kind;
@@ -192,7 +162,8 @@ make_constants (GpufftContext * ctx, Entry * e, gconstpointer args,
   }
   ok = gpufft_buffer_init (&e->buffer, ctx, floats * sizeof (gfloat),
       GPUFFT_MEMORY_DEVICE, error)
-      && upload_now (ctx, &e->buffer, v, floats * sizeof (gfloat), error);
+      && gpufft_buffer_upload (&e->buffer, ctx, v, floats * sizeof (gfloat),
+          error);
   g_free (v);
   /* The views the CPU devices' kernels read them through (formats every
    * Vulkan device reads as uniform texel buffers; were one missing, a CPU
