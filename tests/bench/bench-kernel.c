@@ -261,17 +261,12 @@ bench_size (GpufftContext * ctx, const BenchArgs * args, guint n,
    * spread of the trials */
   for (i = 0; i < n_trials; i++)
     sorted[i] = tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i];
-  med = bench_median (sorted, n_trials);
+  med = bench_median (sorted, n_trials);        /* (sorts them) */
   spread = med > 0 ? (sorted[n_trials - 1] - sorted[0]) / med : 0.0;
+  /* the median trial (of an even count, the lower middle one) */
   for (i = 0, pick = 0; i < n_trials; i++)
-    if ((tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i]) == med)
+    if ((tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i]) == sorted[(n_trials - 1) / 2])
       pick = i;
-  if (n_trials % 2 == 0) {
-    /* (an even count: the lower of the two middle trials) */
-    for (i = 0; i < n_trials; i++)
-      if ((tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i]) == sorted[n_trials / 2 - 1])
-        pick = i;
-  }
   for (i = 0; i < n_trials; i++)
     g_string_append_printf (trial_list, "%s%.0f", i ? "," : "",
         tr_gpu[i] > 0 ? tr_gpu[i] : tr_host[i]);
