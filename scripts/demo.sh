@@ -46,6 +46,8 @@ if ! grep -q 'dominant-frequency' "$build/demo.log"; then
   cat "$build/demo.log" >&2
   exit 1
 fi
+# (each step writes a file: "head" closing a pipe early would kill the
+# writer with SIGPIPE, which pipefail turns into a failed demo)
 grep -o 'dominant-frequency.*' "$build/demo.log" | awk '
   function field(name,   m) {
     if (match($0, name "=\\([a-z0-9]+\\)[^,;]*")) {
@@ -59,7 +61,8 @@ grep -o 'dominant-frequency.*' "$build/demo.log" | awk '
     for (i = 1; i <= n; i++) peaks = peaks sprintf(" %.3f", a[i])
     printf "t=%4.1f s  dominant %9.3f Hz  %7.2f dB   peaks:%s Hz\n",
       field("timestamp") / 1e9, field("frequency"), field("magnitude"), peaks
-  }' | head -12
+  }' >"$build/demo-peaks.log"
+head -n 12 "$build/demo-peaks.log"
 
 if [ -x /usr/bin/python3 ] && [ -f examples/gpufft_monitor.py ]; then
   echo
@@ -75,7 +78,13 @@ if [ -x "$build/examples/spectrum-app" ]; then
   echo
   echo "== gpuspectrum: examples/spectrum-app, a program written for GStreamer's"
   echo "   spectrum, with the element renamed (3472 Hz tone, bands=128)"
-  "$build/examples/spectrum-app" --element gpuspectrum | head -n 3
+  "$build/examples/spectrum-app" --element gpuspectrum \
+    </dev/null >"$build/demo-spectrum-app.log" 2>&1 || {
+    echo "demo: spectrum-app failed:" >&2
+    cat "$build/demo-spectrum-app.log" >&2
+    exit 1
+  }
+  head -n 3 "$build/demo-spectrum-app.log"
 fi
 echo
 echo "demo: OK. The microphone: /usr/bin/python3 examples/gpufft_monitor.py"
