@@ -3,13 +3,13 @@
  *   gpufft-plan.c     configuration, sizing, creation and destruction
  *   gpufft-plan-any.c the sizes the power-of-two kernels do not take
  *   gpufft-plan-cpu.c the kernel for CPU devices (lavapipe)
- *   gpufft-input.c    the input path: batch checks, copy into a staging
+ *   gpufft-plan-input.c    the input path: batch checks, copy into a staging
  *                     slot (or host memory imported, gpufft-import.h),
  *                     hand-over to the device scheduler
- *   gpufft-record.c   the chunk/group tables and the commands of one slot
- *   gpufft-results.c  the result path: delivery on the completion thread,
+ *   gpufft-plan-record.c   the chunk/group tables and the commands of one slot
+ *   gpufft-plan-results.c  the result path: delivery on the completion thread,
  *                     the stash for collect(), draining
- *   gpufft-analysis.c averaging modes, bin gains, bands, level and frame
+ *   gpufft-plan-analysis.c averaging modes, bin gains, bands, level and frame
  *                     rows: their checks, tables, buffers and delivery
  *
  * Slots
@@ -35,6 +35,7 @@
 #define __GPUFFT_PLAN_PRIVATE_H__
 
 #include "gpufft.h"
+#include "gpufft-error.h"
 #include "gpufft-buffer.h"
 #include "gpufft-command.h"
 #include "gpufft-import.h"
@@ -204,7 +205,7 @@ struct _GpufftPlan
    * are device-local already, as on CPU devices: the kernels read those) */
   GpufftBuffer chunks_dev, groups_dev;
   GpufftBuffer out_dev, counts_dev, peaks_dev, cplx_dev;       /* results */
-  /* Analysis stage (gpufft-analysis.c) */
+  /* Analysis stage (gpufft-plan-analysis.c) */
   gboolean per_frame;           /* one frame per chunk (averaging modes,
                                  * frame rows) */
   gboolean fresh;               /* the state has not been reset yet */
@@ -216,7 +217,7 @@ struct _GpufftPlan
    * delivered bands and levels ([out_ch][n_bands], [out_ch]) */
   GArray *frame_acc;
   gfloat *band_scratch, *level_scratch;
-  /* shared by every plan of the context (gpufft-shared.h) */
+  /* shared by every plan of the context (gpufft-cache.h) */
   GpufftBuffer *window, *twiddles;
   const GpufftPipeline *fft, *reduce;
   GpufftDescriptorPool pool;
@@ -254,11 +255,7 @@ struct _GpufftPlan
   GpufftCommand rerun_cmd;
 };
 
-/* gpufft-plan.c */
-gboolean gpufft_plan_invalid (GError ** error, const gchar * fmt, ...)
-    G_GNUC_PRINTF (2, 3);
-
-/* gpufft-record.c: writes the slot's chunk and group tables for the batch
+/* gpufft-plan-record.c: writes the slot's chunk and group tables for the batch
  * and updates the plan's open-group state (submitter's thread). */
 void gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
     const GpufftBatch * b);
@@ -272,7 +269,7 @@ void gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s,
 void gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
     VkCommandBuffer cmd);
 
-/* gpufft-results.c: called by the completion thread once the slot's work
+/* gpufft-plan-results.c: called by the completion thread once the slot's work
  * is done (error NULL) or failed: delivers its results (or failure) and
  * frees the slot. Takes and releases plan->lock; calls the result
  * function with no lock held. */
@@ -318,7 +315,7 @@ gboolean gpufft_plan_cpu_input_views (GpufftPlan * plan,
 void gpufft_plan_cpu_fft_buffers (GpufftPlan * plan, GpufftBuffer * input,
     GpufftBuffer ** bufs);
 
-/* gpufft-analysis.c */
+/* gpufft-plan-analysis.c */
 gboolean gpufft_plan_analysis_check (const GpufftPlanConfig * c,
     GError ** error);
 /* before sizing: what the reduce kernel and the chunk tables need */
@@ -341,12 +338,12 @@ void gpufft_plan_analysis_fill (GpufftPlan * plan, GpufftSlot * s,
 void gpufft_plan_analysis_add_frames (GpufftPlan * plan, GpufftSlot * s,
     guint first, guint n);
 
-/* gpufft-input.c: planar input's plane stride for a span of `span`
+/* gpufft-plan-input.c: planar input's plane stride for a span of `span`
  * samples (a multiple of 8, so that every plane starts on 16 bytes for
  * fft_cpu.comp's vector loads) */
 guint64 gpufft_plan_plane_stride (guint64 span);
 
-/* gpufft-input.c: frees the slot's imports and calls their release
+/* gpufft-plan-input.c: frees the slot's imports and calls their release
  * functions (the GPU no longer reads them, or never will). */
 void gpufft_plan_release_imports (GpufftPlan * plan, GpufftSlot * s);
 

@@ -1,8 +1,8 @@
-/* Objects shared by every plan of a context: see gpufft-shared.h. */
+/* Objects shared by every plan of a context: see gpufft-cache.h. */
 #include <math.h>
 #include <string.h>
 
-#include "gpufft-shared.h"
+#include "gpufft-cache.h"
 #include "gpufft-bluestein.h"
 #include "gpufft-command.h"
 #include "gpufft-context-private.h"
@@ -96,7 +96,7 @@ make_pipeline (GpufftContext * ctx, Entry * e, gconstpointer args,
 }
 
 const GpufftPipeline *
-gpufft_shared_pipeline (GpufftContext * ctx, const guint32 * spirv,
+gpufft_cache_pipeline (GpufftContext * ctx, const guint32 * spirv,
     gsize spirv_bytes, guint n_buffers, const GpufftBindingKind * kinds,
     guint push_size, const guint32 * spec_values, guint n_spec,
     GError ** error)
@@ -195,26 +195,26 @@ shared_constants (GpufftContext * ctx, Kind kind, GpufftWindow window,
 }
 
 GpufftBuffer *
-gpufft_shared_window (GpufftContext * ctx, GpufftWindow window, guint n,
+gpufft_cache_window (GpufftContext * ctx, GpufftWindow window, guint n,
     GError ** error)
 {
   return shared_constants (ctx, KIND_WINDOW, window, n, error);
 }
 
 GpufftBuffer *
-gpufft_shared_twiddles (GpufftContext * ctx, guint n, GError ** error)
+gpufft_cache_twiddles (GpufftContext * ctx, guint n, GError ** error)
 {
   return shared_constants (ctx, KIND_TWIDDLES, 0, n, error);
 }
 
 GpufftBuffer *
-gpufft_shared_chirp (GpufftContext * ctx, guint m, GError ** error)
+gpufft_cache_chirp (GpufftContext * ctx, guint m, GError ** error)
 {
   return shared_constants (ctx, KIND_CHIRP, 0, m, error);
 }
 
 void
-gpufft_shared_clear (GpufftContext * ctx)
+gpufft_cache_clear (GpufftContext * ctx)
 {
   GHashTableIter it;
   gpointer value;

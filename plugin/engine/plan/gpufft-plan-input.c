@@ -18,22 +18,22 @@ check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
   guint i;
 
   if (b->n_segments > 0 && !b->segments)
-    return gpufft_plan_invalid (error, "%u segments but no segment array",
+    return gpufft_error_invalid (error, "%u segments but no segment array",
         b->n_segments);
   if (b->n_groups == 0 || b->n_groups > plan->max_groups || !b->groups)
-    return gpufft_plan_invalid (error, "a batch needs 1 to %u groups, got %u",
+    return gpufft_error_invalid (error, "a batch needs 1 to %u groups, got %u",
         plan->max_groups, b->n_groups);
   if (b->n_frames > plan->max_frames)
-    return gpufft_plan_invalid (error, "%u frames in a batch, at most %u",
+    return gpufft_error_invalid (error, "%u frames in a batch, at most %u",
         b->n_frames, plan->max_frames);
   for (i = 0; i < b->n_groups; i++) {
     sum += b->groups[i].n_frames;
     if (!b->groups[i].close && i + 1 < b->n_groups)
-      return gpufft_plan_invalid (error,
+      return gpufft_error_invalid (error,
           "only the last group of a batch may stay open");
   }
   if (sum != b->n_frames)
-    return gpufft_plan_invalid (error,
+    return gpufft_error_invalid (error,
         "the groups hold %" G_GUINT64_FORMAT " frames, " "the batch %u", sum,
         b->n_frames);
   for (i = 0; i < b->n_segments; i++) {
@@ -41,13 +41,13 @@ check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
 
     if (seg->n_samples > 0 && ((!plan->cfg.planar && !seg->data)
             || (plan->cfg.planar && !seg->planes)))
-      return gpufft_plan_invalid (error, "segment %u has no data", i);
+      return gpufft_error_invalid (error, "segment %u has no data", i);
     if (seg->n_samples > 0 && plan->cfg.planar) {
       guint c;
 
       for (c = 0; c < plan->cfg.channels; c++)
         if (!seg->planes[c])
-          return gpufft_plan_invalid (error, "segment %u has no plane %u", i,
+          return gpufft_error_invalid (error, "segment %u has no plane %u", i,
               c);
     }
     span += seg->n_samples;
@@ -55,7 +55,7 @@ check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
   need = b->n_frames ? (gsize) (b->n_frames - 1) * plan->cfg.hop
       + plan->cfg.fft_size : 0;
   if (span < need)
-    return gpufft_plan_invalid (error,
+    return gpufft_error_invalid (error,
         "%u frames need %" G_GSIZE_FORMAT " samples, the " "segments hold %"
         G_GSIZE_FORMAT, b->n_frames, need, span);
   *span_out = need;

@@ -11,7 +11,7 @@
  * after slice. */
 #include "gpufft-plan-private.h"
 #include "gpufft-bluestein.h"
-#include "gpufft-shared.h"
+#include "gpufft-cache.h"
 
 static const guint32 fft_any_spv[] =
 #include "fft_any.spv.h"
@@ -79,7 +79,7 @@ gpufft_plan_any_pipeline (GpufftPlan * plan, GError ** error)
   spec[7] = radices[1];
   spec[8] = plan->bluestein ? 0 : n_passes;
   spec[9] = plan->any_shared ? 1 : 0;
-  plan->fft = gpufft_shared_pipeline (plan->ctx, fft_any_spv,
+  plan->fft = gpufft_cache_pipeline (plan->ctx, fft_any_spv,
       sizeof (fft_any_spv), ANY_BINDINGS, NULL, sizeof (FftParams), spec, 10,
       error);
   return plan->fft != NULL;
@@ -93,10 +93,10 @@ gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error)
       sizeof (gfloat);
 
   if (plan->bluestein) {
-    plan->twiddles_l = gpufft_shared_twiddles (plan->ctx, plan->any_l, error);
+    plan->twiddles_l = gpufft_cache_twiddles (plan->ctx, plan->any_l, error);
     if (!plan->twiddles_l)
       return FALSE;
-    plan->chirp = gpufft_shared_chirp (plan->ctx, plan->m, error);
+    plan->chirp = gpufft_cache_chirp (plan->ctx, plan->m, error);
     if (!plan->chirp)
       return FALSE;
   }

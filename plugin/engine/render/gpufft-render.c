@@ -6,7 +6,7 @@
 #include "gpufft-render.h"
 #include "gpufft-command.h"
 #include "gpufft-import.h"
-#include "gpufft-shared.h"
+#include "gpufft-cache.h"
 #include "gpufft-vk-error.h"
 
 static const guint32 render_spv[] =
@@ -150,12 +150,12 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
   pixels = (gsize) config->width * config->height;
   r->import = import_targets (ctx);
 
-  r->columns_pipe = gpufft_shared_pipeline (ctx, render_spv,
+  r->columns_pipe = gpufft_cache_pipeline (ctx, render_spv,
       sizeof (render_spv), N_BUFFERS, NULL, sizeof (RenderParams), &spec0, 1,
       error);
   if (!r->columns_pipe)
     goto fail;
-  r->compose_pipe = gpufft_shared_pipeline (ctx, render_spv,
+  r->compose_pipe = gpufft_cache_pipeline (ctx, render_spv,
       sizeof (render_spv), N_BUFFERS, NULL, sizeof (RenderParams), &spec1, 1,
       error);
   if (!r->compose_pipe)

@@ -283,14 +283,14 @@ gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
   guint i;
 
   if (gpufft_plan_in_flight (plan) > 0)
-    return gpufft_plan_invalid (error, "collect the results before a rerun");
+    return gpufft_error_invalid (error, "collect the results before a rerun");
   if (plan->open)
-    return gpufft_plan_invalid (error, "a rerun needs every group closed");
+    return gpufft_error_invalid (error, "a rerun needs every group closed");
   if (plan->cfg.averaging != GPUFFT_AVERAGING_MEAN)
-    return gpufft_plan_invalid (error, "a rerun would advance the averaging "
+    return gpufft_error_invalid (error, "a rerun would advance the averaging "
         "state: only with mean averaging");
   if (s->merged)
-    return gpufft_plan_invalid (error, "the last batch ran in a dispatch "
+    return gpufft_error_invalid (error, "the last batch ran in a dispatch "
         "shared with other plans: a rerun needs the plan alone on its device");
   if (!gpufft_command_begin (c, plan->ctx, error))
     return FALSE;

@@ -14,7 +14,7 @@
  * force them, up to 16384), subgroups of at least 8 invocations with
  * shuffle and vote operations in compute shaders, and shaderFloat64. */
 #include "gpufft-plan-private.h"
-#include "gpufft-shared.h"
+#include "gpufft-cache.h"
 
 /* One module per size, N = 32 << i (shaders/meson.build): fft_cpu.comp
  * up to 4096, fft_cpu_large.comp from 8192. */
@@ -162,7 +162,7 @@ gpufft_plan_cpu_wanted (GpufftPlan * plan)
  * every frame of every batch (fft_cpu.comp, LOAD). Frames start at f * hop
  * instants of a buffer that starts on 16 bytes (a plan's input, or a
  * shared dispatch's region: a whole number of frames, gpufft-merge.c);
- * planar planes start on 8 samples (gpufft-input.c). */
+ * planar planes start on 8 samples (gpufft-plan-input.c). */
 static guint
 load_mode (const GpufftPlanConfig * c)
 {
@@ -197,7 +197,7 @@ gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error)
   /* (one channel: nothing to mix) */
   spec[2] = plan->cfg.downmix && plan->cfg.channels > 1 ? 1 : 0;
   spec[3] = load_mode (&plan->cfg);
-  plan->fft = gpufft_shared_pipeline (plan->ctx, modules[variant].spv,
+  plan->fft = gpufft_cache_pipeline (plan->ctx, modules[variant].spv,
       modules[variant].bytes, G_N_ELEMENTS (cpu_bindings), cpu_bindings,
       sizeof (FftParams), spec, G_N_ELEMENTS (spec), error);
   return plan->fft != NULL;

@@ -3,7 +3,7 @@
 
 #include "gpufft-context-private.h"
 #include "gpufft-scheduler.h"
-#include "gpufft-shared.h"
+#include "gpufft-cache.h"
 #include "gpufft-memory.h"
 #include "gpufft-vk-error.h"
 
@@ -201,7 +201,7 @@ context_destroy (GpufftContext * ctx)
     return;
   }
   gpufft_scheduler_free (ctx->scheduler);
-  gpufft_shared_clear (ctx);
+  gpufft_cache_clear (ctx);
   if (ctx->device != VK_NULL_HANDLE)
     gpufft_memory_clear (ctx);
   if (ctx->device != VK_NULL_HANDLE) {

@@ -30,34 +30,34 @@ gpufft_plan_analysis_check (const GpufftPlanConfig * c, GError ** error)
       break;
     case GPUFFT_AVERAGING_EXPONENTIAL:
       if (!(c->time_constant > 0.0) || !isfinite (c->time_constant))
-        return gpufft_plan_invalid (error, "exponential averaging needs a "
+        return gpufft_error_invalid (error, "exponential averaging needs a "
             "time constant above 0 s (%g given)", c->time_constant);
       break;
     default:
-      return gpufft_plan_invalid (error, "unknown averaging %d", c->averaging);
+      return gpufft_error_invalid (error, "unknown averaging %d", c->averaging);
   }
   for (k = 0; c->bin_gain && k < nb; k++)
     if (!(c->bin_gain[k] >= 0.0f) || !isfinite (c->bin_gain[k]))
-      return gpufft_plan_invalid (error, "bin gain %u is %g: gains must be "
+      return gpufft_error_invalid (error, "bin gain %u is %g: gains must be "
           "finite and >= 0", k, c->bin_gain[k]);
   for (k = 0; c->level_weights && k < nb; k++)
     if (!isfinite (c->level_weights[k]))
-      return gpufft_plan_invalid (error, "level weight %u is not finite", k);
+      return gpufft_error_invalid (error, "level weight %u is not finite", k);
   if (c->n_bands > GPUFFT_MAX_BANDS)
-    return gpufft_plan_invalid (error, "%u bands: at most %u", c->n_bands,
+    return gpufft_error_invalid (error, "%u bands: at most %u", c->n_bands,
         GPUFFT_MAX_BANDS);
   if (c->n_bands > 0 && (!c->band_first || !c->band_bins || !c->band_weights))
-    return gpufft_plan_invalid (error, "bands need first bins, bin counts "
+    return gpufft_error_invalid (error, "bands need first bins, bin counts "
         "and weights");
   for (b = 0, k = 0; b < c->n_bands; b++) {
     guint j;
 
     if (c->band_first[b] >= nb || c->band_bins[b] > nb - c->band_first[b])
-      return gpufft_plan_invalid (error, "band %u (bins %u + %u) lies "
+      return gpufft_error_invalid (error, "band %u (bins %u + %u) lies "
           "outside the %u bins", b, c->band_first[b], c->band_bins[b], nb);
     for (j = 0; j < c->band_bins[b]; j++, k++)
       if (!isfinite (c->band_weights[k]))
-        return gpufft_plan_invalid (error, "band %u: weight %u is not "
+        return gpufft_error_invalid (error, "band %u: weight %u is not "
             "finite", b, j);
   }
   return TRUE;

@@ -1,8 +1,6 @@
 /* VkResult -> GError. */
 #include "gpufft-vk-error.h"
 
-G_DEFINE_QUARK (gpufft-error-quark, gpufft_error);
-
 const gchar *
 gpufft_vk_result_string (VkResult result)
 {

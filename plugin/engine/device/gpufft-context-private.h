@@ -46,7 +46,7 @@ struct _GpufftContext
    * it any more (context destruction skips vkDeviceWaitIdle). */
   gint lost;
 
-  /* Pipelines and constant buffers shared by the plans (gpufft-shared.h):
+  /* Pipelines and constant buffers shared by the plans (gpufft-cache.h):
    * GBytes key -> entry, under shared_lock. */
   GMutex shared_lock;
   GHashTable *shared;

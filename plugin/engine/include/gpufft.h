@@ -71,7 +71,7 @@
  *   per-bin maximum since the plan started or the last group with `reset`.
  *   A frame with a NaN or infinite sample leaves y as it is.
  *
- * Analysis stage (gpufft-analysis.c), in this order, on the group result:
+ * Analysis stage (gpufft-plan-analysis.c), in this order, on the group result:
  *   bin_gain    power x gain[k] (a frequency weighting), before peaks,
  *               bands and level;
  *   bands       band b = sum_j w_bj p[first_b + j] (sparse rows: fractional

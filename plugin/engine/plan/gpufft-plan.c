@@ -22,7 +22,7 @@
 #include "gpufft-plan-private.h"
 #include "gpufft-merge.h"
 #include "gpufft-scheduler.h"
-#include "gpufft-shared.h"
+#include "gpufft-cache.h"
 #include "gpufft-vk-error.h"
 
 static const guint32 fft_spv[] =
@@ -43,22 +43,6 @@ static const guint32 reduce_spv[] =
 
 /* ---- small helpers ------------------------------------------------------ */
 
-guint
-gpufft_format_bytes (GpufftFormat format)
-{
-  switch (format) {
-    case GPUFFT_FORMAT_S16:
-      return 2;
-    case GPUFFT_FORMAT_S24:
-      return 3;
-    case GPUFFT_FORMAT_S32:
-    case GPUFFT_FORMAT_F32:
-      return 4;
-    case GPUFFT_FORMAT_F64:
-      return 8;
-  }
-  return 0;
-}
 
 gboolean
 gpufft_size_is_valid (guint n)
@@ -92,45 +76,32 @@ ilog2 (guint64 v)
   return r;
 }
 
-gboolean
-gpufft_plan_invalid (GError ** error, const gchar * fmt, ...)
-{
-  va_list args;
-  gchar *msg;
-
-  va_start (args, fmt);
-  msg = g_strdup_vprintf (fmt, args);
-  va_end (args);
-  g_set_error_literal (error, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT, msg);
-  g_free (msg);
-  return FALSE;
-}
 
 static gboolean
 check_config (const GpufftPlanConfig * c, GError ** error)
 {
   if (!gpufft_size_is_valid (c->fft_size))
-    return gpufft_plan_invalid (error,
+    return gpufft_error_invalid (error,
         "FFT size %u is not supported: use an even size from %u to %u",
         c->fft_size, GPUFFT_MIN_SIZE, GPUFFT_MAX_SIZE);
   if (c->hop == 0)
-    return gpufft_plan_invalid (error, "hop must be at least 1 sample");
+    return gpufft_error_invalid (error, "hop must be at least 1 sample");
   if (c->channels == 0 || c->channels > GPUFFT_MAX_CHANNELS)
-    return gpufft_plan_invalid (error,
+    return gpufft_error_invalid (error,
         "%u channels: between 1 and %u are supported", c->channels,
         GPUFFT_MAX_CHANNELS);
   if (gpufft_format_bytes (c->format) == 0)
-    return gpufft_plan_invalid (error, "unknown sample format %d", c->format);
+    return gpufft_error_invalid (error, "unknown sample format %d", c->format);
   if (!gpufft_window_scipy_name (c->window))
-    return gpufft_plan_invalid (error, "unknown window %d", c->window);
+    return gpufft_error_invalid (error, "unknown window %d", c->window);
   if (c->scaling != GPUFFT_SCALING_SPECTRUM
       && c->scaling != GPUFFT_SCALING_DENSITY
       && c->scaling != GPUFFT_SCALING_RAW)
-    return gpufft_plan_invalid (error, "unknown scaling %d", c->scaling);
+    return gpufft_error_invalid (error, "unknown scaling %d", c->scaling);
   if (!(c->rate > 0.0) || !isfinite (c->rate))
-    return gpufft_plan_invalid (error, "sample rate must be positive");
+    return gpufft_error_invalid (error, "sample rate must be positive");
   if (c->n_peaks > GPUFFT_MAX_PEAKS)
-    return gpufft_plan_invalid (error, "%u peaks requested, at most %u",
+    return gpufft_error_invalid (error, "%u peaks requested, at most %u",
         c->n_peaks, GPUFFT_MAX_PEAKS);
   return gpufft_plan_analysis_check (c, error);
 }
@@ -162,9 +133,9 @@ fill_constants (GpufftPlan * plan, GError ** error)
     plan->edge = 2.0f;
   }
 
-  plan->window = gpufft_shared_window (plan->ctx, plan->cfg.window, n, error);
+  plan->window = gpufft_cache_window (plan->ctx, plan->cfg.window, n, error);
   if (plan->window)
-    plan->twiddles = gpufft_shared_twiddles (plan->ctx, n, error);
+    plan->twiddles = gpufft_cache_twiddles (plan->ctx, n, error);
   return plan->twiddles != NULL;
 }
 
@@ -336,7 +307,7 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
   red_spec[4] = plan->cfg.frames_out ? 1 : 0;
   red_spec[5] = plan->cfg.bin_gain ? 1 : 0;
   red_spec[6] = plan->has_level ? 1 : 0;
-  plan->reduce = gpufft_shared_pipeline (plan->ctx, reduce_spv,
+  plan->reduce = gpufft_cache_pipeline (plan->ctx, reduce_spv,
       sizeof (reduce_spv), 11, NULL, sizeof (ReduceParams), red_spec, 7, error);
   return plan->reduce != NULL;
 }
@@ -415,7 +386,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   fft_spec[6] = vec2;
   fft_spec[7] = plan->four_step ? 1 : 0;
   fft_spec[8] = plan->four_step ? plan->log2_m - plan->log2_q : 0;
-  plan->fft = gpufft_shared_pipeline (plan->ctx, fft_spv, sizeof (fft_spv),
+  plan->fft = gpufft_cache_pipeline (plan->ctx, fft_spv, sizeof (fft_spv),
       6, NULL, sizeof (FftParams), fft_spec, 9, error);
   if (!plan->fft || !make_reduce (plan, max_t, error))
     return FALSE;
@@ -430,7 +401,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   spv = plan->cols == 2 ? rows2_spv : plan->cols == 4 ? rows4_spv : rows8_spv;
   spv_size = plan->cols == 2 ? sizeof (rows2_spv) : plan->cols == 4 ?
       sizeof (rows4_spv) : sizeof (rows8_spv);
-  plan->rows = gpufft_shared_pipeline (plan->ctx, spv, spv_size, 5, NULL,
+  plan->rows = gpufft_cache_pipeline (plan->ctx, spv, spv_size, 5, NULL,
       sizeof (RowsParams), rows_spec, 4, error);
   return plan->rows != NULL;
 }

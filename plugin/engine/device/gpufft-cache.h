@@ -14,34 +14,34 @@
  * element of a known geometry then costs no pipeline compilation and no
  * GPU round trip. Thread-safe. The returned objects are owned by the
  * context: never clear them. */
-#ifndef __GPUFFT_SHARED_H__
-#define __GPUFFT_SHARED_H__
+#ifndef __GPUFFT_CACHE_H__
+#define __GPUFFT_CACHE_H__
 
 #include "gpufft-pipeline.h"
 
 G_BEGIN_DECLS
 
 /* kinds: as gpufft_pipeline_init() (NULL: storage buffers only). */
-const GpufftPipeline *gpufft_shared_pipeline (GpufftContext * ctx,
+const GpufftPipeline *gpufft_cache_pipeline (GpufftContext * ctx,
     const guint32 * spirv, gsize spirv_bytes, guint n_buffers,
     const GpufftBindingKind * kinds, guint push_size,
     const guint32 * spec_values, guint n_spec, GError ** error);
 
 /* The window w[0..n) as float (periodic form, gpufft_window_fill()). */
-GpufftBuffer *gpufft_shared_window (GpufftContext * ctx, GpufftWindow window,
+GpufftBuffer *gpufft_cache_window (GpufftContext * ctx, GpufftWindow window,
     guint n, GError ** error);
 
 /* tw[m] = e^{-2 pi i m / n}, m < n, as float pairs. */
-GpufftBuffer *gpufft_shared_twiddles (GpufftContext * ctx, guint n,
+GpufftBuffer *gpufft_cache_twiddles (GpufftContext * ctx, guint n,
     GError ** error);
 
 /* Bluestein's chirp and kernel for M points (gpufft-bluestein.h). */
-GpufftBuffer *gpufft_shared_chirp (GpufftContext * ctx, guint m,
+GpufftBuffer *gpufft_cache_chirp (GpufftContext * ctx, guint m,
     GError ** error);
 
 /* Frees every shared object (context destruction). */
-void gpufft_shared_clear (GpufftContext * ctx);
+void gpufft_cache_clear (GpufftContext * ctx);
 
 G_END_DECLS
 
-#endif /* __GPUFFT_SHARED_H__ */
+#endif /* __GPUFFT_CACHE_H__ */
