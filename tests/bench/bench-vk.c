@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "bench-vk.h"
-#include "gpufft-pipeline.h"
+#include "gpufft-descriptor-pool.h"
 
 gboolean
 bench_vk_is_cpu (GpufftContext * ctx)

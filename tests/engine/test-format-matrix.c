@@ -186,7 +186,7 @@ test_matrix (void)
 
   if (et_context () == NULL)
     return;
-  cells = all_cells (gpufft_cpu_kernels_max_size (et_context ()));
+  cells = all_cells (gpufft_plan_cpu_max_size (et_context ()));
   /* a fixed shuffle, so that each part mixes sizes, formats and paths */
   order = g_new (guint, cells->len);
   for (i = 0; i < cells->len; i++)
@@ -239,7 +239,7 @@ test_s16_rows (void)
     for (l = 0; l < 2; l++) {
       Cell cell = { GPUFFT_FORMAT_S16, l, FALSE, TRUE, l ? 2 : 1, sizes[s] };
 
-      if (sizes[s] > gpufft_cpu_kernels_max_size (et_context ()))
+      if (sizes[s] > gpufft_plan_cpu_max_size (et_context ()))
         continue;
       run_cell (&cell, 100 + s * 2 + l);
     }

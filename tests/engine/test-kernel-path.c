@@ -23,7 +23,7 @@
 static gboolean
 cpu_takes (guint n)
 {
-  guint max = gpufft_cpu_kernels_max_size (et_context ());
+  guint max = gpufft_plan_cpu_max_size (et_context ());
 
   return n >= 32 && n <= max && (n & (n - 1)) == 0;
 }

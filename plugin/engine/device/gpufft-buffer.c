@@ -63,8 +63,8 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
    * combination of "texel buffer size is a power of two" over its texel
    * bindings, at its first dispatch. With every size off a power of two,
    * each pipeline has one such combination, the one its warm-up compiled
-   * (gpufft-warmup.h); else the first batch of a plan compiled again (1 to
-   * 3 s on the streaming path of a live stream). */
+   * (gpufft-warmup.h); else the first batch of a plan would compile again,
+   * on the streaming path. */
   if ((size & (size - 1)) == 0)
     size += 16;
   binfo.size = size;
@@ -140,7 +140,7 @@ static const VkFormat view_formats[GPUFFT_N_VIEWS] = {
 };
 
 guint
-gpufft_view_bytes (GpufftView view)
+gpufft_buffer_view_bytes (GpufftView view)
 {
   static const guint bytes[GPUFFT_N_VIEWS] = { 4, 16, 8, 16 };
 
@@ -171,7 +171,7 @@ gpufft_buffer_add_view (GpufftBuffer * buf, GpufftContext * ctx,
         ctx->device_name, info.format);
     return FALSE;
   }
-  if (buf->size / gpufft_view_bytes (view) >
+  if (buf->size / gpufft_buffer_view_bytes (view) >
       ctx->props.limits.maxTexelBufferElements) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "a buffer of %" G_GUINT64_FORMAT " bytes is more than the %u texels "

@@ -52,7 +52,7 @@ gboolean gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
 gboolean gpufft_buffer_add_view (GpufftBuffer * buf, GpufftContext * ctx,
     GpufftView view, GError ** error);
 /* The texel size of a view, in bytes. */
-guint gpufft_view_bytes (GpufftView view);
+guint gpufft_buffer_view_bytes (GpufftView view);
 
 /* TRUE when kernels should read a device-memory copy of this host-written
  * buffer rather than the buffer itself: it is not device-local (a GPU

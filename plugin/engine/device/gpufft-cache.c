@@ -1,4 +1,4 @@
-/* Objects shared by every plan of a context: see gpufft-cache.h. */
+/* The per-device cache: see gpufft-cache.h. */
 #include <math.h>
 #include <string.h>
 
@@ -37,32 +37,71 @@ entry_free (GpufftContext * ctx, Entry * e)
 typedef gboolean (*MakeFunc) (GpufftContext * ctx, Entry * e,
     gconstpointer args, GError ** error);
 
+/* The context's cache (service GPUFFT_SERVICE_CACHE): GBytes key -> Entry,
+ * under lock. */
+typedef struct
+{
+  GpufftContext *ctx;
+  GMutex lock;
+  GHashTable *entries;
+} Cache;
+
+static gpointer
+cache_new (GpufftContext * ctx, gconstpointer data, GError ** error)
+{
+  Cache *c = g_new0 (Cache, 1);
+
+  c->ctx = ctx;
+  g_mutex_init (&c->lock);
+  c->entries = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+      (GDestroyNotify) g_bytes_unref, NULL);
+  return c;
+}
+
+/* (context destruction: no plan is left) */
+static void
+cache_free (gpointer data)
+{
+  Cache *c = data;
+  GHashTableIter it;
+  gpointer value;
+
+  g_hash_table_iter_init (&it, c->entries);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    entry_free (c->ctx, value);
+  g_hash_table_destroy (c->entries);
+  g_mutex_clear (&c->lock);
+  g_free (c);
+}
+
 /* The entry for the key words[0..n_words), made by make (args) on first
- * use, under the context's cache lock; NULL with error set when making it
- * failed (nothing is kept then). */
+ * use, under the cache's lock; NULL with error set when making it failed
+ * (nothing is kept then). */
 static Entry *
-shared_get (GpufftContext * ctx, const guint64 * words, gsize n_words,
+cache_get (GpufftContext * ctx, const guint64 * words, gsize n_words,
     Kind kind, MakeFunc make, gconstpointer args, GError ** error)
 {
-  GBytes *key = g_bytes_new (words, n_words * sizeof (guint64));
+  Cache *c = gpufft_context_service (ctx, GPUFFT_SERVICE_CACHE, cache_new,
+      cache_free, NULL, error);
+  GBytes *key;
   Entry *e;
 
-  g_mutex_lock (&ctx->shared_lock);
-  if (ctx->shared == NULL)
-    ctx->shared = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-        (GDestroyNotify) g_bytes_unref, NULL);
-  e = g_hash_table_lookup (ctx->shared, key);
+  if (c == NULL)
+    return NULL;
+  key = g_bytes_new (words, n_words * sizeof (guint64));
+  g_mutex_lock (&c->lock);
+  e = g_hash_table_lookup (c->entries, key);
   if (e == NULL) {
     e = g_new0 (Entry, 1);
     e->kind = kind;
     if (make (ctx, e, args, error)) {
-      g_hash_table_insert (ctx->shared, g_bytes_ref (key), e);
+      g_hash_table_insert (c->entries, g_bytes_ref (key), e);
     } else {
       entry_free (ctx, e);
       e = NULL;
     }
   }
-  g_mutex_unlock (&ctx->shared_lock);
+  g_mutex_unlock (&c->lock);
   g_bytes_unref (key);
   return e;
 }
@@ -88,7 +127,7 @@ make_pipeline (GpufftContext * ctx, Entry * e, gconstpointer args,
           error))
     return FALSE;
   /* (CPU devices: compiled now, not in the first batch) */
-  if (!gpufft_pipeline_warm_up (ctx, &e->pipeline, error)) {
+  if (!gpufft_warmup_pipeline (ctx, &e->pipeline, error)) {
     gpufft_pipeline_clear (&e->pipeline, ctx);
     return FALSE;
   }
@@ -120,7 +159,7 @@ gpufft_cache_pipeline (GpufftContext * ctx, const guint32 * spirv,
   memcpy (words + 4, spec_values, n_spec * sizeof (guint32));
   for (i = 0; kinds && i < n_buffers; i++)
     kind_bytes[i] = kinds[i];
-  e = shared_get (ctx, words, G_N_ELEMENTS (words), KIND_PIPELINE,
+  e = cache_get (ctx, words, G_N_ELEMENTS (words), KIND_PIPELINE,
       make_pipeline, &args, error);
   return e ? &e->pipeline : NULL;
 }
@@ -183,12 +222,12 @@ make_constants (GpufftContext * ctx, Entry * e, gconstpointer args,
 
 /* The constant buffer of kind/window/n, made and filled on first use. */
 static GpufftBuffer *
-shared_constants (GpufftContext * ctx, Kind kind, GpufftWindow window,
+cache_constants (GpufftContext * ctx, Kind kind, GpufftWindow window,
     guint n, GError ** error)
 {
   ConstantArgs args = { kind, window, n };
   guint64 words[3] = { kind, window, n };
-  Entry *e = shared_get (ctx, words, G_N_ELEMENTS (words), kind,
+  Entry *e = cache_get (ctx, words, G_N_ELEMENTS (words), kind,
       make_constants, &args, error);
 
   return e ? &e->buffer : NULL;
@@ -198,32 +237,17 @@ GpufftBuffer *
 gpufft_cache_window (GpufftContext * ctx, GpufftWindow window, guint n,
     GError ** error)
 {
-  return shared_constants (ctx, KIND_WINDOW, window, n, error);
+  return cache_constants (ctx, KIND_WINDOW, window, n, error);
 }
 
 GpufftBuffer *
 gpufft_cache_twiddles (GpufftContext * ctx, guint n, GError ** error)
 {
-  return shared_constants (ctx, KIND_TWIDDLES, 0, n, error);
+  return cache_constants (ctx, KIND_TWIDDLES, 0, n, error);
 }
 
 GpufftBuffer *
 gpufft_cache_chirp (GpufftContext * ctx, guint m, GError ** error)
 {
-  return shared_constants (ctx, KIND_CHIRP, 0, m, error);
-}
-
-void
-gpufft_cache_clear (GpufftContext * ctx)
-{
-  GHashTableIter it;
-  gpointer value;
-
-  if (ctx->shared == NULL)
-    return;
-  g_hash_table_iter_init (&it, ctx->shared);
-  while (g_hash_table_iter_next (&it, NULL, &value))
-    entry_free (ctx, value);
-  g_hash_table_destroy (ctx->shared);
-  ctx->shared = NULL;
+  return cache_constants (ctx, KIND_CHIRP, 0, m, error);
 }

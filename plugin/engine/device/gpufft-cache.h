@@ -1,5 +1,6 @@
-/* Objects shared by every plan of a context: they are immutable once
- * made, so one copy serves every element with the same geometry.
+/* The per-device cache: objects every plan and renderer of a context uses.
+ * They are immutable once made, so one copy serves every element with the
+ * same geometry.
  *
  *   pipelines   keyed by (SPIR-V module, bindings and their kinds, push
  *               size, specialization constants)
@@ -8,8 +9,9 @@
  *               their texel views (GPUFFT_VIEW_F32X4 of the window,
  *               F32X2 of the twiddles) where the device can make them
  *
- * Made on first request, under the context's cache lock (so that two
- * elements asking at once make one), and kept until the context is freed:
+ * Made on first request, under the cache's lock (so that two elements
+ * asking at once make one), and kept until the context is freed (the
+ * cache is the context's service GPUFFT_SERVICE_CACHE):
  * the number of distinct geometries a process uses is small, and a new
  * element of a known geometry then costs no pipeline compilation and no
  * GPU round trip. Thread-safe. The returned objects are owned by the
@@ -38,9 +40,6 @@ GpufftBuffer *gpufft_cache_twiddles (GpufftContext * ctx, guint n,
 /* Bluestein's chirp and kernel for M points (gpufft-bluestein.h). */
 GpufftBuffer *gpufft_cache_chirp (GpufftContext * ctx, guint m,
     GError ** error);
-
-/* Frees every shared object (context destruction). */
-void gpufft_cache_clear (GpufftContext * ctx);
 
 G_END_DECLS
 

@@ -7,6 +7,17 @@
 
 G_BEGIN_DECLS
 
+/* Services: objects of the device layer's higher files that live as long
+ * as the context, made on first request and destroyed with it, in this
+ * order, through the destroy function given when each was made. */
+typedef enum
+{
+  GPUFFT_SERVICE_SCHEDULER,     /* gpufft-scheduler.h (first: it waits for
+                                 * the work in flight) */
+  GPUFFT_SERVICE_CACHE,         /* gpufft-cache.h */
+  GPUFFT_N_SERVICES
+} GpufftService;
+
 struct _GpufftContext
 {
   gint ref_count;               /* atomic */
@@ -46,19 +57,45 @@ struct _GpufftContext
    * it any more (context destruction skips vkDeviceWaitIdle). */
   gint lost;
 
-  /* Pipelines and constant buffers shared by the plans (gpufft-cache.h):
-   * GBytes key -> entry, under shared_lock. */
-  GMutex shared_lock;
-  GHashTable *shared;
-
   /* Memory blocks the buffers are sub-allocated from (gpufft-memory.h),
    * under memory_lock. */
   GMutex memory_lock;
   GList *memory_blocks;
 
-  /* The device scheduler (gpufft-scheduler.h), made by the first plan. */
-  struct _GpufftScheduler *scheduler;
+  /* Services (gpufft_context_service()), under service_lock. */
+  GRecMutex service_lock;
+  gpointer services[GPUFFT_N_SERVICES];
+  GDestroyNotify service_destroy[GPUFFT_N_SERVICES];
+
+  /* Counters (gpufft_context_get_stats()), under stats_lock. */
+  GMutex stats_lock;
+  GpufftContextStats stats;
 };
+
+/* Makes a service. NULL with error set on failure. */
+typedef gpointer (*GpufftServiceNew) (GpufftContext * ctx,
+    gconstpointer data, GError ** error);
+
+/* The context's service `id`, made by make (ctx, data) on first request
+ * and destroyed by destroy when the context is. Thread-safe; the lock it
+ * takes is recursive, so that making one service may ask for another. */
+gpointer gpufft_context_service (GpufftContext * ctx, GpufftService id,
+    GpufftServiceNew make, GDestroyNotify destroy, gconstpointer data,
+    GError ** error);
+
+/* Marks the calling thread as an engine worker (a service's own thread,
+ * such as the scheduler's), for gpufft_context_in_worker(). */
+void gpufft_context_enter_worker (void);
+
+/* TRUE on an engine worker thread of any context: there, joining a
+ * service's threads, or waiting for work they do, could wait for itself
+ * (two devices' completion threads can run one pipeline's synchronous bus
+ * handler, waiting for each other). */
+gboolean gpufft_context_in_worker (void);
+
+/* Adds delta's counters to the context's (max_batches: the larger). */
+void gpufft_context_add_stats (GpufftContext * ctx,
+    const GpufftContextStats * delta);
 
 /* The device is lost or hung: nothing waits for it again (ctx->lost) and
  * the next gpufft_context_get() makes a new context for it. Thread-safe. */

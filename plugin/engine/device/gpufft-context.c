@@ -2,8 +2,6 @@
 #include <string.h>
 
 #include "gpufft-context-private.h"
-#include "gpufft-scheduler.h"
-#include "gpufft-cache.h"
 #include "gpufft-memory.h"
 #include "gpufft-vk-error.h"
 
@@ -185,8 +183,10 @@ context_destroy_thread (gpointer ctx)
 static void
 context_destroy (GpufftContext * ctx)
 {
-  if (gpufft_scheduler_in_thread (ctx->scheduler)) {
-    /* The last reference dropped on the scheduler's own thread (a result
+  gint i;
+
+  if (gpufft_context_in_worker ()) {
+    /* The last reference dropped on a worker thread (the scheduler's (a result
      * function or a synchronous bus handler that stopped its pipeline):
      * its threads cannot be joined from themselves, so a thread of its
      * own destroys the context once they have returned. */
@@ -200,8 +200,9 @@ context_destroy (GpufftContext * ctx)
           "scheduler's thread: the device is leaked");
     return;
   }
-  gpufft_scheduler_free (ctx->scheduler);
-  gpufft_cache_clear (ctx);
+  for (i = 0; i < GPUFFT_N_SERVICES; i++)
+    if (ctx->services[i])
+      ctx->service_destroy[i] (ctx->services[i]);
   if (ctx->device != VK_NULL_HANDLE)
     gpufft_memory_clear (ctx);
   if (ctx->device != VK_NULL_HANDLE) {
@@ -213,8 +214,9 @@ context_destroy (GpufftContext * ctx)
   if (ctx->instance != VK_NULL_HANDLE)
     vkDestroyInstance (ctx->instance, NULL);
   g_mutex_clear (&ctx->queue_lock);
-  g_mutex_clear (&ctx->shared_lock);
   g_mutex_clear (&ctx->memory_lock);
+  g_rec_mutex_clear (&ctx->service_lock);
+  g_mutex_clear (&ctx->stats_lock);
   g_free (ctx->device_name);
   g_free (ctx);
 }
@@ -300,8 +302,9 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   ctx->instance = instance;
   ctx->physical = phys;
   g_mutex_init (&ctx->queue_lock);
-  g_mutex_init (&ctx->shared_lock);
   g_mutex_init (&ctx->memory_lock);
+  g_rec_mutex_init (&ctx->service_lock);
+  g_mutex_init (&ctx->stats_lock);
 
   vkGetPhysicalDeviceProperties (phys, &ctx->props);
   ctx->device_name = g_strdup (ctx->props.deviceName);
@@ -643,4 +646,68 @@ gpufft_context_find_memory_type (GpufftContext * ctx, guint32 type_bits,
       fallback = i;
   }
   return fallback;
+}
+
+gpointer
+gpufft_context_service (GpufftContext * ctx, GpufftService id,
+    GpufftServiceNew make, GDestroyNotify destroy, gconstpointer data,
+    GError ** error)
+{
+  gpointer service;
+
+  g_rec_mutex_lock (&ctx->service_lock);
+  if (ctx->services[id] == NULL) {
+    ctx->services[id] = make (ctx, data, error);
+    ctx->service_destroy[id] = destroy;
+  }
+  service = ctx->services[id];
+  g_rec_mutex_unlock (&ctx->service_lock);
+  return service;
+}
+
+/* set in every worker thread (gpufft_context_in_worker) */
+static GPrivate in_worker;
+
+void
+gpufft_context_enter_worker (void)
+{
+  g_private_set (&in_worker, GINT_TO_POINTER (1));
+}
+
+gboolean
+gpufft_context_in_worker (void)
+{
+  return g_private_get (&in_worker) != NULL;
+}
+
+void
+gpufft_context_add_stats (GpufftContext * ctx,
+    const GpufftContextStats * d)
+{
+  GpufftContextStats *s = &ctx->stats;
+
+  g_mutex_lock (&ctx->stats_lock);
+  s->submissions += d->submissions;
+  s->batches += d->batches;
+  s->max_batches = MAX (s->max_batches, d->max_batches);
+  s->record_ns += d->record_ns;
+  s->wait_ns += d->wait_ns;
+  s->gpu_ns += d->gpu_ns;
+  s->deliver_ns += d->deliver_ns;
+  s->copied_bytes += d->copied_bytes;
+  s->imported_bytes += d->imported_bytes;
+  s->plans += d->plans;
+  s->plan_ns += d->plan_ns;
+  s->plans_freed += d->plans_freed;
+  s->shared_batches += d->shared_batches;
+  s->shared_dispatches += d->shared_dispatches;
+  g_mutex_unlock (&ctx->stats_lock);
+}
+
+void
+gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
+{
+  g_mutex_lock (&ctx->stats_lock);
+  *stats = ctx->stats;
+  g_mutex_unlock (&ctx->stats_lock);
 }

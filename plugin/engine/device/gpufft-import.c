@@ -4,13 +4,12 @@
 #include "gpufft-import.h"
 #include "gpufft-vk-error.h"
 
-/* Where importing pays (measured 2026-11-23, tests/bench/README.md, "Input
- * read in place"): on a CPU device (lavapipe) the import only wraps the
- * pointer and saves one of the two copies: 15 % less CPU per sample with
- * 1 MiB buffers. On the H200 each import pins the buffer's pages and
- * unpins them after the fence: end to end 2.5x slower than one memcpy into
- * persistently mapped staging (0.45 against 1.13 G samples/s with 1 MiB
- * buffers), so GPUs copy unless GPUFFT_IMPORT_MIN_BYTES asks otherwise. */
+/* Where importing pays (tests/bench/README.md, "Input read in place"): on
+ * a CPU device (lavapipe) the import only wraps the pointer and saves one of
+ * the two copies, so segments from IMPORT_MIN_BYTES_CPU are imported. On a
+ * GPU each import pins the buffer's pages and unpins them after the fence,
+ * which costs more than one copy into persistently mapped staging, so GPUs
+ * copy unless GPUFFT_IMPORT_MIN_BYTES asks otherwise. */
 #define IMPORT_MIN_BYTES_CPU (256u << 10)
 
 gsize

@@ -42,24 +42,6 @@ gboolean gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
     const guint32 * spec_values, guint n_spec, GError ** error);
 void gpufft_pipeline_clear (GpufftPipeline * p, GpufftContext * ctx);
 
-/* A descriptor pool sized for max_sets sets of up to max_buffers buffers
- * each (of either kind). */
-typedef struct
-{
-  VkDescriptorPool pool;
-} GpufftDescriptorPool;
-
-gboolean gpufft_descriptor_pool_init (GpufftDescriptorPool * dp,
-    GpufftContext * ctx, guint max_sets, guint max_buffers, GError ** error);
-/* Allocates a set for p and binds buffers[i] (whole buffer, or its view
- * for a texel binding: an error if the buffer has none) at binding i,
- * i < p->n_buffers. */
-gboolean gpufft_descriptor_pool_alloc (GpufftDescriptorPool * dp,
-    GpufftContext * ctx, const GpufftPipeline * p,
-    GpufftBuffer * const *buffers, VkDescriptorSet * out, GError ** error);
-void gpufft_descriptor_pool_clear (GpufftDescriptorPool * dp,
-    GpufftContext * ctx);
-
 G_END_DECLS
 
 #endif

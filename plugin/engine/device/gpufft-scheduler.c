@@ -2,25 +2,26 @@
 #include <string.h>
 
 #include "gpufft-scheduler.h"
-#include "gpufft-merge.h"
 #include "gpufft-context-private.h"
 
 #define N_RECORDS 4             /* submissions in flight */
-/* CPU devices: how long the submit thread waits, after a slot is queued
+/* Timestamps of a submission */
+enum
+{ Q_START, Q_UPLOADED, Q_COMPUTED, Q_DONE, N_QUERIES };
+/* CPU devices: how long the submit thread waits, after a job is queued
  * into an empty queue, for others to join its submission. Each submission
- * costs lavapipe ~150-400 us of CPU whatever it carries (its queue and
- * compute threads woken, per-command work), while live streams' intervals
- * close within a millisecond or two of each other; GPUs keep submitting at
- * once. */
+ * costs lavapipe's queue and compute threads a wake-up and some work per
+ * command whatever it carries, while live streams' intervals close within
+ * a millisecond or two of each other; GPUs keep submitting at once. */
 #define CPU_GATHER_US 2000
 
 typedef struct
 {
   GpufftCommand cmd;
-  GPtrArray *slots;             /* GpufftSlot *, in queue order */
+  GPtrArray *jobs;              /* GpufftJob *, in queue order */
   gboolean submitted;           /* FALSE: recording or submission failed */
-  guint merged_slots;           /* batches in shared dispatches */
-  guint64 merged_dispatches;
+  guint shared_jobs;            /* jobs the round hooks took work from */
+  guint64 shared_dispatches;    /* dispatches the round hooks recorded */
   GError *error;                /* why it was not submitted */
 } Record;
 
@@ -35,17 +36,17 @@ struct _GpufftScheduler
   GCond complete_cond;          /* a record in flight, the submit thread
                                  * done (each thread waits on its own) */
   /* --- under lock --- */
-  GQueue pending;               /* GpufftSlot.link, QUEUED */
+  GQueue pending;               /* GpufftJob.link */
   GQueue free_records;          /* Record * */
   GQueue in_flight;             /* Record *, oldest first */
   gboolean quit;
   gboolean submit_done;         /* the submit thread has returned */
   GError *error;                /* sticky: device lost or hung */
-  GpufftSchedulerStats stats;
 
   Record records[N_RECORDS];
-  GpufftMerge *merge;           /* NULL: no shared dispatches */
-  GPtrArray *round_slots;       /* submit thread: one round's slots */
+  const GpufftRoundHooks *hooks;
+  gpointer round_data;          /* hooks->new()'s; NULL: no round work */
+  GPtrArray *round_jobs;        /* submit thread: one round's jobs */
   gulong slow_us;               /* GPUFFT_DEBUG_SLOW_DEVICE_MS */
   gulong late_us;               /* GPUFFT_DEBUG_LATE_START_MS */
   gint64 gather_us;             /* CPU_GATHER_US on CPU devices, else 0 */
@@ -53,110 +54,91 @@ struct _GpufftScheduler
   guint64 record_seq;           /* submit thread: one per submission */
 };
 
-/* The context's scheduler (one per context; made on first use). */
-static GMutex sched_lock;
-/* set in every scheduler's threads (gpufft_scheduler_in_thread) */
-static GPrivate in_scheduler_thread;
-
 static void
-fail_slots (GPtrArray * slots, const GError * error)
+fail_jobs (GPtrArray * jobs, const GError * error)
 {
   guint i;
 
-  for (i = 0; i < slots->len; i++) {
-    GpufftSlot *s = g_ptr_array_index (slots, i);
+  for (i = 0; i < jobs->len; i++) {
+    GpufftJob *job = g_ptr_array_index (jobs, i);
 
-    gpufft_plan_finish_slot (s->plan, s, NULL, error);
+    job->funcs->finish (job, NULL, error);
   }
-  g_ptr_array_set_size (slots, 0);
+  g_ptr_array_set_size (jobs, 0);
 }
 
-/* Records the slots of one submission: each plan's n-th slot in round n,
+/* Records the jobs of one submission: each series' n-th job in round n,
  * the phases of a round separated by barriers. */
 static gboolean
 record (GpufftScheduler * sched, Record * r, GError ** error)
 {
+  const GpufftRoundHooks *h = sched->hooks;
+  gpointer hd = sched->round_data;
   GpufftCommand *c = &r->cmd;
   guint i, round, n_rounds = 1;
 
   sched->record_seq++;
-  for (i = 0; i < r->slots->len; i++) {
-    GpufftSlot *s = g_ptr_array_index (r->slots, i);
-    GpufftPlan *plan = s->plan;
+  for (i = 0; i < r->jobs->len; i++) {
+    GpufftJob *job = g_ptr_array_index (r->jobs, i);
+    GpufftJobSeries *series = job->series;
 
-    if (plan->record_mark == sched->record_seq)
-      plan->record_round++;
+    if (series->mark == sched->record_seq)
+      series->round++;
     else
-      plan->record_round = 0;
-    plan->record_mark = sched->record_seq;
-    s->round = plan->record_round;
-    n_rounds = MAX (n_rounds, s->round + 1);
+      series->round = 0;
+    series->mark = sched->record_seq;
+    job->round = series->round;
+    n_rounds = MAX (n_rounds, job->round + 1);
   }
 
-  r->merged_slots = 0;
-  r->merged_dispatches = sched->merge ?
-      gpufft_merge_dispatches (sched->merge) : 0;
+  r->shared_jobs = 0;
+  r->shared_dispatches = hd ? h->dispatches (hd) : 0;
   if (!gpufft_command_begin (c, sched->ctx, error))
     return FALSE;
-  if (sched->merge)
-    gpufft_merge_begin (sched->merge, r - sched->records);
+  if (hd)
+    h->begin (hd, r - sched->records);
   gpufft_command_barrier (c);   /* after the previous submission */
   gpufft_command_timestamp (c, Q_START);
   for (round = 0; round < n_rounds; round++) {
-    g_ptr_array_set_size (sched->round_slots, 0);
-    for (i = 0; i < r->slots->len; i++) {
-      GpufftSlot *s = g_ptr_array_index (r->slots, i);
+    GpufftJob **jobs;
+    guint n;
 
-      if (s->round == round)
-        g_ptr_array_add (sched->round_slots, s);
-    }
-    /* (before the uploads: a shared dispatch's slots upload into its
-     * input) */
-    if (sched->merge) {
-      r->merged_slots += gpufft_merge_round (sched->merge,
-          (GpufftSlot * const *) sched->round_slots->pdata,
-          sched->round_slots->len);
-      gpufft_merge_record_upload (sched->merge, c->cmd);
-    }
-    for (i = 0; i < r->slots->len; i++) {
-      GpufftSlot *s = g_ptr_array_index (r->slots, i);
+    g_ptr_array_set_size (sched->round_jobs, 0);
+    for (i = 0; i < r->jobs->len; i++) {
+      GpufftJob *job = g_ptr_array_index (r->jobs, i);
 
-      if (s->round == round)
-        gpufft_plan_record_upload (s->plan, s, c->cmd);
+      if (job->round == round)
+        g_ptr_array_add (sched->round_jobs, job);
     }
+    jobs = (GpufftJob **) sched->round_jobs->pdata;
+    n = sched->round_jobs->len;
+    /* (before the uploads: the hooks' work may take the jobs' uploads) */
+    if (hd) {
+      r->shared_jobs += h->round (hd, (GpufftJob * const *) jobs, n);
+      h->record_upload (hd, c->cmd);
+    }
+    for (i = 0; i < n; i++)
+      jobs[i]->funcs->record_upload (jobs[i], c->cmd);
     gpufft_command_barrier (c);
     if (round == 0)
       gpufft_command_timestamp (c, Q_UPLOADED);
-    if (sched->merge)
-      gpufft_merge_record_kernels (sched->merge, c->cmd);
-    for (i = 0; i < r->slots->len; i++) {
-      GpufftSlot *s = g_ptr_array_index (r->slots, i);
-
-      if (s->round == round)
-        gpufft_plan_record_kernels (s->plan, s, c);
-    }
+    if (hd)
+      h->record_kernels (hd, c->cmd);
+    for (i = 0; i < n; i++)
+      jobs[i]->funcs->record_kernels (jobs[i], c);
     gpufft_command_barrier (c);
-    for (i = 0; i < r->slots->len; i++) {
-      GpufftSlot *s = g_ptr_array_index (r->slots, i);
-
-      if (s->round == round)
-        gpufft_plan_record_reduce (s->plan, s, c->cmd);
-    }
+    for (i = 0; i < n; i++)
+      jobs[i]->funcs->record_reduce (jobs[i], c->cmd);
     gpufft_command_barrier (c);
     if (round + 1 == n_rounds)
       gpufft_command_timestamp (c, Q_COMPUTED);
-    for (i = 0; i < r->slots->len; i++) {
-      GpufftSlot *s = g_ptr_array_index (r->slots, i);
-
-      if (s->round == round)
-        gpufft_plan_record_download (s->plan, s, c->cmd);
-    }
+    for (i = 0; i < n; i++)
+      jobs[i]->funcs->record_download (jobs[i], c->cmd);
     gpufft_command_barrier (c);
   }
   gpufft_command_timestamp (c, Q_DONE);
-  if (sched->merge)
-    r->merged_dispatches = gpufft_merge_dispatches (sched->merge) -
-        r->merged_dispatches;
+  if (hd)
+    r->shared_dispatches = h->dispatches (hd) - r->shared_dispatches;
   return gpufft_command_submit (c, sched->ctx, error);
 }
 
@@ -165,12 +147,13 @@ submit_thread (gpointer data)
 {
   GpufftScheduler *sched = data;
 
-  g_private_set (&in_scheduler_thread, GINT_TO_POINTER (1));
+  gpufft_context_enter_worker ();
   g_mutex_lock (&sched->lock);
   for (;;) {
     Record *r;
     GList *l;
     GError *err = NULL;
+    GpufftContextStats st;
     gint64 t0;
     guint i;
 
@@ -179,7 +162,7 @@ submit_thread (gpointer data)
       g_cond_wait (&sched->submit_cond, &sched->lock);
     if (sched->quit && g_queue_is_empty (&sched->pending))
       break;
-    /* CPU devices: the slots queued within gather_us of the first share
+    /* CPU devices: the jobs queued within gather_us of the first share
      * this submission (gpufft_scheduler_queue () does not wake us again) */
     if (sched->gather_us && !sched->quit) {
       gint64 end = sched->pending_since + sched->gather_us;
@@ -193,7 +176,7 @@ submit_thread (gpointer data)
     }
     r = g_queue_pop_head (&sched->free_records);
     while ((l = g_queue_pop_head_link (&sched->pending)) != NULL)
-      g_ptr_array_add (r->slots, l->data);
+      g_ptr_array_add (r->jobs, l->data);
     if (sched->error) {
       /* the device is lost: the completion thread fails these, in order */
       r->submitted = FALSE;
@@ -210,26 +193,29 @@ submit_thread (gpointer data)
     r->submitted = record (sched, r, &err);
     t0 = g_get_monotonic_time () - t0;
 
+    memset (&st, 0, sizeof (st));
+    st.record_ns = t0 * 1000;
+    if (r->submitted) {
+      st.submissions = 1;
+      st.batches = st.max_batches = r->jobs->len;
+      st.shared_batches = r->shared_jobs;
+      st.shared_dispatches = r->shared_dispatches;
+      for (i = 0; i < r->jobs->len; i++) {
+        GpufftJob *job = g_ptr_array_index (r->jobs, i);
+
+        st.copied_bytes += job->copied_bytes;
+        st.imported_bytes += job->imported_bytes;
+      }
+    }
+    gpufft_context_add_stats (sched->ctx, &st);
+
     g_mutex_lock (&sched->lock);
-    sched->stats.record_ns += t0 * 1000;
     if (!r->submitted) {
       /* only a lost device fails what comes after */
       r->error = err;
       if (!sched->error && g_error_matches (err, GPUFFT_ERROR,
               GPUFFT_ERROR_DEVICE_LOST))
         sched->error = g_error_copy (err);
-    } else {
-      sched->stats.submissions++;
-      sched->stats.slots += r->slots->len;
-      sched->stats.max_slots = MAX (sched->stats.max_slots, r->slots->len);
-      sched->stats.merged_slots += r->merged_slots;
-      sched->stats.merged_dispatches += r->merged_dispatches;
-      for (i = 0; i < r->slots->len; i++) {
-        GpufftSlot *s = g_ptr_array_index (r->slots, i);
-
-        sched->stats.copied_bytes += s->upload_bytes;
-        sched->stats.imported_bytes += s->imported_bytes;
-      }
     }
     g_queue_push_tail (&sched->in_flight, r);
     g_cond_signal (&sched->complete_cond);
@@ -246,11 +232,12 @@ completion_thread (gpointer data)
   GpufftScheduler *sched = data;
   GpufftContext *ctx = sched->ctx;
 
-  g_private_set (&in_scheduler_thread, GINT_TO_POINTER (1));
+  gpufft_context_enter_worker ();
   g_mutex_lock (&sched->lock);
   for (;;) {
     Record *r;
     GError *err = NULL;
+    GpufftContextStats st;
     GpufftTimings tm = { 0 };
     guint i;
     gint64 t0, t1, t2;
@@ -299,12 +286,12 @@ completion_thread (gpointer data)
       tm.download_ns = down;
       tm.reduce_ns = -1;
       gpu = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_START, Q_DONE);
-      for (i = 0; i < r->slots->len; i++) {
-        GpufftSlot *s = g_ptr_array_index (r->slots, i);
+      for (i = 0; i < r->jobs->len; i++) {
+        GpufftJob *job = g_ptr_array_index (r->jobs, i);
 
-        gpufft_plan_finish_slot (s->plan, s, &tm, NULL);
+        job->funcs->finish (job, &tm, NULL);
       }
-      g_ptr_array_set_size (r->slots, 0);
+      g_ptr_array_set_size (r->jobs, 0);
     } else {
       if (g_error_matches (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST)) {
         g_mutex_lock (&sched->lock);
@@ -313,18 +300,21 @@ completion_thread (gpointer data)
         g_mutex_unlock (&sched->lock);
         gpufft_context_set_lost (ctx);
       }
-      fail_slots (r->slots, err);
+      fail_jobs (r->jobs, err);
       /* the fence may never signal: the command stays pending and is
        * destroyed with a bounded wait */
     }
     g_clear_error (&err);
     t2 = g_get_monotonic_time ();
 
-    g_mutex_lock (&sched->lock);
-    sched->stats.wait_ns += (t1 - t0) * 1000;
-    sched->stats.finish_ns += (t2 - t1) * 1000;
+    memset (&st, 0, sizeof (st));
+    st.wait_ns = (t1 - t0) * 1000;
+    st.deliver_ns = (t2 - t1) * 1000;
     if (gpu > 0)
-      sched->stats.gpu_ns += (guint64) gpu;
+      st.gpu_ns = (guint64) gpu;
+    gpufft_context_add_stats (ctx, &st);
+
+    g_mutex_lock (&sched->lock);
     g_queue_pop_head (&sched->in_flight);
     g_queue_push_tail (&sched->free_records, r);
     g_cond_signal (&sched->submit_cond);
@@ -340,13 +330,14 @@ scheduler_destroy (GpufftScheduler * sched)
 
   for (i = 0; i < N_RECORDS; i++) {
     gpufft_command_clear (&sched->records[i].cmd, sched->ctx);
-    if (sched->records[i].slots)
-      g_ptr_array_unref (sched->records[i].slots);
+    if (sched->records[i].jobs)
+      g_ptr_array_unref (sched->records[i].jobs);
   }
   g_queue_clear (&sched->free_records);
-  gpufft_merge_free (sched->merge);
-  if (sched->round_slots)
-    g_ptr_array_unref (sched->round_slots);
+  if (sched->round_data)
+    sched->hooks->free (sched->round_data);
+  if (sched->round_jobs)
+    g_ptr_array_unref (sched->round_jobs);
   g_clear_error (&sched->error);
   g_mutex_clear (&sched->lock);
   g_cond_clear (&sched->submit_cond);
@@ -354,13 +345,12 @@ scheduler_destroy (GpufftScheduler * sched)
   g_free (sched);
 }
 
-static GpufftScheduler *
-scheduler_new (GpufftContext * ctx, GError ** error)
+static gpointer
+scheduler_new (GpufftContext * ctx, gconstpointer hooks, GError ** error)
 {
   GpufftScheduler *sched = g_new0 (GpufftScheduler, 1);
   /* On a CPU device (lavapipe) every timestamp makes llvmpipe run an
-   * empty scene on all its rasterizer threads and wait for it: with four
-   * per submission that was about a sixth of the CPU of 8 live streams
+   * empty scene on all its rasterizer threads and wait for it
    * (tests/bench/README.md, "lavapipe: where the CPU goes"). Submissions
    * there carry none (device-gpu-ns stays 0); the benchmarks' reruns keep
    * theirs. */
@@ -368,6 +358,7 @@ scheduler_new (GpufftContext * ctx, GError ** error)
   guint i;
 
   sched->ctx = ctx;
+  sched->hooks = hooks;
   /* Debugging aid: the environment variable GPUFFT_DEBUG_SLOW_DEVICE_MS
    * makes every submission take at least that long to complete (read when
    * the device's scheduler starts), to see how callers cope with a device
@@ -394,21 +385,21 @@ scheduler_new (GpufftContext * ctx, GError ** error)
   for (i = 0; i < N_RECORDS; i++) {
     Record *r = &sched->records[i];
 
-    r->slots = g_ptr_array_new ();
+    r->jobs = g_ptr_array_new ();
     if (!gpufft_command_init (&r->cmd, ctx, cpu ? 0 : N_QUERIES, error)) {
       scheduler_destroy (sched);
       return NULL;
     }
     g_queue_push_tail (&sched->free_records, r);
   }
-  sched->round_slots = g_ptr_array_new ();
-  {
+  sched->round_jobs = g_ptr_array_new ();
+  if (sched->hooks) {
     GError *err = NULL;
 
-    /* (without it every plan dispatches on its own) */
-    sched->merge = gpufft_merge_new (ctx, N_RECORDS, &err);
-    if (!sched->merge) {
-      g_debug ("no shared dispatches on this device: %s", err->message);
+    /* (without it the rounds carry the jobs' work only) */
+    sched->round_data = sched->hooks->new (ctx, N_RECORDS, &err);
+    if (!sched->round_data) {
+      g_debug ("no round work on this device: %s", err->message);
       g_clear_error (&err);
     }
   }
@@ -432,24 +423,12 @@ scheduler_new (GpufftContext * ctx, GError ** error)
   return sched;
 }
 
-GpufftScheduler *
-gpufft_scheduler_get (GpufftContext * ctx, GError ** error)
+/* (the context's service destroy function) */
+static void
+scheduler_free (gpointer data)
 {
-  GpufftScheduler *sched;
+  GpufftScheduler *sched = data;
 
-  g_mutex_lock (&sched_lock);
-  if (ctx->scheduler == NULL)
-    ctx->scheduler = scheduler_new (ctx, error);
-  sched = ctx->scheduler;
-  g_mutex_unlock (&sched_lock);
-  return sched;
-}
-
-void
-gpufft_scheduler_free (GpufftScheduler * sched)
-{
-  if (!sched)
-    return;
   g_mutex_lock (&sched->lock);
   sched->quit = TRUE;
   g_cond_signal (&sched->submit_cond);
@@ -459,11 +438,25 @@ gpufft_scheduler_free (GpufftScheduler * sched)
   scheduler_destroy (sched);
 }
 
-void
-gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot)
+GpufftScheduler *
+gpufft_scheduler_get (GpufftContext * ctx, const GpufftRoundHooks * hooks,
+    GError ** error)
 {
-  slot->link.data = slot;
-  slot->link.next = slot->link.prev = NULL;
+  return gpufft_context_service (ctx, GPUFFT_SERVICE_SCHEDULER,
+      scheduler_new, scheduler_free, hooks, error);
+}
+
+gpointer
+gpufft_scheduler_round_data (GpufftScheduler * sched)
+{
+  return sched->round_data;
+}
+
+void
+gpufft_scheduler_queue (GpufftScheduler * sched, GpufftJob * job)
+{
+  job->link.data = job;
+  job->link.next = job->link.prev = NULL;
   g_mutex_lock (&sched->lock);
   /* (the submit thread waits for an empty queue to fill, or for a record
    * to come free, then takes everything queued: one wake-up will do) */
@@ -471,72 +464,6 @@ gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot)
     sched->pending_since = g_get_monotonic_time ();
     g_cond_signal (&sched->submit_cond);
   }
-  g_queue_push_tail_link (&sched->pending, &slot->link);
+  g_queue_push_tail_link (&sched->pending, &job->link);
   g_mutex_unlock (&sched->lock);
-}
-
-GpufftMerge *
-gpufft_scheduler_merge (GpufftScheduler * sched)
-{
-  return sched->merge;
-}
-
-gboolean
-gpufft_scheduler_in_thread (GpufftScheduler * sched)
-{
-  return g_private_get (&in_scheduler_thread) != NULL;
-}
-
-void
-gpufft_scheduler_get_stats (GpufftScheduler * sched,
-    GpufftSchedulerStats * stats)
-{
-  g_mutex_lock (&sched->lock);
-  *stats = sched->stats;
-  g_mutex_unlock (&sched->lock);
-}
-
-void
-gpufft_scheduler_count_plan (GpufftScheduler * sched, guint64 ns)
-{
-  g_mutex_lock (&sched->lock);
-  sched->stats.plans++;
-  sched->stats.plan_ns += ns;
-  g_mutex_unlock (&sched->lock);
-}
-
-void
-gpufft_scheduler_count_plan_freed (GpufftScheduler * sched)
-{
-  g_mutex_lock (&sched->lock);
-  sched->stats.plans_freed++;
-  g_mutex_unlock (&sched->lock);
-}
-
-/* (the context's public counters live here: they are the scheduler's) */
-void
-gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
-{
-  GpufftSchedulerStats st = { 0 };
-  GpufftScheduler *sched;
-
-  g_mutex_lock (&sched_lock);
-  sched = ctx->scheduler;
-  if (sched)
-    gpufft_scheduler_get_stats (sched, &st);
-  g_mutex_unlock (&sched_lock);
-  stats->submissions = st.submissions;
-  stats->batches = st.slots;
-  stats->max_batches = st.max_slots;
-  stats->record_ns = st.record_ns;
-  stats->wait_ns = st.wait_ns;
-  stats->gpu_ns = st.gpu_ns;
-  stats->deliver_ns = st.finish_ns;
-  stats->copied_bytes = st.copied_bytes;
-  stats->imported_bytes = st.imported_bytes;
-  stats->plans = st.plans;
-  stats->plan_ns = st.plan_ns;
-  stats->plans_freed = st.plans_freed;
-  stats->shared_batches = st.merged_slots;
-  stats->shared_dispatches = st.merged_dispatches;
 }

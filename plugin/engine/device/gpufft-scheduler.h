@@ -1,29 +1,34 @@
-/* The device scheduler: one per context, shared by every plan on it.
+/* The device scheduler: one per context (its service
+ * GPUFFT_SERVICE_SCHEDULER), shared by every plan on it. It runs jobs
+ * (GpufftJob: one plan batch each) through the functions the job names
+ * (GpufftJobFuncs), and knows nothing of what they compute.
  *
  * Threads
- *   submit thread      waits for queued slots; takes all of them, records
- *                      one command buffer (each plan's slots in rounds:
- *                      uploads, barrier, FFT kernels, barrier, reduce,
+ *   submit thread      waits for queued jobs; takes all of them, records
+ *                      one command buffer (each series' jobs in rounds:
+ *                      uploads, barrier, kernels, barrier, reduce,
  *                      barrier, downloads, barrier) and submits it with a
- *                      fence. In each round, the slots of plans of one
- *                      geometry share one FFT dispatch (gpufft-merge.h).
+ *                      fence. Before each round's uploads, the round hooks
+ *                      (GpufftRoundHooks, given by the layer that makes the
+ *                      scheduler) see the round's jobs and may record work
+ *                      of their own with the uploads and kernels (the plan
+ *                      layer's shared dispatches, gpufft-merge.h).
  *                      At most N_RECORDS submissions are in flight; while
- *                      they are, newly queued slots wait and join the next
+ *                      they are, newly queued jobs wait and join the next
  *                      submission (so the batches grow with load instead
  *                      of the number of submissions). On CPU devices it
- *                      first waits 2 ms after a slot enters an empty
+ *                      first waits 2 ms after a job enters an empty
  *                      queue, so that the intervals that live streams
  *                      close together share one submission (each costs
  *                      lavapipe's threads a few hundred microseconds of
  *                      CPU, whatever it carries).
  *   completion thread  waits for the oldest submission's fence (blocking,
  *                      at most GPUFFT_FENCE_TIMEOUT_S), then finishes each
- *                      of its slots in order (gpufft_plan_finish_slot():
- *                      results delivered, slot freed).
+ *                      of its jobs in order (GpufftJobFuncs.finish).
  * Neither thread holds the scheduler's lock while recording, waiting or
  * delivering. A failed submission or wait (device lost, hung) becomes the
- * scheduler's sticky error: the slots in flight are finished with it, and
- * later queued slots are finished with it at once.
+ * scheduler's sticky error: the jobs in flight are finished with it, and
+ * later queued jobs are finished with it at once.
  *
  * GPUFFT_DEBUG_SLOW_DEVICE_MS (environment, read when the scheduler
  * starts): each submission completes no sooner than that (tests of a device
@@ -33,62 +38,87 @@
  * (benchmarks; 0: submit at once, as on GPUs).
  *
  * Lifetime: made with the context's first plan, freed with the context
- * (every plan holds a context reference, so nothing is queued by then). */
+ * (every plan holds a context reference, so nothing is queued by then).
+ * Its threads are engine workers (gpufft_context_in_worker()). */
 #ifndef __GPUFFT_SCHEDULER_H__
 #define __GPUFFT_SCHEDULER_H__
 
-#include "gpufft-plan-private.h"
+#include "gpufft-command.h"
 
 G_BEGIN_DECLS
 
 typedef struct _GpufftScheduler GpufftScheduler;
+typedef struct _GpufftJob GpufftJob;
 
-/* The context's scheduler, started on first use (thread-safe). */
-GpufftScheduler *gpufft_scheduler_get (GpufftContext * ctx, GError ** error);
-/* Finishes what is in flight, stops the threads, frees. */
-void gpufft_scheduler_free (GpufftScheduler * sched);
-
-/* The scheduler's shared dispatches (gpufft-merge.h); NULL when they
- * could not be made (every plan then dispatches on its own). */
-typedef struct _GpufftMerge GpufftMerge;
-GpufftMerge *gpufft_scheduler_merge (GpufftScheduler * sched);
-
-/* Queues a filled slot (state QUEUED) for the next submission. */
-void gpufft_scheduler_queue (GpufftScheduler * sched, GpufftSlot * slot);
-
-/* TRUE from a thread of any device's scheduler, this one's or another's
- * (where waiting for a plan's results, freeing a plan or joining a
- * scheduler's threads could wait for itself: two devices' completion
- * threads can run one pipeline's synchronous bus handler, waiting for each
- * other). sched is not used. */
-gboolean gpufft_scheduler_in_thread (GpufftScheduler * sched);
-
-/* Counters since the scheduler started (for benchmarks and tests). */
+/* What the scheduler does with a job: the phases of its round, recorded on
+ * the submit thread between the round's barriers, and its end. */
 typedef struct
 {
-  guint64 submissions;          /* command buffers submitted */
-  guint64 slots;                /* plan batches they carried */
-  guint64 max_slots;            /* most in one submission */
-  guint64 record_ns;            /* submit thread: recording + vkQueueSubmit */
-  guint64 wait_ns;              /* completion thread: in the fence wait */
-  guint64 gpu_ns;               /* device timestamps, first to last (none
-                                 * on CPU devices) */
-  guint64 finish_ns;            /* completion thread: delivering results */
-  guint64 copied_bytes;         /* input copied into staging */
-  guint64 imported_bytes;       /* input read in place (gpufft-import.h) */
-  guint64 plans;                /* plans made on the device */
-  guint64 plan_ns;              /* time spent making them */
-  guint64 plans_freed;          /* plans freed */
-  guint64 merged_slots;         /* batches whose FFTs ran in a shared
-                                 * dispatch (gpufft-merge.h) */
-  guint64 merged_dispatches;    /* those shared dispatches */
-} GpufftSchedulerStats;
+  void (*record_upload) (GpufftJob * job, VkCommandBuffer cmd);
+  void (*record_kernels) (GpufftJob * job, GpufftCommand * command);
+  void (*record_reduce) (GpufftJob * job, VkCommandBuffer cmd);
+  void (*record_download) (GpufftJob * job, VkCommandBuffer cmd);
+  /* completion thread: the job's work is done (error NULL; timings of its
+   * submission) or failed; the scheduler forgets the job */
+  void (*finish) (GpufftJob * job, const GpufftTimings * timings,
+      const GError * error);
+} GpufftJobFuncs;
 
-void gpufft_scheduler_get_stats (GpufftScheduler * sched,
-    GpufftSchedulerStats * stats);
-/* Counts a plan made in ns nanoseconds. */
-void gpufft_scheduler_count_plan (GpufftScheduler * sched, guint64 ns);
-void gpufft_scheduler_count_plan_freed (GpufftScheduler * sched);
+/* Jobs that use the same device buffers (one plan's): in one submission
+ * they go in successive rounds, in queue order. The fields are the submit
+ * thread's. */
+typedef struct
+{
+  guint64 mark;
+  guint round;
+} GpufftJobSeries;
+
+/* A job, embedded in its owner's structure (a plan's slot). The owner sets
+ * funcs, series and the byte counts before gpufft_scheduler_queue(); the
+ * rest is the scheduler's. */
+struct _GpufftJob
+{
+  const GpufftJobFuncs *funcs;
+  GpufftJobSeries *series;
+  guint64 copied_bytes;         /* input copied into staging (counters) */
+  guint64 imported_bytes;       /* input the device reads in place */
+
+  GList link;                   /* in the pending queue */
+  guint round;                  /* its series' n-th job in a submission */
+};
+
+/* Work of the layer that makes the scheduler, recorded with each round of
+ * each submission (submit thread). data is what new() returned. */
+typedef struct
+{
+  /* made with the scheduler for n_records submissions in flight; NULL
+   * with error set when it cannot be (the rounds then carry no work of
+   * their own) */
+  gpointer (*new) (GpufftContext * ctx, guint n_records, GError ** error);
+  void (*free) (gpointer data);
+  /* a submission starts in record `record` (< n_records; reused only after
+   * that submission's fence) */
+  void (*begin) (gpointer data, guint record);
+  /* the jobs of one round, before their uploads; returns how many of them
+   * it takes work from (counted as shared batches) */
+  guint (*round) (gpointer data, GpufftJob * const *jobs, guint n_jobs);
+  /* recorded before the round's jobs' uploads, and before their kernels */
+  void (*record_upload) (gpointer data, VkCommandBuffer cmd);
+  void (*record_kernels) (gpointer data, VkCommandBuffer cmd);
+  /* dispatches recorded since new() (counted as shared dispatches) */
+  guint64 (*dispatches) (gpointer data);
+} GpufftRoundHooks;
+
+/* The context's scheduler, started on first use with these hooks (the
+ * first caller's; thread-safe). */
+GpufftScheduler *gpufft_scheduler_get (GpufftContext * ctx,
+    const GpufftRoundHooks * hooks, GError ** error);
+
+/* What the round hooks' new() returned (NULL: it failed). */
+gpointer gpufft_scheduler_round_data (GpufftScheduler * sched);
+
+/* Queues a job for the next submission. */
+void gpufft_scheduler_queue (GpufftScheduler * sched, GpufftJob * job);
 
 G_END_DECLS
 

@@ -2,12 +2,13 @@
  * gpufft-warmup.h. */
 #include "gpufft-warmup.h"
 #include "gpufft-command.h"
+#include "gpufft-descriptor-pool.h"
 #include "gpufft-context-private.h"
 
 #define DUMMY_BYTES 256
 
 gboolean
-gpufft_pipeline_warm_up (GpufftContext * ctx, const GpufftPipeline * p,
+gpufft_warmup_pipeline (GpufftContext * ctx, const GpufftPipeline * p,
     GError ** error)
 {
   GpufftBuffer dummy = { 0 };

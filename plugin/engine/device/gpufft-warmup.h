@@ -1,12 +1,11 @@
 /* Pipelines compiled before their first real dispatch, on CPU devices.
  *
  * lavapipe (Mesa's CPU Vulkan driver) turns a compute pipeline into
- * machine code (LLVM) at its first dispatch, not in vkCreateComputePipelines:
- * without Mesa's shader disk cache (a fresh machine, a new geometry, no
- * writable cache directory) about 1.2 s for the FFT kernel on a 2-core
- * machine, which made the first batch of a live stream that late and
- * dropped the intervals queued behind it. gpufft_pipeline_warm_up()
- * records a dispatch of no workgroup with the pipeline and waits for it,
+ * machine code (LLVM) at its first dispatch, not in
+ * vkCreateComputePipelines (without Mesa's shader disk cache, long enough
+ * to delay a live stream: tests/bench/README.md, "Figures behind engine
+ * choices"). gpufft_warmup_pipeline() records a dispatch of no workgroup
+ * with the pipeline and waits for it,
  * so that the compilation happens where the pipeline is made (with the
  * plan, counted in device-plan-ns), not in the stream. It does nothing on
  * other devices (their drivers compile in vkCreateComputePipelines). */
@@ -17,7 +16,7 @@
 
 G_BEGIN_DECLS
 
-gboolean gpufft_pipeline_warm_up (GpufftContext * ctx,
+gboolean gpufft_warmup_pipeline (GpufftContext * ctx,
     const GpufftPipeline * p, GError ** error);
 
 G_END_DECLS

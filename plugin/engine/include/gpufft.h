@@ -1,8 +1,9 @@
 /* gst-gpufft engine: batched windowed real FFT -> power spectrum -> group
  * average -> peaks, on any Vulkan device, from precompiled SPIR-V.
  *
- * This header is the whole public contract of the engine. It uses GLib but
- * no GStreamer type.
+ * The engine's public contract is its include/ folder: this header
+ * (contexts, plans, their analysis) and gpufft-render.h (the spectrogram's
+ * renderer, on the same contexts). Both use GLib but no GStreamer type.
  *
  * Objects
  *   GpufftContext  one Vulkan instance + device + compute queue. There is one
@@ -14,10 +15,11 @@
  *                  window, format, channels, scaling, batch size, peaks). It
  *                  allocates all its GPU memory in gpufft_plan_new(); batches
  *                  then run with no allocation (except the imports of
- *                  segments read in place, GpufftSegment.release). Submit, collect, rerun and
- *                  free are called from one thread at a time (the plan's
- *                  owner); results may arrive on the device's completion
- *                  thread (gpufft_plan_set_result_func()).
+ *                  segments read in place, GpufftSegment.release). Submit,
+ *                  collect, rerun and free are called from one thread at a
+ *                  time (the plan's owner); results may arrive on the
+ *                  device's completion thread
+ *                  (gpufft_plan_set_result_func()).
  *
  * Scheduling (one scheduler per context, shared by all its plans)
  *   gpufft_plan_submit() only copies the batch's samples into one of the

@@ -42,14 +42,17 @@ struct _GpufftMerge
   GArray *geometries;           /* Geometry */
   GArray *groups;               /* Group, the current round's */
   GArray *member;               /* guint per slot of the round: its group */
+  GPtrArray *round_slots;       /* GpufftSlot *, the current round's */
   guint record;
   guint table_used;             /* entries of the record's table */
   guint round_first;            /* the current round's first entry */
   guint64 dispatches;
 };
 
-GpufftMerge *
-gpufft_merge_new (GpufftContext * ctx, guint n_records, GError ** error)
+static void merge_free (gpointer data);
+
+static gpointer
+merge_new (GpufftContext * ctx, guint n_records, GError ** error)
 {
   GpufftMerge *m = g_new0 (GpufftMerge, 1);
   guint i;
@@ -61,6 +64,7 @@ gpufft_merge_new (GpufftContext * ctx, guint n_records, GError ** error)
   m->geometries = g_array_new (FALSE, TRUE, sizeof (Geometry));
   m->groups = g_array_new (FALSE, TRUE, sizeof (Group));
   m->member = g_array_new (FALSE, TRUE, sizeof (guint));
+  m->round_slots = g_ptr_array_new ();
   if (!gpufft_buffer_init (&m->input, ctx, MERGE_INPUT_BYTES,
           GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&m->partial, ctx, MERGE_PARTIAL_BYTES,
@@ -68,7 +72,7 @@ gpufft_merge_new (GpufftContext * ctx, guint n_records, GError ** error)
       || !gpufft_buffer_init (&m->dummy, ctx, 16, GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_descriptor_pool_init (&m->pool, ctx,
           MERGE_GEOMETRIES * n_records, 9, error)) {
-    gpufft_merge_free (m);
+    merge_free (m);
     return NULL;
   }
   for (i = 0; i < n_records; i++)
@@ -78,15 +82,16 @@ gpufft_merge_new (GpufftContext * ctx, guint n_records, GError ** error)
         || (gpufft_buffer_wants_device_copy (&m->tables[i])
             && !gpufft_buffer_init (&m->tables_dev[i], ctx,
                 m->tables[i].size, GPUFFT_MEMORY_DEVICE, error))) {
-      gpufft_merge_free (m);
+      merge_free (m);
       return NULL;
     }
   return m;
 }
 
-void
-gpufft_merge_free (GpufftMerge * m)
+static void
+merge_free (gpointer data)
 {
+  GpufftMerge *m = data;
   guint i;
 
   if (!m)
@@ -107,6 +112,7 @@ gpufft_merge_free (GpufftMerge * m)
   g_array_unref (m->geometries);
   g_array_unref (m->groups);
   g_array_unref (m->member);
+  g_ptr_array_unref (m->round_slots);
   g_free (m);
 }
 
@@ -123,9 +129,11 @@ gpufft_merge_plan_ok (const GpufftPlan * plan)
       && !plan->cfg.complex_out;
 }
 
-void
-gpufft_merge_begin (GpufftMerge * m, guint record)
+static void
+merge_begin (gpointer data, guint record)
 {
+  GpufftMerge *m = data;
+
   g_return_if_fail (record < m->n_records);
   m->record = record;
   m->table_used = 0;
@@ -265,11 +273,18 @@ place_group (GpufftMerge * m, Group * grp, guint gi, GpufftSlot * const *slots,
   return placed;
 }
 
-guint
-gpufft_merge_round (GpufftMerge * m, GpufftSlot * const *slots, guint n_slots)
+static guint
+merge_round (gpointer data, GpufftJob * const *jobs, guint n_slots)
 {
+  GpufftMerge *m = data;
+  GpufftSlot **slots;
   gsize in_bytes = 0, part_floats = 0;
   guint i, j, merged = 0;
+
+  g_ptr_array_set_size (m->round_slots, n_slots);
+  slots = (GpufftSlot **) m->round_slots->pdata;
+  for (i = 0; i < n_slots; i++)
+    slots[i] = GPUFFT_SLOT_OF_JOB (jobs[i]);
 
   m->round_first = m->table_used;
   g_array_set_size (m->groups, 0);
@@ -314,9 +329,10 @@ gpufft_merge_round (GpufftMerge * m, GpufftSlot * const *slots, guint n_slots)
   return merged;
 }
 
-void
-gpufft_merge_record_upload (GpufftMerge * m, VkCommandBuffer cmd)
+static void
+merge_record_upload (gpointer data, VkCommandBuffer cmd)
 {
+  GpufftMerge *m = data;
   VkDeviceSize entry = 4 * sizeof (guint32);
   VkBufferCopy r = { m->round_first * entry, m->round_first * entry,
     (VkDeviceSize) (m->table_used - m->round_first) * entry
@@ -327,9 +343,10 @@ gpufft_merge_record_upload (GpufftMerge * m, VkCommandBuffer cmd)
         m->tables_dev[m->record].buffer, 1, &r);
 }
 
-void
-gpufft_merge_record_kernels (GpufftMerge * m, VkCommandBuffer cmd)
+static void
+merge_record_kernels (gpointer data, VkCommandBuffer cmd)
 {
+  GpufftMerge *m = data;
   guint j;
 
   for (j = 0; j < m->groups->len; j++) {
@@ -349,8 +366,15 @@ gpufft_merge_record_kernels (GpufftMerge * m, VkCommandBuffer cmd)
   }
 }
 
-guint64
-gpufft_merge_dispatches (GpufftMerge * m)
+static guint64
+merge_dispatches (gpointer data)
 {
+  GpufftMerge *m = data;
+
   return m->dispatches;
 }
+
+const GpufftRoundHooks gpufft_merge_hooks = {
+  merge_new, merge_free, merge_begin, merge_round, merge_record_upload,
+  merge_record_kernels, merge_dispatches
+};

@@ -5,7 +5,8 @@
  * interval of a few frames) and a submission carries hundreds of them; a
  * dispatch per batch would cost the recording thread and the GPU's
  * launcher far more than the FFTs. So the scheduler hands each round of a
- * submission (gpufft-scheduler.h) to this file, which groups the round's
+ * submission (gpufft-scheduler.h) to this file (its round hooks), which
+ * groups the round's
  * slots by geometry: same FFT pipeline, window, twiddles and kernel
  * parameters (formats, channels, hop, downmix, scaling: the FftParams).
  * A geometry with at least two slots gets one dispatch:
@@ -42,11 +43,18 @@
 
 #include "gpufft-plan-private.h"
 
-G_BEGIN_DECLS typedef struct _GpufftMerge GpufftMerge;
+G_BEGIN_DECLS
 
-GpufftMerge *gpufft_merge_new (GpufftContext * ctx, guint n_records,
-    GError ** error);
-void gpufft_merge_free (GpufftMerge * m);
+typedef struct _GpufftMerge GpufftMerge;
+
+/* The scheduler's round hooks (gpufft-scheduler.h): their data is a
+ * GpufftMerge (gpufft_scheduler_round_data()), made with the scheduler.
+ * round() groups the slots of one round (each plan at most once), sets
+ * each merged slot's `merged`, `merge_in`, `merge_offset` and
+ * reduce_params.partial_base, and writes the record's chunk table entries;
+ * record_upload() copies them into device memory with the round's uploads;
+ * record_kernels() records the round's shared dispatches. */
+extern const GpufftRoundHooks gpufft_merge_hooks;
 
 /* The buffer the merged slots' partial rows live in (bound at binding 0
  * of each mergeable plan's merged reduce sets). */
@@ -54,25 +62,6 @@ GpufftBuffer *gpufft_merge_partial (GpufftMerge * m);
 
 /* TRUE when the plan's batches may share a dispatch. */
 gboolean gpufft_merge_plan_ok (const GpufftPlan * plan);
-
-/* Starts record `record` (< n_records) of a submission. */
-void gpufft_merge_begin (GpufftMerge * m, guint record);
-
-/* Groups the slots of one round (each plan at most once) and sets each
- * slot's `merged`, `merge_input` and reduce_params.partial_base; writes the
- * record's chunk table entries. Returns the number of slots merged. */
-guint gpufft_merge_round (GpufftMerge * m, GpufftSlot * const *slots,
-    guint n_slots);
-
-/* Copies the round's chunk table entries (written by gpufft_merge_round)
- * into device memory, with the round's uploads (before their barrier). */
-void gpufft_merge_record_upload (GpufftMerge * m, VkCommandBuffer cmd);
-
-/* The round's shared dispatches (after its uploads and a barrier). */
-void gpufft_merge_record_kernels (GpufftMerge * m, VkCommandBuffer cmd);
-
-/* Shared dispatches recorded since the merge was made. */
-guint64 gpufft_merge_dispatches (GpufftMerge * m);
 
 G_END_DECLS
 #endif /* __GPUFFT_MERGE_H__ */

@@ -102,7 +102,7 @@ static const GpufftBindingKind cpu_bindings[] = {
 };
 
 GpufftKernelPath
-gpufft_kernel_path_requested (void)
+gpufft_plan_cpu_path_requested (void)
 {
   const gchar *v = g_getenv ("GPUFFT_KERNEL_PATH");
 
@@ -116,7 +116,7 @@ gpufft_kernel_path_requested (void)
 }
 
 guint
-gpufft_cpu_kernels_max_size (GpufftContext * ctx)
+gpufft_plan_cpu_max_size (GpufftContext * ctx)
 {
   const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT |
       VK_SUBGROUP_FEATURE_VOTE_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
@@ -140,13 +140,13 @@ cpu_kernel_fits (GpufftPlan * plan)
   guint log2_n = plan->log2_m + 1;
 
   return !plan->any && log2_n >= CPU_MIN_LOG2_N
-      && (1u << log2_n) <= gpufft_cpu_kernels_max_size (plan->ctx);
+      && (1u << log2_n) <= gpufft_plan_cpu_max_size (plan->ctx);
 }
 
 gboolean
 gpufft_plan_cpu_wanted (GpufftPlan * plan)
 {
-  GpufftKernelPath want = gpufft_kernel_path_requested ();
+  GpufftKernelPath want = gpufft_plan_cpu_path_requested ();
   gboolean is_cpu = gpufft_context_is_cpu (plan->ctx);
 
   if (!cpu_kernel_fits (plan))

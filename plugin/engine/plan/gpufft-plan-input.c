@@ -1,9 +1,9 @@
 /* The input path: a batch is checked, its span copied into a free
  * staging slot (the only CPU copy of each sample) or, for large segments
- * on devices that can, imported in place (gpufft-import.h), its tables
- * written, and the slot queued for the device's scheduler. Runs on the caller's thread
- * and never waits for the GPU while one of the plan's slots is free. See
- * gpufft-plan-private.h. */
+ * on devices that can, imported in place (gpufft-import.h), its chunk
+ * and group tables written, and the slot queued for the device's
+ * scheduler. Runs on the caller's thread and never waits for the GPU while
+ * one of the plan's slots is free. See gpufft-plan-private.h. */
 #include <string.h>
 
 #include "gpufft-plan-private.h"
@@ -86,7 +86,7 @@ add_copy (GpufftSlot * s, VkDeviceSize offset, VkDeviceSize size)
     last->size += size;
   else
     g_array_append_val (s->copies, r);
-  s->upload_bytes += size;
+  s->job.copied_bytes += size;
 }
 
 guint64
@@ -112,8 +112,8 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
 
   g_array_set_size (s->copies, 0);
   s->span_bytes = span * frame_bytes;
-  s->upload_bytes = 0;
-  s->imported_bytes = 0;
+  s->job.copied_bytes = 0;
+  s->job.imported_bytes = 0;
   for (i = 0; i < b->n_segments; i++) {
     const GpufftSegment *seg = &b->segments[i];
     gsize n = MIN (seg->n_samples, span - done);
@@ -128,7 +128,7 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
 
       if (gpufft_import_host (plan->ctx, seg->data, bytes, &si.imp, &err)) {
         g_array_append_val (s->imports, si);
-        s->imported_bytes += bytes;
+        s->job.imported_bytes += bytes;
         done += n;
         continue;               /* released once the GPU has read it */
       }
@@ -176,6 +176,93 @@ gpufft_plan_release_imports (GpufftPlan * plan, GpufftSlot * s)
 
 /* Waits until a slot is free (lock held). FALSE with error set when the
  * plan failed, or (no_wait) when none is free. */
+/* Writes the slot's chunk and group tables for the batch and updates
+ * the plan's open-group state. */
+static void
+write_tables (GpufftPlan * plan, GpufftSlot * s,
+    const GpufftBatch * b)
+{
+  guint32 *chunks = s->chunks.mapped;
+  guint32 *groups = s->groups.mapped;
+  /* Frames per chunk: 1 while there are few (latency), up to
+   * FRAMES_PER_CHUNK once there are enough chunks to fill a GPU, more only
+   * when the partial-sum rows run out. */
+  guint per = plan->per_frame ? 1 : CLAMP (b->n_frames / 1024, 1,
+      FRAMES_PER_CHUNK);
+  guint g, frame = 0, nc = 0, closed = 0;
+
+  /* (the CPU kernel: one workgroup takes a chunk's frames one after the
+   * other on one of the device's threads, and writes one partial row: as
+   * few chunks (of every output channel) as still keep the threads busy,
+   * and never fewer than FRAMES_PER_CHUNK frames where a group has them:
+   * each chunk costs a row of stores, a row for the reduce kernel to add,
+   * and the kernel's code and stack fetched anew) */
+  if (plan->cpu && !plan->per_frame)
+    per = CLAMP (((guint64) b->n_frames * plan->out_ch + plan->cpu_chunks -
+            1) / plan->cpu_chunks, FRAMES_PER_CHUNK,
+        gpufft_plan_cpu_chunk_cap (plan));
+  s->n_cplx_fix = 0;
+  if (plan->four_step)          /* a chunk must fit a slice */
+    per = MIN (per, plan->slice_frames);
+  while (b->n_frames / per + b->n_groups > plan->max_chunks
+      && (!plan->four_step || per < plan->slice_frames)
+      && (!plan->cpu || per < gpufft_plan_cpu_chunk_cap (plan)))
+    per++;
+
+  for (g = 0; g < b->n_groups; g++) {
+    const GpufftGroup *grp = &b->groups[g];
+    gboolean cont = (g == 0 && plan->open);
+    guint total = grp->n_frames + (cont ? plan->open_frames : 0);
+    guint left = grp->n_frames, first_chunk = nc;
+    guint32 *gw = groups + g * GROUP_WORDS;
+
+    while (left > 0) {
+      guint n = MIN (left, per);
+
+      chunks[4 * nc] = s->chunk_frames[2 * nc] = frame;
+      chunks[4 * nc + 1] = s->chunk_frames[2 * nc + 1] = n;
+      /* The group's last frame writes its complex spectrum: into the
+       * group's row when it closes, else into the carry row (after the
+       * max_groups group rows) for a later batch that closes it. */
+      chunks[4 * nc + 2] = grp->close ? closed : plan->max_groups;
+      chunks[4 * nc + 3] = n == left ? 1 : 0;
+      frame += n;
+      left -= n;
+      nc++;
+    }
+    memset (gw, 0, GROUP_WORDS * sizeof (guint32));
+    gw[0] = first_chunk;
+    gw[1] = nc - first_chunk;
+    gw[2] = (cont ? 1 : 0) | (grp->close ? 2 : 0);
+    /* (the averaging state starts at the plan's first frame, and again
+     * where the caller asks) */
+    if (grp->reset || (plan->fresh && !cont))
+      gw[2] |= GROUP_RESET;
+    plan->fresh = FALSE;
+    s->group_frames[g] = grp->n_frames | (grp->close ? GROUP_CLOSES : 0);
+    gw[3] = grp->close ? closed : 0;
+    if (grp->close && grp->n_frames == 0 && plan->cfg.complex_out)
+      s->cplx_fix[s->n_cplx_fix++] = closed | (total == 0 ? CPLX_ZERO : 0);
+    if (grp->close) {
+      s->closed_tags[closed] = grp->tag;
+      s->closed_frames[closed++] = total;
+      plan->open = FALSE;
+      plan->open_frames = 0;
+    } else {
+      plan->open = TRUE;
+      plan->open_frames = total;
+    }
+  }
+  /* Pad to whole workgroups with empty chunks. */
+  while (nc % plan->fpw) {
+    memset (chunks + 4 * nc, 0, 4 * sizeof (guint32));
+    nc++;
+  }
+  s->n_chunks = nc;
+  s->n_groups = b->n_groups;
+  s->n_closed = closed;
+}
+
 static gboolean
 wait_for_slot (GpufftPlan * plan, const GpufftBatch * batch, GError ** error)
 {
@@ -226,7 +313,7 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   fill_span (plan, s, batch, span);
   s->carry_read = plan->carry_read;
   s->first_index = plan->next_group_index;
-  gpufft_plan_write_tables (plan, s, batch);
+  write_tables (plan, s, batch);
 
   s->fft_params.sstride = plan->cfg.planar ? 1 : plan->cfg.channels;
   s->fft_params.cstride = plan->cfg.planar ?
@@ -263,6 +350,6 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   g_mutex_lock (&plan->lock);
   plan->n_busy++;
   g_mutex_unlock (&plan->lock);
-  gpufft_scheduler_queue (plan->ctx->scheduler, s);
+  gpufft_scheduler_queue (plan->sched, &s->job);
   return TRUE;
 }

@@ -1,16 +1,21 @@
 /* The plan's insides, shared by the engine files that make up a plan:
  *
- *   gpufft-plan.c     configuration, sizing, creation and destruction
- *   gpufft-plan-any.c the sizes the power-of-two kernels do not take
- *   gpufft-plan-cpu.c the kernel for CPU devices (lavapipe)
- *   gpufft-plan-input.c    the input path: batch checks, copy into a staging
- *                     slot (or host memory imported, gpufft-import.h),
- *                     hand-over to the device scheduler
- *   gpufft-plan-record.c   the chunk/group tables and the commands of one slot
- *   gpufft-plan-results.c  the result path: delivery on the completion thread,
- *                     the stash for collect(), draining
- *   gpufft-plan-analysis.c averaging modes, bin gains, bands, level and frame
- *                     rows: their checks, tables, buffers and delivery
+ *   gpufft-plan.c           configuration, sizing, creation and
+ *                           destruction; the slots' scheduler jobs
+ *   gpufft-plan-any.c       the sizes the power-of-two kernels do not take
+ *   gpufft-plan-cpu.c       the kernel for CPU devices (lavapipe)
+ *   gpufft-plan-input.c     the input path (caller's thread): batch checks,
+ *                           copy into a staging slot (or host memory
+ *                           imported, gpufft-import.h), the chunk and
+ *                           group tables, hand-over to the scheduler
+ *   gpufft-plan-record.c    the commands of one slot (scheduler's submit
+ *                           thread), and the benchmark rerun
+ *   gpufft-plan-results.c   the result path: delivery on the completion
+ *                           thread, the stash for collect(), draining
+ *   gpufft-plan-analysis.c  averaging modes, bin gains, bands, level and
+ *                           frame rows: their checks, tables, buffers and
+ *                           delivery
+ *   gpufft-merge.c          shared dispatches (the scheduler's round hooks)
  *
  * Slots
  *   A plan has n_slots slots (N_SLOTS, fewer where that much staging
@@ -39,7 +44,8 @@
 #include "gpufft-buffer.h"
 #include "gpufft-command.h"
 #include "gpufft-import.h"
-#include "gpufft-pipeline.h"
+#include "gpufft-descriptor-pool.h"
+#include "gpufft-scheduler.h"
 
 G_BEGIN_DECLS
 
@@ -59,10 +65,6 @@ G_BEGIN_DECLS
 #define ROWS_T 64               /* four-step second kernel */
 #define FOUR_STEP_LOG2_Q 12     /* four-step column FFT size Q = 4096 */
 #define TEMP_BYTES (32u << 20)  /* four-step slice: about what L2 holds */
-
-/* Timestamps of a submission (gpufft-scheduler.c) */
-enum
-{ Q_START, Q_UPLOADED, Q_COMPUTED, Q_DONE, N_QUERIES };
 
 typedef struct
 {
@@ -109,12 +111,16 @@ typedef struct
 
 typedef struct _GpufftSlot GpufftSlot;
 
+/* The slot a scheduler job is embedded in. */
+#define GPUFFT_SLOT_OF_JOB(j) \
+  ((GpufftSlot *) ((guint8 *) (j) - G_STRUCT_OFFSET (GpufftSlot, job)))
+
 struct _GpufftSlot
 {
+  /* the scheduler's job (funcs: the plan's; series: plan->series;
+   * copied_bytes, imported_bytes: the last filling's) */
+  GpufftJob job;
   GpufftPlan *plan;
-  GList link;                   /* in the scheduler's pending queue */
-  guint round;                  /* scheduler: the plan's n-th slot in a
-                                 * submission */
 
   GpufftBuffer staging;         /* raw samples */
   GpufftBuffer chunks;          /* uvec4 per chunk */
@@ -151,8 +157,6 @@ struct _GpufftSlot
   GArray *copies;
   GArray *imports;
   gsize span_bytes;             /* the batch's samples, all channels */
-  gsize upload_bytes;           /* copied */
-  gsize imported_bytes;
   guint n_chunks, n_groups, carry_read;
   FftParams fft_params;
   ReduceParams reduce_params;
@@ -231,9 +235,10 @@ struct _GpufftPlan
   guint carry_read;
   guint64 next_group_index;
 
-  /* Scheduler's submit thread only: rounds within one submission. */
-  guint64 record_mark;
-  guint record_round;
+  /* The context's scheduler; the plan's slots are one series of jobs
+   * (they share the plan's device buffers). */
+  GpufftScheduler *sched;
+  GpufftJobSeries series;
 
   /* Completion thread only. */
   GpufftPeak *peak_scratch;     /* [out_ch][n_peaks] */
@@ -255,11 +260,8 @@ struct _GpufftPlan
   GpufftCommand rerun_cmd;
 };
 
-/* gpufft-plan-record.c: writes the slot's chunk and group tables for the batch
- * and updates the plan's open-group state (submitter's thread). */
-void gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
-    const GpufftBatch * b);
-/* The phases of one slot, recorded by the scheduler between its barriers. */
+/* gpufft-plan-record.c: the phases of one slot, recorded by the scheduler
+ * between its barriers. */
 void gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
     VkCommandBuffer cmd);
 void gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,
@@ -294,13 +296,13 @@ typedef enum
   GPUFFT_KERNEL_PATH_OTHER      /* the one AUTO would not take (tests) */
 } GpufftKernelPath;
 
-GpufftKernelPath gpufft_kernel_path_requested (void);
+GpufftKernelPath gpufft_plan_cpu_path_requested (void);
 /* TRUE when the plan is to run fft_cpu.comp (device type, size, subgroup
  * operations, GPUFFT_KERNEL_PATH) */
 gboolean gpufft_plan_cpu_wanted (GpufftPlan * plan);
 /* The largest power-of-two size (from 32) the CPU kernels run on this
  * device, 0 when they cannot run on it at all (the tests ask too). */
-guint gpufft_cpu_kernels_max_size (GpufftContext * ctx);
+guint gpufft_plan_cpu_max_size (GpufftContext * ctx);
 /* sets plan->cpu, fpw and fft */
 gboolean gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error);
 /* the most frames one chunk may hold (lavapipe's loop limit) */

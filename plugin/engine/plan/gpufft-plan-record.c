@@ -1,94 +1,9 @@
-/* The commands of one slot: the chunk and group tables of its batch, and
- * the phases the scheduler records for it (upload, kernels, reduce,
- * download), plus the benchmark rerun. See gpufft-plan-private.h. */
+/* The commands of one slot: the phases the scheduler records for it on its
+ * submit thread (upload, kernels, reduce, download), plus the benchmark
+ * rerun. See gpufft-plan-private.h. */
 #include <string.h>
 
 #include "gpufft-plan-private.h"
-
-void
-gpufft_plan_write_tables (GpufftPlan * plan, GpufftSlot * s,
-    const GpufftBatch * b)
-{
-  guint32 *chunks = s->chunks.mapped;
-  guint32 *groups = s->groups.mapped;
-  /* Frames per chunk: 1 while there are few (latency), up to
-   * FRAMES_PER_CHUNK once there are enough chunks to fill a GPU, more only
-   * when the partial-sum rows run out. */
-  guint per = plan->per_frame ? 1 : CLAMP (b->n_frames / 1024, 1,
-      FRAMES_PER_CHUNK);
-  guint g, frame = 0, nc = 0, closed = 0;
-
-  /* (the CPU kernel: one workgroup takes a chunk's frames one after the
-   * other on one of the device's threads, and writes one partial row: as
-   * few chunks (of every output channel) as still keep the threads busy,
-   * and never fewer than FRAMES_PER_CHUNK frames where a group has them:
-   * each chunk costs a row of stores, a row for the reduce kernel to add,
-   * and the kernel's code and stack fetched anew) */
-  if (plan->cpu && !plan->per_frame)
-    per = CLAMP (((guint64) b->n_frames * plan->out_ch + plan->cpu_chunks -
-            1) / plan->cpu_chunks, FRAMES_PER_CHUNK,
-        gpufft_plan_cpu_chunk_cap (plan));
-  s->n_cplx_fix = 0;
-  if (plan->four_step)          /* a chunk must fit a slice */
-    per = MIN (per, plan->slice_frames);
-  while (b->n_frames / per + b->n_groups > plan->max_chunks
-      && (!plan->four_step || per < plan->slice_frames)
-      && (!plan->cpu || per < gpufft_plan_cpu_chunk_cap (plan)))
-    per++;
-
-  for (g = 0; g < b->n_groups; g++) {
-    const GpufftGroup *grp = &b->groups[g];
-    gboolean cont = (g == 0 && plan->open);
-    guint total = grp->n_frames + (cont ? plan->open_frames : 0);
-    guint left = grp->n_frames, first_chunk = nc;
-    guint32 *gw = groups + g * GROUP_WORDS;
-
-    while (left > 0) {
-      guint n = MIN (left, per);
-
-      chunks[4 * nc] = s->chunk_frames[2 * nc] = frame;
-      chunks[4 * nc + 1] = s->chunk_frames[2 * nc + 1] = n;
-      /* The group's last frame writes its complex spectrum: into the
-       * group's row when it closes, else into the carry row (after the
-       * max_groups group rows) for a later batch that closes it. */
-      chunks[4 * nc + 2] = grp->close ? closed : plan->max_groups;
-      chunks[4 * nc + 3] = n == left ? 1 : 0;
-      frame += n;
-      left -= n;
-      nc++;
-    }
-    memset (gw, 0, GROUP_WORDS * sizeof (guint32));
-    gw[0] = first_chunk;
-    gw[1] = nc - first_chunk;
-    gw[2] = (cont ? 1 : 0) | (grp->close ? 2 : 0);
-    /* (the averaging state starts at the plan's first frame, and again
-     * where the caller asks) */
-    if (grp->reset || (plan->fresh && !cont))
-      gw[2] |= GROUP_RESET;
-    plan->fresh = FALSE;
-    s->group_frames[g] = grp->n_frames | (grp->close ? GROUP_CLOSES : 0);
-    gw[3] = grp->close ? closed : 0;
-    if (grp->close && grp->n_frames == 0 && plan->cfg.complex_out)
-      s->cplx_fix[s->n_cplx_fix++] = closed | (total == 0 ? CPLX_ZERO : 0);
-    if (grp->close) {
-      s->closed_tags[closed] = grp->tag;
-      s->closed_frames[closed++] = total;
-      plan->open = FALSE;
-      plan->open_frames = 0;
-    } else {
-      plan->open = TRUE;
-      plan->open_frames = total;
-    }
-  }
-  /* Pad to whole workgroups with empty chunks. */
-  while (nc % plan->fpw) {
-    memset (chunks + 4 * nc, 0, 4 * sizeof (guint32));
-    nc++;
-  }
-  s->n_chunks = nc;
-  s->n_groups = b->n_groups;
-  s->n_closed = closed;
-}
 
 void
 gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,

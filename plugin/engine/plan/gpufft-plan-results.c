@@ -233,7 +233,7 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
 
   g_return_val_if_fail (plan != NULL, -1);
   g_mutex_lock (&plan->lock);
-  if (wait && !gpufft_scheduler_in_thread (plan->ctx->scheduler))
+  if (wait && !gpufft_context_in_worker ())
     while (plan->n_busy > 0)
       g_cond_wait (&plan->cond, &plan->lock);
   got = plan->stash;

@@ -41,6 +41,55 @@ static const guint32 reduce_spv[] =
 #include "reduce.spv.h"
     ;
 
+/* ---- the scheduler's jobs ---------------------------------------------- */
+
+/* The scheduler runs a slot's batch through these (gpufft-scheduler.h). */
+static void
+job_record_upload (GpufftJob * job, VkCommandBuffer cmd)
+{
+  GpufftSlot *s = GPUFFT_SLOT_OF_JOB (job);
+
+  gpufft_plan_record_upload (s->plan, s, cmd);
+}
+
+static void
+job_record_kernels (GpufftJob * job, GpufftCommand * command)
+{
+  GpufftSlot *s = GPUFFT_SLOT_OF_JOB (job);
+
+  gpufft_plan_record_kernels (s->plan, s, command);
+}
+
+static void
+job_record_reduce (GpufftJob * job, VkCommandBuffer cmd)
+{
+  GpufftSlot *s = GPUFFT_SLOT_OF_JOB (job);
+
+  gpufft_plan_record_reduce (s->plan, s, cmd);
+}
+
+static void
+job_record_download (GpufftJob * job, VkCommandBuffer cmd)
+{
+  GpufftSlot *s = GPUFFT_SLOT_OF_JOB (job);
+
+  gpufft_plan_record_download (s->plan, s, cmd);
+}
+
+static void
+job_finish (GpufftJob * job, const GpufftTimings * timings,
+    const GError * error)
+{
+  GpufftSlot *s = GPUFFT_SLOT_OF_JOB (job);
+
+  gpufft_plan_finish_slot (s->plan, s, timings, error);
+}
+
+static const GpufftJobFuncs slot_job_funcs = {
+  job_record_upload, job_record_kernels, job_record_reduce,
+  job_record_download, job_finish
+};
+
 /* ---- small helpers ------------------------------------------------------ */
 
 
@@ -360,7 +409,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
     return FALSE;
   }
   /* Small FFTs: several lanes (concurrent chunks) per workgroup, until a
-   * lane fills a warp (more measured slower on the H200). */
+   * lane fills a warp (LANE_THREADS; tests/bench/README.md). */
   lane_floats = 1u << log2_fft;
   /* Pad the exchange buffer (against bank conflicts) where it still fits. */
   pad = lane_floats + lane_floats / 8 <= shared_floats;
@@ -439,6 +488,8 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
               GPUFFT_MEMORY_READBACK, error)))
     return FALSE;
   s->plan = plan;
+  s->job.funcs = &slot_job_funcs;
+  s->job.series = &plan->series;
   s->closed_frames = g_new0 (guint, plan->max_groups);
   s->closed_tags = g_new0 (gpointer, plan->max_groups);
   s->cplx_fix = g_new0 (guint, plan->max_groups);
@@ -495,8 +546,8 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
       return FALSE;
     if (!plan->mergeable)
       continue;
-    red_bufs[0] = gpufft_merge_partial (gpufft_scheduler_merge
-        (ctx->scheduler));
+    red_bufs[0] = gpufft_merge_partial (gpufft_scheduler_round_data
+        (plan->sched));
     if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->reduce,
             red_bufs, &s->reduce_merged_set[p], error))
       return FALSE;
@@ -509,6 +560,8 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     GError ** error)
 {
   GpufftPlan *plan;
+  GpufftScheduler *sched;
+  GpufftContextStats stats = { 0 };
   guint64 row_bytes, part_bytes, out_bytes;
   guint i;
 
@@ -518,11 +571,13 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   if (!check_config (config, error))
     return NULL;
 
-  if (!gpufft_scheduler_get (ctx, error))
+  sched = gpufft_scheduler_get (ctx, &gpufft_merge_hooks, error);
+  if (!sched)
     return NULL;
 
   plan = g_new0 (GpufftPlan, 1);
   plan->ctx = gpufft_context_ref (ctx);
+  plan->sched = sched;
   plan->cfg = *config;
   g_queue_init (&plan->stash);
   g_mutex_init (&plan->lock);
@@ -575,7 +630,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       || !gpufft_plan_analysis_buffers (plan, error))
     goto fail;
 
-  plan->mergeable = gpufft_scheduler_merge (ctx->scheduler) != NULL
+  plan->mergeable = gpufft_scheduler_round_data (sched) != NULL
       && gpufft_merge_plan_ok (plan);
   plan->n_slots = CLAMP (STAGING_BUDGET / MAX (in_bytes (plan,
               plan->max_span), 1), 2, N_SLOTS);
@@ -590,8 +645,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       config->fft_size, plan->cpu ? "CPU devices'" : plan->any ?
       "generic-size" : plan->four_step ? "four-step" : "fused",
       plan->max_frames, plan->max_chunks);
-  gpufft_scheduler_count_plan (ctx->scheduler,
-      (guint64) (g_get_monotonic_time () - t0) * 1000);
+  stats.plans = 1;
+  stats.plan_ns = (guint64) (g_get_monotonic_time () - t0) * 1000;
+  gpufft_context_add_stats (ctx, &stats);
   return plan;
 
 fail:
@@ -610,13 +666,14 @@ void
 gpufft_plan_free (GpufftPlan * plan)
 {
   GpufftContext *ctx;
+  GpufftContextStats stats = { 0 };
   GThread *reaper;
   guint i;
 
   if (!plan)
     return;
   ctx = plan->ctx;
-  if (gpufft_scheduler_in_thread (ctx->scheduler)) {
+  if (gpufft_context_in_worker ()) {
     /* A result function, or a synchronous bus handler it posted to (an
      * application that stops its pipeline on a message), frees the plan
      * while its delivery is under way: no result reaches the function
@@ -680,8 +737,8 @@ gpufft_plan_free (GpufftPlan * plan)
   g_mutex_clear (&plan->lock);
   g_cond_clear (&plan->cond);
   g_free (plan->peak_scratch);
-  if (ctx->scheduler)
-    gpufft_scheduler_count_plan_freed (ctx->scheduler);
+  stats.plans_freed = 1;
+  gpufft_context_add_stats (ctx, &stats);
   gpufft_context_unref (ctx);
   g_free (plan);
 }

@@ -5,6 +5,7 @@
 
 #include "gpufft-render.h"
 #include "gpufft-command.h"
+#include "gpufft-descriptor-pool.h"
 #include "gpufft-import.h"
 #include "gpufft-cache.h"
 #include "gpufft-vk-error.h"
