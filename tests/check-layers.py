@@ -1,0 +1,275 @@
+#!/usr/bin/python3
+"""The engine's layers and the elements' boundary, checked in the sources.
+
+  tests/check-layers.py PLUGIN_DIR     check plugin/ (exit 1 on a violation)
+  tests/check-layers.py --self-test    check that each rule catches its fault
+
+Rules (plugin/engine/meson.build draws them):
+  * engine files live in one layer folder: util, device, plan, render, and
+    the public headers in include/;
+  * a file includes headers of its own layer, of the layers below it and of
+    include/ only, and calls only functions defined there:
+        util   <- device <- plan
+                         <- render        (plan and render never meet)
+  * include/ headers include no internal header;
+  * the elements (plugin/ outside engine/) include no engine header outside
+    include/, call no engine function that include/ does not declare, and
+    call no Vulkan function;
+  * within a layer, no two files call each other, directly or in a loop
+    (each layer's files form a hierarchy too).
+Function definitions are found GNU style: the name at the start of a line,
+followed by " (", the return type on the line before. Calls are names
+followed by "(" in code without comments and strings.
+"""
+import os
+import re
+import sys
+import tempfile
+
+ALLOWED = {
+    'util': {'util'},
+    'device': {'util', 'device'},
+    'plan': {'util', 'device', 'plan'},
+    'render': {'util', 'device', 'render'},
+}
+LAYERS = list(ALLOWED)
+
+
+def strip_code(text):
+    """Removes comments, strings and character literals."""
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', ' ', text)
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    text = re.sub(r"'(\\.|[^'\\\n])*'", "''", text)
+    return text
+
+
+def definitions(text):
+    """Names of the non-static functions a .c file defines."""
+    names = set()
+    lines = text.split('\n')
+    for i, line in enumerate(lines):
+        m = re.match(r'([A-Za-z_]\w*) \(', line)
+        if m and i > 0 and 'static' not in lines[i - 1] \
+                and not lines[i - 1].rstrip().endswith((';', ',', '{')) \
+                and lines[i - 1].strip():
+            names.add(m.group(1))
+    return names
+
+
+def calls(text):
+    return set(re.findall(r'\b([A-Za-z_]\w*)\s*\(', strip_code(text)))
+
+
+def includes(text):
+    return re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, flags=re.M)
+
+
+def declared(text):
+    """Function names declared in a header."""
+    code = strip_code(text)
+    return set(re.findall(r'\b([a-z_]\w*)\s*\(', code))
+
+
+def scan(plugin):
+    engine = os.path.join(plugin, 'engine')
+    files = {}            # path -> (layer or 'include' or 'element', text)
+    for root, _, names in os.walk(plugin):
+        for name in sorted(names):
+            if not name.endswith(('.c', '.h')):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, engine)
+            if rel.startswith('..'):
+                kind = 'element'
+            else:
+                kind = rel.split(os.sep)[0]
+                if kind not in ALLOWED and kind != 'include':
+                    kind = 'engine-root'
+            with open(path, encoding='utf-8') as f:
+                files[path] = (kind, f.read())
+    return files
+
+
+def check(plugin):
+    files = scan(plugin)
+    errors = []
+    header_kind = {}
+    for path, (kind, _) in files.items():
+        if path.endswith('.h') and kind != 'element':
+            header_kind[os.path.basename(path)] = kind
+    defined_in = {}
+    for path, (kind, text) in files.items():
+        if path.endswith('.c') and kind != 'element':
+            for name in definitions(text):
+                defined_in[name] = (kind, path)
+    public = set()
+    for path, (kind, text) in files.items():
+        if kind == 'include':
+            public |= declared(text)
+
+    def rel(p):
+        return os.path.relpath(p, plugin)
+
+    for path, (kind, text) in files.items():
+        if kind == 'engine-root':
+            errors.append(f'{rel(path)}: an engine file outside the layer '
+                          f'folders ({", ".join(LAYERS)}, include)')
+            continue
+        for inc in includes(text):
+            hk = header_kind.get(os.path.basename(inc))
+            if hk is None:
+                continue            # a system, shader or element header
+            if kind == 'element' and hk != 'include':
+                errors.append(f'{rel(path)}: includes the engine\'s internal '
+                              f'header {inc} ({hk}/)')
+            elif kind == 'include' and hk != 'include':
+                errors.append(f'{rel(path)}: a public header includes the '
+                              f'internal header {inc} ({hk}/)')
+            elif kind in ALLOWED and hk != 'include' \
+                    and hk not in ALLOWED[kind]:
+                errors.append(f'{rel(path)}: {kind}/ includes {inc} from '
+                              f'{hk}/, a layer it may not use')
+        for name in sorted(calls(text)):
+            if kind == 'element' and re.match(r'vk[A-Z]', name):
+                errors.append(f'{rel(path)}: an element calls Vulkan ({name})')
+            if name not in defined_in:
+                continue
+            dk, dpath = defined_in[name]
+            if kind == 'element' and name not in public:
+                errors.append(f'{rel(path)}: calls {name} ({rel(dpath)}), '
+                              f'which include/ does not declare')
+            elif kind in ALLOWED and dk in ALLOWED and dk not in ALLOWED[kind]:
+                errors.append(f'{rel(path)}: {kind}/ calls {name}, defined '
+                              f'in {rel(dpath)} ({dk}/, a layer it may not '
+                              f'use)')
+
+    # loops between the files of one layer
+    graph = {}
+    for path, (kind, text) in files.items():
+        if kind in ALLOWED and path.endswith('.c'):
+            graph[path] = set()
+            for name in calls(text):
+                if name in defined_in:
+                    dk, dpath = defined_in[name]
+                    if dk == kind and dpath != path:
+                        graph[path].add(dpath)
+    for scc in strongly_connected(graph):
+        if len(scc) > 1:
+            errors.append('files that call each other in a loop: ' +
+                          ', '.join(sorted(rel(p) for p in scc)))
+    return errors
+
+
+def strongly_connected(graph):
+    """Tarjan's algorithm (iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.add(w)
+                        if w == node:
+                            break
+                    out.append(comp)
+            elif nxt not in index:
+                index[nxt] = low[nxt] = counter[0]
+                counter[0] += 1
+                stack.append(nxt)
+                on.add(nxt)
+                work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+            elif nxt in on:
+                low[node] = min(low[node], index[nxt])
+    return out
+
+
+def self_test():
+    """Each rule, broken once in a small tree, must be reported."""
+    tree = {
+        'engine/include/gpufft.h': 'int gpufft_open (void);\n',
+        'engine/util/gpufft-u.c':
+            '#include "gpufft-d.h"\nint\ngpufft_u (void)\n{\n'
+            '  return gpufft_d ();\n}\n',
+        'engine/device/gpufft-d.h': 'int gpufft_d (void);\n',
+        'engine/device/gpufft-d.c':
+            '#include "gpufft-p.h"\nint\ngpufft_d (void)\n{\n'
+            '  return gpufft_p () + gpufft_e ();\n}\n'
+            'int\ngpufft_open (void)\n{\n  return 0;\n}\n',
+        'engine/device/gpufft-e.c':
+            'int\ngpufft_e (void)\n{\n  return gpufft_d ();\n}\n',
+        'engine/plan/gpufft-p.h': 'int gpufft_p (void);\n',
+        'engine/plan/gpufft-p.c':
+            'int\ngpufft_p (void)\n{\n  return gpufft_r ();\n}\n',
+        'engine/render/gpufft-r.c':
+            'int\ngpufft_r (void)\n{\n  return 0;\n}\n',
+        'gstelement.c':
+            '#include "gpufft.h"\n#include "gpufft-d.h"\n'
+            'static int\nf (void)\n{\n  vkCreateBuffer (0);\n'
+            '  return gpufft_open () + gpufft_d ();\n}\n',
+    }
+    expect = [
+        'util/ includes gpufft-d.h from device/',
+        'util/ calls gpufft_d',
+        'device/ includes gpufft-p.h from plan/',
+        'device/ calls gpufft_p',
+        'plan/ calls gpufft_r',
+        'includes the engine\'s internal header gpufft-d.h',
+        'an element calls Vulkan (vkCreateBuffer)',
+        'calls gpufft_d (engine/device/gpufft-d.c), which include/ does not',
+        'files that call each other in a loop: engine/device/gpufft-d.c, '
+        'engine/device/gpufft-e.c',
+    ]
+    with tempfile.TemporaryDirectory() as top:
+        for name, text in tree.items():
+            path = os.path.join(top, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'w') as f:
+                f.write(text)
+        errors = check(top)
+    missed = [e for e in expect if not any(e in x for x in errors)]
+    for e in errors:
+        print('reported:', e)
+    for e in missed:
+        print('NOT REPORTED:', e)
+    if missed or len(errors) != len(expect):
+        print(f'FAIL: {len(errors)} reported, {len(expect)} expected')
+        return 1
+    print(f'PASSED: every rule caught its fault ({len(expect)})')
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ['--self-test']:
+        return self_test()
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    errors = check(sys.argv[1])
+    for e in errors:
+        print(e)
+    if errors:
+        print(f'FAIL: {len(errors)} violations of the layers')
+        return 1
+    print('PASSED: every include and call runs in the allowed direction')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
