@@ -16,7 +16,7 @@ axis_t (const GstGpuFftFreqAxis * a, gdouble f)
     case GST_GPU_FFT_AXIS_OCTAVE:
       return log (MAX (f, 1e-9));
     case GST_GPU_FFT_AXIS_MEL:
-      return gst_gpu_fft_hz_to_mel (GST_GPU_FFT_MEL_SCALE_SLANEY, f);
+      return gst_gpu_fft_bands_hz_to_mel (GST_GPU_FFT_MEL_SCALE_SLANEY, f);
     default:
       return f;
   }
@@ -30,7 +30,7 @@ axis_t_inv (const GstGpuFftFreqAxis * a, gdouble t)
     case GST_GPU_FFT_AXIS_OCTAVE:
       return exp (t);
     case GST_GPU_FFT_AXIS_MEL:
-      return gst_gpu_fft_mel_to_hz (GST_GPU_FFT_MEL_SCALE_SLANEY, t);
+      return gst_gpu_fft_bands_mel_to_hz (GST_GPU_FFT_MEL_SCALE_SLANEY, t);
     default:
       return t;
   }

@@ -6,9 +6,9 @@
  *   linear  u = (f - f_lo) / (f_hi - f_lo)
  *   log     u = ln (f / f_lo) / ln (f_hi / f_lo)
  *   mel     u = (mel (f) - mel (f_lo)) / (mel (f_hi) - mel (f_lo)), the
- *           Slaney mel scale of gstgpufftspectrum-bands.h
+ *           Slaney mel scale of gstgpufftbands.h
  *   octave  positions as log; the values are fractional-octave bands
- *           (IEC 61260-1, gstgpufftspectrum-bands.h): every row inside a
+ *           (IEC 61260-1, gstgpufftbands.h): every row inside a
  *           band shows that band's level
  *   Pixel i of n (row 0 at the bottom) covers u in [i/n, (i+1)/n): a
  *   frequency f is drawn at i = floor (u (f) n) (clamped to n - 1).
@@ -35,7 +35,7 @@
 
 #include "gpufft-render.h"
 #include "gstgpufftspectrogram-colormap.h"
-#include "gstgpufftspectrum-bands.h"
+#include "gstgpufftbands.h"
 
 G_BEGIN_DECLS
 

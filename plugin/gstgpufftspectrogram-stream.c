@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "gstgpufftspectrogram.h"
-#include "gstgpufftspectrum-analysis.h"
+#include "gstgpufftanalysis.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_spectrogram_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrogram_debug

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "gstgpufftspectrogram.h"
-#include "gstgpufft-device.h"
+#include "gstgpufftdevice.h"
 
 GST_DEBUG_CATEGORY (gst_gpu_fft_spectrogram_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrogram_debug
@@ -43,7 +43,7 @@ GST_DEBUG_CATEGORY (gst_gpu_fft_spectrogram_debug);
 #define DEFAULT_MIN_DB -100.0
 #define DEFAULT_MAX_DB 0.0
 #define DEFAULT_COLORMAP GST_GPU_FFT_COLORMAP_VIRIDIS
-#define DEFAULT_WINDOW GST_GPU_FFT_SPECTRUM_WINDOW_HANN
+#define DEFAULT_WINDOW GST_GPU_FFT_WINDOW_HANN
 #define DEFAULT_OVERLAP 0.5
 #define DEFAULT_TIME_SPAN 10.0
 #define DEFAULT_OCTAVE_FRACTION 3
@@ -182,7 +182,7 @@ gst_gpu_fft_spectrogram_set_property (GObject * object, guint prop_id,
       s->max_frequency = g_value_get_double (value);
       break;
     case PROP_OCTAVE_FRACTION:
-      if (gst_gpu_fft_octave_fraction_valid (g_value_get_uint (value)))
+      if (gst_gpu_fft_bands_octave_fraction_valid (g_value_get_uint (value)))
         s->octave_fraction = g_value_get_uint (value);
       else
         warning = g_strdup_printf ("octave-fraction %u is not valid: use 1, "
@@ -649,7 +649,7 @@ open_device (GstGpuFftSpectrogram * self)
   GST_OBJECT_LOCK (self);
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
-  self->ctx = gst_gpu_fft_open_device (GST_ELEMENT (self), index);
+  self->ctx = gst_gpu_fft_device_open (GST_ELEMENT (self), index);
   if (self->ctx == NULL)
     return FALSE;
   GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
@@ -787,7 +787,7 @@ gst_gpu_fft_spectrogram_class_init (GstGpuFftSpectrogramClass * klass)
           GPUFFT_MAX_SIZE, 0, rw));
   g_object_class_install_property (gobject_class, PROP_WINDOW,
       g_param_spec_enum ("window", "Window", "Window function",
-          GST_TYPE_GPU_FFT_SPECTRUM_WINDOW, DEFAULT_WINDOW, rw));
+          GST_TYPE_GPU_FFT_WINDOW, DEFAULT_WINDOW, rw));
   g_object_class_install_property (gobject_class, PROP_OVERLAP,
       g_param_spec_double ("overlap", "Overlap",
           "Least overlap of successive analysis frames (they overlap more "

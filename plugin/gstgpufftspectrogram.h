@@ -26,7 +26,7 @@
 #include "gpufft.h"
 #include "gpufft-render.h"
 #include "gstgpufftspectrogram-layout.h"
-#include "gstgpufftspectrum-enums.h"
+#include "gstgpufftenums.h"
 
 G_BEGIN_DECLS
 
@@ -52,7 +52,7 @@ typedef struct
   gdouble min_db, max_db;
   GstGpuFftColormap colormap;
   guint fft_size;               /* 0: from the plot's height */
-  GstGpuFftSpectrumWindow window;
+  GstGpuFftWindow window;
   gdouble overlap;              /* of the analysis frames, 0..0.95 */
   gdouble time_span;            /* seconds across the waterfall */
   gboolean axes;

@@ -17,8 +17,8 @@
 #define DEFAULT_FFT_SIZE 1024
 #define MIN_FFT_SIZE 16         /* (the engine takes sizes from 2) */
 #define DEFAULT_HOP_SIZE 0
-#define DEFAULT_WINDOW GST_GPU_FFT_SPECTRUM_WINDOW_HANN
-#define DEFAULT_SCALING GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM
+#define DEFAULT_WINDOW GST_GPU_FFT_WINDOW_HANN
+#define DEFAULT_SCALING GST_GPU_FFT_SCALING_SPECTRUM
 #define DEFAULT_INTERVAL (GST_SECOND / 10)
 #define MIN_INTERVAL GST_MSECOND
 #define DEFAULT_THRESHOLD -90
@@ -30,7 +30,7 @@
 #define DEFAULT_MESSAGE_MAGNITUDE TRUE
 #define DEFAULT_MESSAGE_PHASE FALSE
 #define DEFAULT_MESSAGE_DOMINANT TRUE
-#define DEFAULT_MESSAGE_FORMAT GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_LIST
+#define DEFAULT_MESSAGE_FORMAT GST_GPU_FFT_MESSAGE_FORMAT_LIST
 #define DEFAULT_BATCH_SIZE 0
 
 #define DEFAULT_FREQUENCY_SCALE GST_GPU_FFT_FREQUENCY_SCALE_LINEAR
@@ -116,14 +116,14 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
   g_object_class_install_property (gobject_class, PROP_WINDOW,
       g_param_spec_enum ("window", "Window",
           "Analysis window (periodic form, as scipy.signal.get_window)",
-          GST_TYPE_GPU_FFT_SPECTRUM_WINDOW, DEFAULT_WINDOW, rw));
+          GST_TYPE_GPU_FFT_WINDOW, DEFAULT_WINDOW, rw));
   g_object_class_install_property (gobject_class, PROP_SCALING,
       g_param_spec_enum ("scaling", "Scaling",
           "spectrum: dBFS, 10*log10(2*S) with scipy's 'spectrum' scaling (a "
           "full-scale sine on a bin reads 0 dB); density: 10*log10(D) with "
           "scipy's 'density' scaling (dB re full-scale^2/Hz); raw: "
           "10*log10(|X|^2), no window normalisation, no one-sided doubling",
-          GST_TYPE_GPU_FFT_SPECTRUM_SCALING, DEFAULT_SCALING, rw));
+          GST_TYPE_GPU_FFT_SCALING, DEFAULT_SCALING, rw));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
           "Interval of time between messages (in nanoseconds, at least 1 ms)",
@@ -168,7 +168,7 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
       g_param_spec_enum ("message-format", "Message format",
           "How magnitude and phase arrays are carried: list (GstValueList / "
           "GstValueArray of float) or bytes (GBytes of little-endian float32, "
-          "channel-major)", GST_TYPE_GPU_FFT_SPECTRUM_MESSAGE_FORMAT,
+          "channel-major)", GST_TYPE_GPU_FFT_MESSAGE_FORMAT,
           DEFAULT_MESSAGE_FORMAT, rw));
   g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
       g_param_spec_uint ("batch-size", "Batch size",
@@ -261,9 +261,9 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
       "Posts Welch-averaged spectra and dominant frequencies of audio, "
       "computed on a Vulkan device", "gst-gpufft developers");
 
-  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_WINDOW, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_SCALING, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SPECTRUM_MESSAGE_FORMAT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_WINDOW, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SCALING, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_MESSAGE_FORMAT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_FREQUENCY_SCALE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_WEIGHTING, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_AVERAGING, 0);
@@ -330,7 +330,7 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
     return;
   }
   if (prop_id == PROP_OCTAVE_FRACTION
-      && !gst_gpu_fft_octave_fraction_valid (g_value_get_uint (value))) {
+      && !gst_gpu_fft_bands_octave_fraction_valid (g_value_get_uint (value))) {
     g_warning ("gpufftspectrum: octave-fraction %u refused: use 1, 3, 6, 12 "
         "or 24; keeping %u", g_value_get_uint (value),
         s->analysis.octave_fraction);

@@ -34,8 +34,8 @@
 
 #include <gst/gst.h>
 #include "gpufft.h"
-#include "gstgpufftspectrum-analysis.h"
-#include "gstgpufftspectrum-enums.h"
+#include "gstgpufftanalysis.h"
+#include "gstgpufftenums.h"
 
 G_BEGIN_DECLS
 
@@ -51,7 +51,7 @@ typedef struct
   GpufftWindow window;
   GpufftScaling scaling;
   gboolean multi_channel;
-  GstGpuFftSpectrumMessageFormat format;
+  GstGpuFftMessageFormat format;
   gboolean magnitude;           /* add `magnitude` */
   gboolean phase;               /* add `phase` (if the result has it) */
   gdouble db_offset;            /* dB = 10 log10 (linear power) + db_offset */

@@ -88,7 +88,7 @@ make_plan_config (GstGpuFftSpectrum * self,
   c->n_peaks = s->peaks;
   c->complex_out = s->message_phase;
   c->output_db = TRUE;
-  c->db_offset = (s->scaling == GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM ?
+  c->db_offset = (s->scaling == GST_GPU_FFT_SCALING_SPECTRUM ?
       10.0 * log10 (2.0) : 0.0) + s->level_offset;
 
   /* peak search range in bins: [ceil (min f), floor (max f)] */

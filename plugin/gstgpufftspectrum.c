@@ -62,7 +62,7 @@
 
 #include "gstgpufftspectrum.h"
 #include "gstgpufftspectrum-private.h"
-#include "gstgpufft-device.h"
+#include "gstgpufftdevice.h"
 
 #include <math.h>
 
@@ -300,7 +300,7 @@ gst_gpu_fft_spectrum_start (GstBaseTransform * trans)
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
 
-  ctx = gst_gpu_fft_open_device (GST_ELEMENT (self), index);
+  ctx = gst_gpu_fft_device_open (GST_ELEMENT (self), index);
   if (ctx == NULL)
     return FALSE;
 

@@ -7,8 +7,8 @@
 #include <gst/audio/gstaudiofilter.h>
 
 #include "gpufft.h"
-#include "gstgpufftspectrum-analysis.h"
-#include "gstgpufftspectrum-enums.h"
+#include "gstgpufftanalysis.h"
+#include "gstgpufftenums.h"
 #include "gstgpufftspectrum-framing.h"
 #include "gstgpufftspectrum-store.h"
 
@@ -57,8 +57,8 @@ typedef struct
 {
   guint fft_size;
   guint hop_size;               /* 0: fft_size / 2 */
-  GstGpuFftSpectrumWindow window;
-  GstGpuFftSpectrumScaling scaling;
+  GstGpuFftWindow window;
+  GstGpuFftScaling scaling;
   guint64 interval;             /* ns */
   gint threshold;               /* dB */
   gboolean multi_channel;
@@ -69,7 +69,7 @@ typedef struct
   gboolean message_magnitude;
   gboolean message_phase;
   gboolean message_dominant;
-  GstGpuFftSpectrumMessageFormat message_format;
+  GstGpuFftMessageFormat message_format;
   guint batch_size;             /* 0: automatic */
   gint device_index;            /* -1: automatic */
   gdouble level_offset;         /* dB added to every level (gpuspectrum:

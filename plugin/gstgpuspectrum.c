@@ -157,8 +157,8 @@ gst_gpu_spectrum_init (GstGpuSpectrum * self)
   GstGpuFftSpectrumSettings *s = &self->settings;
 
   set_bands (s, DEFAULT_BANDS);
-  s->window = GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING_GST;
-  s->scaling = GST_GPU_FFT_SPECTRUM_SCALING_RAW;
+  s->window = GST_GPU_FFT_WINDOW_HAMMING_GST;
+  s->scaling = GST_GPU_FFT_SCALING_RAW;
   s->interval = DEFAULT_INTERVAL;
   s->threshold = DEFAULT_THRESHOLD;
   s->multi_channel = DEFAULT_MULTI_CHANNEL;
@@ -167,7 +167,7 @@ gst_gpu_spectrum_init (GstGpuSpectrum * self)
   s->message_magnitude = DEFAULT_MESSAGE_MAGNITUDE;
   s->message_phase = DEFAULT_MESSAGE_PHASE;
   s->message_dominant = FALSE;
-  s->message_format = GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_LIST;
+  s->message_format = GST_GPU_FFT_MESSAGE_FORMAT_LIST;
   s->batch_size = 0;
   s->hop_within_interval = TRUE;
 }

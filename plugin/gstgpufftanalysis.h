@@ -1,8 +1,9 @@
-/* gpufftspectrum: what the analyser-mode properties (frequency-scale,
- * weighting, averaging, message-frames) add to a plan configuration: the
- * engine's bin gains, level weights and band rows, computed in double on
- * the streaming thread when a plan is made (see gstgpufftspectrum-bands.h
- * for the definitions and the README for the formulas):
+/* gst-gpufft: what the analyser modes (gpufftspectrum's frequency-scale,
+ * weighting, averaging, message-frames properties; gpufftspectrogram's
+ * octave axis) add to a plan configuration: the engine's bin gains, level
+ * weights and band rows, computed in double on the calling element's
+ * streaming thread when a plan is made (see gstgpufftbands.h for the
+ * definitions and the README for the formulas):
  *   gain[k]    10^(W(f_k)/10), W the A or C weighting (1 for Z)
  *   level      10 log10 (2 sum_k D_k df), D_k the one-sided power density
  *              of the weighted bins (dBFS: a full-scale sine reads 0 dB)
@@ -16,7 +17,7 @@
 #define __GST_GPU_FFT_SPECTRUM_ANALYSIS_H__
 
 #include "gpufft.h"
-#include "gstgpufftspectrum-bands.h"
+#include "gstgpufftbands.h"
 
 G_BEGIN_DECLS
 
