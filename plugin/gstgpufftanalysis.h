@@ -13,8 +13,8 @@
  *   mel        10 log10 (sum_k fb[m,k] P_k), P_k in the chosen scaling
  * (the spectrum scaling's +10 log10 2 the element adds to every value is
  * taken out of the band weights where the formula has no factor 2). */
-#ifndef __GST_GPU_FFT_SPECTRUM_ANALYSIS_H__
-#define __GST_GPU_FFT_SPECTRUM_ANALYSIS_H__
+#ifndef __GST_GPU_FFT_ANALYSIS_H__
+#define __GST_GPU_FFT_ANALYSIS_H__
 
 #include "gpufft.h"
 #include "gstgpufftbands.h"
@@ -56,4 +56,4 @@ void gst_gpu_fft_analysis_tables_clear (GstGpuFftAnalysisTables * t);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_ANALYSIS_H__ */
+#endif /* __GST_GPU_FFT_ANALYSIS_H__ */

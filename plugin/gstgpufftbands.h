@@ -35,8 +35,8 @@
  *          sqrt (f^2 + f3^2) (f^2 + f4^2))) - A(1000)
  *   so both are exactly 0 dB at 1 kHz; a bin's power gain is 10^(W/10)
  *   (0 at DC). */
-#ifndef __GST_GPU_FFT_SPECTRUM_BANDS_H__
-#define __GST_GPU_FFT_SPECTRUM_BANDS_H__
+#ifndef __GST_GPU_FFT_BANDS_H__
+#define __GST_GPU_FFT_BANDS_H__
 
 #include <glib.h>
 
@@ -120,4 +120,4 @@ gboolean gst_gpu_fft_bands_octave_fraction_valid (guint fraction);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_BANDS_H__ */
+#endif /* __GST_GPU_FFT_BANDS_H__ */

@@ -2,8 +2,8 @@
  * element (gpufftspectrum, gpuspectrum, gpufftspectrogram). Registered
  * once, thread-safe; the registered type names are those gst-inspect
  * shows. */
-#ifndef __GST_GPU_FFT_SPECTRUM_ENUMS_H__
-#define __GST_GPU_FFT_SPECTRUM_ENUMS_H__
+#ifndef __GST_GPU_FFT_ENUMS_H__
+#define __GST_GPU_FFT_ENUMS_H__
 
 #include <glib-object.h>
 
@@ -60,4 +60,4 @@ const gchar *gst_gpu_fft_enum_nick (GType type, gint value);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_ENUMS_H__ */
+#endif /* __GST_GPU_FFT_ENUMS_H__ */

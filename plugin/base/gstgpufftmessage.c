@@ -1,6 +1,6 @@
-/* gpufftspectrum: message structures (see the header). */
-#include "gstgpufftspectrum-message.h"
-#include "gstgpufftspectrum-peak.h"
+/* GstGpuFftBase: message structures (see the header). */
+#include "gstgpufftmessage.h"
+#include "gstgpufftpeak.h"
 
 #include <math.h>
 #include <string.h>
@@ -306,7 +306,7 @@ add_frames (GstStructure * s, const GstGpuFftMessageParams * p,
 }
 
 GstStructure *
-gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
+gst_gpu_fft_message_build_spectrum (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
   GstStructure *s = gst_structure_new_empty ("spectrum");
@@ -358,7 +358,7 @@ gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
 }
 
 GstStructure *
-gst_gpu_fft_spectrum_build_compat (const GstGpuFftMessageParams * p,
+gst_gpu_fft_message_build_compat (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
   GstStructure *s = gst_structure_new ("spectrum",
@@ -415,7 +415,7 @@ channel_peaks (const GstGpuFftMessageParams * p, const GpufftGroupResult * r,
     bin_db = 10.0 * log10 (pw[1]) + p->db_offset;
     if (!(bin_db > p->threshold))
       continue;
-    if (!gst_gpu_fft_refine_peak (p->window, p->fft_size, p->hop,
+    if (!gst_gpu_fft_peak_refine (p->window, p->fft_size, p->hop,
             r->channel_frames ? r->channel_frames[c] : r->n_frames, pk->bin,
             pw, &bin, &power))
       continue;
@@ -430,7 +430,7 @@ channel_peaks (const GstGpuFftMessageParams * p, const GpufftGroupResult * r,
 
 
 GstStructure *
-gst_gpu_fft_spectrum_build_dominant (const GstGpuFftMessageParams * p,
+gst_gpu_fft_message_build_dominant (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
   GstStructure *s = gst_structure_new_empty ("dominant-frequency");
