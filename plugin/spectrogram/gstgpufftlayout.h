@@ -28,13 +28,13 @@
  * Time labels: stream time of the columns under them, "m:ss" (or
  *   "m:ss.d" when the tick step is below a second, "h:mm:ss" from an
  *   hour). Frequency labels: "500", "31.5", "1k", "2.5k", "20k". */
-#ifndef __GST_GPU_FFT_SPECTROGRAM_LAYOUT_H__
-#define __GST_GPU_FFT_SPECTROGRAM_LAYOUT_H__
+#ifndef __GST_GPU_FFT_LAYOUT_H__
+#define __GST_GPU_FFT_LAYOUT_H__
 
 #include <glib.h>
 
 #include "gpufft-render.h"
-#include "gstgpufftspectrogram-colormap.h"
+#include "gstgpufftcolormap.h"
 #include "gstgpufftbands.h"
 
 G_BEGIN_DECLS
@@ -61,10 +61,11 @@ typedef struct
 } GstGpuFftFreqAxis;
 
 /* u of f (not clamped) and f of u */
-gdouble gst_gpu_fft_axis_u (const GstGpuFftFreqAxis * a, gdouble f);
-gdouble gst_gpu_fft_axis_f (const GstGpuFftFreqAxis * a, gdouble u);
+gdouble gst_gpu_fft_layout_axis_u (const GstGpuFftFreqAxis * a, gdouble f);
+gdouble gst_gpu_fft_layout_axis_f (const GstGpuFftFreqAxis * a, gdouble u);
 /* floor (u (f) n) clamped to 0..n-1 */
-guint gst_gpu_fft_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f, guint n);
+guint gst_gpu_fft_layout_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f,
+    guint n);
 
 typedef struct
 {
@@ -123,4 +124,4 @@ guint gst_gpu_fft_layout_text_width (const gchar * text, guint s);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTROGRAM_LAYOUT_H__ */
+#endif /* __GST_GPU_FFT_LAYOUT_H__ */
