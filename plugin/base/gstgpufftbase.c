@@ -150,12 +150,10 @@ gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_sink_event);
-  trans_class->accept_caps =
-      GST_DEBUG_FUNCPTR (gst_gpu_fft_base_accept_caps);
+  trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_accept_caps);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_gpu_fft_base_submit_input_buffer);
-  trans_class->transform_ip =
-      GST_DEBUG_FUNCPTR (gst_gpu_fft_base_transform_ip);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_transform_ip);
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_ip_on_passthrough = TRUE;
   filter_class->setup = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_setup);

@@ -323,8 +323,7 @@ gst_gpu_fft_message_build_spectrum (const GstGpuFftMessageParams * p,
       gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_WINDOW,
           p->window),
       "scaling", G_TYPE_STRING,
-      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_SCALING,
-          p->scaling), NULL);
+      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_SCALING, p->scaling), NULL);
   if (p->dropped > 0)
     gst_structure_set (s, "dropped", G_TYPE_UINT, p->dropped, NULL);
 

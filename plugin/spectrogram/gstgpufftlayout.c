@@ -53,8 +53,7 @@ gst_gpu_fft_layout_axis_f (const GstGpuFftFreqAxis * a, gdouble u)
 }
 
 guint
-gst_gpu_fft_layout_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f,
-    guint n)
+gst_gpu_fft_layout_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f, guint n)
 {
   gdouble p = floor (gst_gpu_fft_layout_axis_u (a, f) * n);
 
