@@ -10,6 +10,7 @@
 
 #include <gst/gst.h>
 #include "gstgpufftspectrum.h"
+#include "gstgpuspectrum.h"
 #include "gstgpufftspectrogram.h"
 
 static gboolean

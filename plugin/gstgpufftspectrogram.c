@@ -25,15 +25,21 @@
  * enter the waterfall).
  *
  * Threads: properties may be set from any thread (object lock); a change
- * takes effect at the next frame (geometry changes restart the picture). */
+ * takes effect at the next frame (geometry changes restart the picture).
+ *
+ * This file: properties, pads, caps negotiation and the buffer pool,
+ * events, QoS, state changes. The streaming path (audio to frames, in
+ * buffers of the pool negotiated here) is spectrogram/
+ * gstgpufftspectrogram-stream.c; spectrogram/gstgpufftspectrogram-private.h
+ * lists the element's files. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <string.h>
 
-#include "gstgpufftspectrogram.h"
-#include "gstgpufft-device.h"
+#include "gstgpufftspectrogram-private.h"
+#include "gstgpufftdevice.h"
 
 GST_DEBUG_CATEGORY (gst_gpu_fft_spectrogram_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrogram_debug
@@ -43,7 +49,7 @@ GST_DEBUG_CATEGORY (gst_gpu_fft_spectrogram_debug);
 #define DEFAULT_MIN_DB -100.0
 #define DEFAULT_MAX_DB 0.0
 #define DEFAULT_COLORMAP GST_GPU_FFT_COLORMAP_VIRIDIS
-#define DEFAULT_WINDOW GST_GPU_FFT_SPECTRUM_WINDOW_HANN
+#define DEFAULT_WINDOW GST_GPU_FFT_WINDOW_HANN
 #define DEFAULT_OVERLAP 0.5
 #define DEFAULT_TIME_SPAN 10.0
 #define DEFAULT_OCTAVE_FRACTION 3
@@ -90,12 +96,21 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
 
+/* the element's own enum types (GstGpuFftSpectrogramMode, GstGpuFftAxis,
+ * GstGpuFftColormap of gstgpufftlayout.h and gstgpufftcolormap.h) */
+static GType gst_gpu_fft_spectrogram_mode_get_type (void);
+#define GST_TYPE_GPU_FFT_SPECTROGRAM_MODE (gst_gpu_fft_spectrogram_mode_get_type ())
+static GType gst_gpu_fft_spectrogram_axis_get_type (void);
+#define GST_TYPE_GPU_FFT_SPECTROGRAM_AXIS (gst_gpu_fft_spectrogram_axis_get_type ())
+static GType gst_gpu_fft_spectrogram_colormap_get_type (void);
+#define GST_TYPE_GPU_FFT_SPECTROGRAM_COLORMAP (gst_gpu_fft_spectrogram_colormap_get_type ())
+
 #define gst_gpu_fft_spectrogram_parent_class parent_class
 G_DEFINE_TYPE (GstGpuFftSpectrogram, gst_gpu_fft_spectrogram, GST_TYPE_ELEMENT);
 GST_ELEMENT_REGISTER_DEFINE (gpufftspectrogram, "gpufftspectrogram",
     GST_RANK_NONE, GST_TYPE_GPU_FFT_SPECTROGRAM);
 
-GType
+static GType
 gst_gpu_fft_spectrogram_mode_get_type (void)
 {
   static GType type = 0;
@@ -117,7 +132,7 @@ gst_gpu_fft_spectrogram_mode_get_type (void)
   return type;
 }
 
-GType
+static GType
 gst_gpu_fft_spectrogram_axis_get_type (void)
 {
   static GType type = 0;
@@ -137,7 +152,7 @@ gst_gpu_fft_spectrogram_axis_get_type (void)
   return type;
 }
 
-GType
+static GType
 gst_gpu_fft_spectrogram_colormap_get_type (void)
 {
   static GType type = 0;
@@ -182,7 +197,7 @@ gst_gpu_fft_spectrogram_set_property (GObject * object, guint prop_id,
       s->max_frequency = g_value_get_double (value);
       break;
     case PROP_OCTAVE_FRACTION:
-      if (gst_gpu_fft_octave_fraction_valid (g_value_get_uint (value)))
+      if (gst_gpu_fft_bands_octave_fraction_valid (g_value_get_uint (value)))
         s->octave_fraction = g_value_get_uint (value);
       else
         warning = g_strdup_printf ("octave-fraction %u is not valid: use 1, "
@@ -389,7 +404,7 @@ setup_pool (GstGpuFftSpectrogram * self, GstCaps * caps)
   return gst_buffer_pool_set_active (pool, TRUE);
 }
 
-gboolean
+static gboolean
 gst_gpu_fft_spectrogram_negotiate (GstGpuFftSpectrogram * self)
 {
   GstCaps *templ = gst_pad_get_pad_template_caps (self->srcpad);
@@ -452,7 +467,8 @@ gst_gpu_fft_spectrogram_negotiate (GstGpuFftSpectrogram * self)
   return TRUE;
 }
 
-GstFlowReturn
+/* GAP: silence from ts for dur, so that the picture keeps moving */
+static GstFlowReturn
 gst_gpu_fft_spectrogram_push_silence (GstGpuFftSpectrogram * self,
     GstClockTime ts, GstClockTime dur)
 {
@@ -480,14 +496,6 @@ gst_gpu_fft_spectrogram_push_silence (GstGpuFftSpectrogram * self,
     done += m;
   }
   return ret;
-}
-
-GstFlowReturn
-gst_gpu_fft_spectrogram_alloc (GstGpuFftSpectrogram * self, GstBuffer ** out)
-{
-  if (!self->pool)
-    return GST_FLOW_NOT_NEGOTIATED;
-  return gst_buffer_pool_acquire_buffer (self->pool, out, NULL);
 }
 
 /* ---- pads --------------------------------------------------------------- */
@@ -649,7 +657,7 @@ open_device (GstGpuFftSpectrogram * self)
   GST_OBJECT_LOCK (self);
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
-  self->ctx = gst_gpu_fft_open_device (GST_ELEMENT (self), index);
+  self->ctx = gst_gpu_fft_device_open (GST_ELEMENT (self), index);
   if (self->ctx == NULL)
     return FALSE;
   GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
@@ -787,7 +795,7 @@ gst_gpu_fft_spectrogram_class_init (GstGpuFftSpectrogramClass * klass)
           GPUFFT_MAX_SIZE, 0, rw));
   g_object_class_install_property (gobject_class, PROP_WINDOW,
       g_param_spec_enum ("window", "Window", "Window function",
-          GST_TYPE_GPU_FFT_SPECTRUM_WINDOW, DEFAULT_WINDOW, rw));
+          GST_TYPE_GPU_FFT_WINDOW, DEFAULT_WINDOW, rw));
   g_object_class_install_property (gobject_class, PROP_OVERLAP,
       g_param_spec_double ("overlap", "Overlap",
           "Least overlap of successive analysis frames (they overlap more "

@@ -1,5 +1,5 @@
-/* gpufftspectrum (and, with spectrum's properties and messages,
- * gpuspectrum): a spectrum analyser that runs its FFTs on a Vulkan device.
+/* gpufftspectrum: a spectrum analyser that runs its FFTs on a Vulkan
+ * device.
  *
  * SECTION:element-gpufftspectrum
  *
@@ -9,687 +9,567 @@
  *
  *   gst-launch-1.0 audiotestsrc ! gpufftspectrum ! fakesink -m
  *
- * Framing: frame j covers samples [j*hop, j*hop + fft-size) counted from the
- * stream start or the last restart (DISCONT, flush, new segment, new caps).
- * Interval k covers [round (k*interval*rate/1e9), round ((k+1)*...)); a
- * frame belongs to the interval that holds its last sample; every frame is
- * analysed. An interval's messages are posted once it is complete (on EOS
- * and restarts: the partial interval), if it holds at least one frame.
- * Geometry properties (fft-size, hop-size, window, scaling, interval,
- * multi-channel, peaks, min/max-frequency, message-phase, batch-size) apply
- * at once, as in `spectrum`: at the next buffer the open interval closes
- * where the stream stands (a partial interval, old settings) and the
- * analysis restarts there; the others apply from the next buffer.
- * device-index is read when the element starts (READY -> PAUSED).
- *
- * NaN / Inf samples: every frame is transformed on its own and a frame
- * holding a non-finite sample (in the analysed channel, or in any channel
- * when downmixing) is left out of its interval's average by the engine, so
- * it spoils no other frame and no other interval. The message's `frames`
- * says how many frames were averaged (the smallest count over channels);
- * an interval whose frames were all left out reads the threshold in every
- * bin and has no dominant frequency (0). The audio passes through as is.
- *
- * Segments: every buffer passes through whole; only what lies in a TIME
- * segment is analysed (a buffer outside it is not, one across its edge in
- * part).
- *
- * Buffers: a buffer without a whole sample frame is ignored, whatever its
- * timestamp and flags; a buffer's trailing bytes that do not make a whole
- * sample frame are ignored;
- * buffers without PTS continue the sample count (the first one after a
- * restart takes the end of what came before, else the segment start). A
- * timestamp more than 40 ms away from where the sample count puts it, and
- * a GAP event, restart the framing like a DISCONT. A buffer that cannot be
- * read (non-interleaved without GstAudioMeta) passes through untouched with
- * a WARNING message, and the framing restarts after it.
- *
- * The element never talks to Vulkan itself: everything goes through the
- * gpufft engine (gpufft.h).
- *
- * Files: this one is the analyser both elements share (GstGpuFftBase:
- * class, device properties, GstBaseTransform entry points);
- * gstgpufftspectrum-stream.c the streaming path (plan and geometry, framing
- * into batches, restarts); gstgpufftspectrum-results.c the result path
- * (messages from the engine's completion thread, drain, engine errors);
- * gstgpufftspectrum-element.c gpufftspectrum's own properties;
- * gstgpuspectrum.c gpuspectrum (GStreamer's spectrum: its properties, and
- * the class flag that gives spectrum's messages).
- */
+ * This file is the element's own part: its properties (fft-size, window,
+ * scaling, peaks, message options, the analyser modes, stats ...), their
+ * defaults, and the `reset` action, mapped onto the settings of the
+ * analyser it derives from, GstGpuFftBase (base/gstgpufftbase.c: framing,
+ * segments, restarts, the streaming and result paths). Properties take
+ * only the object lock and never wait on the streaming thread; `reset`
+ * may be emitted from any thread. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstgpufftspectrum.h"
-#include "gstgpufftspectrum-private.h"
-#include "gstgpufft-device.h"
+#include "gstgpufftbase.h"
 
-#include <math.h>
+#define GST_CAT_DEFAULT gst_gpu_fft_base_debug
 
-GST_DEBUG_CATEGORY (gst_gpu_fft_spectrum_debug);
-#define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
+#define DEFAULT_FFT_SIZE 1024
+#define MIN_FFT_SIZE 16         /* (the engine takes sizes from 2) */
+#define DEFAULT_HOP_SIZE 0
+#define DEFAULT_WINDOW GST_GPU_FFT_WINDOW_HANN
+#define DEFAULT_SCALING GST_GPU_FFT_SCALING_SPECTRUM
+#define DEFAULT_INTERVAL (GST_SECOND / 10)
+#define MIN_INTERVAL GST_MSECOND
+#define DEFAULT_THRESHOLD -90
+#define DEFAULT_MULTI_CHANNEL FALSE
+#define DEFAULT_PEAKS 1
+#define DEFAULT_MIN_FREQUENCY 0.0
+#define DEFAULT_MAX_FREQUENCY 0.0
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_MESSAGE_MAGNITUDE TRUE
+#define DEFAULT_MESSAGE_PHASE FALSE
+#define DEFAULT_MESSAGE_DOMINANT TRUE
+#define DEFAULT_MESSAGE_FORMAT GST_GPU_FFT_MESSAGE_FORMAT_LIST
+#define DEFAULT_BATCH_SIZE 0
 
-#define DEFAULT_DEVICE_INDEX -1
+#define DEFAULT_FREQUENCY_SCALE GST_GPU_FFT_FREQUENCY_SCALE_LINEAR
+#define DEFAULT_OCTAVE_FRACTION 3
+#define DEFAULT_MEL_BANDS 128
+#define DEFAULT_MEL_SCALE GST_GPU_FFT_MEL_SCALE_SLANEY
+#define DEFAULT_MEL_NORM GST_GPU_FFT_MEL_NORM_SLANEY
+#define DEFAULT_LOG_BANDS 64
+#define DEFAULT_WEIGHTING GST_GPU_FFT_WEIGHTING_Z
+#define DEFAULT_AVERAGING GPUFFT_AVERAGING_MEAN
+#define DEFAULT_TIME_CONSTANT 0.125
+#define DEFAULT_MESSAGE_FRAMES FALSE
 
-/* The properties of both elements (the others are each element's own:
- * gstgpufftspectrum-element.c, gstgpuspectrum.c). */
+#define MAX_HOP_SIZE (1 << 20)
+#define MAX_BATCH_SIZE (1 << 20)
+
+
 enum
 {
   PROP_0,
-  PROP_DEVICE_INDEX,
-  PROP_DEVICE_NAME
+  PROP_FFT_SIZE,
+  PROP_HOP_SIZE,
+  PROP_WINDOW,
+  PROP_SCALING,
+  PROP_INTERVAL,
+  PROP_THRESHOLD,
+  PROP_MULTI_CHANNEL,
+  PROP_PEAKS,
+  PROP_MIN_FREQUENCY,
+  PROP_MAX_FREQUENCY,
+  PROP_POST_MESSAGES,
+  PROP_MESSAGE_MAGNITUDE,
+  PROP_MESSAGE_PHASE,
+  PROP_MESSAGE_DOMINANT,
+  PROP_MESSAGE_FORMAT,
+  PROP_BATCH_SIZE,
+  PROP_STATS,
+  PROP_FREQUENCY_SCALE,
+  PROP_OCTAVE_FRACTION,
+  PROP_MEL_BANDS,
+  PROP_MEL_SCALE,
+  PROP_MEL_NORM,
+  PROP_LOG_BANDS,
+  PROP_WEIGHTING,
+  PROP_AVERAGING,
+  PROP_TIME_CONSTANT,
+  PROP_MESSAGE_FRAMES
 };
 
-#define CAPS_STR \
-  "audio/x-raw, " \
-  "format = (string) { S16LE, S24LE, S32LE, F32LE, F64LE }, " \
-  "rate = (int) [ 1, MAX ], " \
-  "channels = (int) [ 1, " G_STRINGIFY (GPUFFT_MAX_CHANNELS) " ], " \
-  "layout = (string) { interleaved, non-interleaved }"
+/* (no state of its own: everything is in the base's settings) */
+struct _GstGpuFftSpectrum
+{
+  GstGpuFftBase parent;
+};
 
-#define gst_gpu_fft_base_parent_class parent_class
-G_DEFINE_ABSTRACT_TYPE (GstGpuFftBase, gst_gpu_fft_base, GST_TYPE_AUDIO_FILTER);
+typedef struct
+{
+  GstGpuFftBaseClass parent_class;
+} GstGpuFftSpectrumClass;
 
-static void gst_gpu_fft_base_set_property (GObject * object,
+G_DEFINE_TYPE (GstGpuFftSpectrum, gst_gpu_fft_spectrum, GST_TYPE_GPU_FFT_BASE);
+GST_ELEMENT_REGISTER_DEFINE (gpufftspectrum, "gpufftspectrum", GST_RANK_NONE,
+    GST_TYPE_GPU_FFT_SPECTRUM);
+
+static void gst_gpu_fft_spectrum_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_gpu_fft_base_get_property (GObject * object,
+static void gst_gpu_fft_spectrum_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
-static void gst_gpu_fft_base_finalize (GObject * object);
-static gboolean gst_gpu_fft_spectrum_start (GstBaseTransform * trans);
-static gboolean gst_gpu_fft_spectrum_stop (GstBaseTransform * trans);
-static GstFlowReturn gst_gpu_fft_spectrum_submit_input_buffer
-    (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input);
-static gboolean gst_gpu_fft_spectrum_accept_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps);
-static gboolean gst_gpu_fft_spectrum_sink_event (GstBaseTransform * trans,
-    GstEvent * event);
-static GstFlowReturn gst_gpu_fft_spectrum_transform_ip (GstBaseTransform *
-    trans, GstBuffer * buf);
-static gboolean gst_gpu_fft_spectrum_setup (GstAudioFilter * filter,
-    const GstAudioInfo * info);
 
-/* ------------------------------------------------------------------------ */
-/* class                                                                    */
+static void gst_gpu_fft_spectrum_reset (GstGpuFftSpectrum * self);
 
 static void
-gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
+gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS (klass);
-  GstCaps *caps;
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const GParamFlags rw =
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
 
-  GST_DEBUG_CATEGORY_INIT (gst_gpu_fft_spectrum_debug, "gpufftspectrum", 0,
-      "GPU (Vulkan) FFT spectrum analysers");
+  gobject_class->set_property = gst_gpu_fft_spectrum_set_property;
+  gobject_class->get_property = gst_gpu_fft_spectrum_get_property;
 
-  gobject_class->set_property = gst_gpu_fft_base_set_property;
-  gobject_class->get_property = gst_gpu_fft_base_get_property;
-  gobject_class->finalize = gst_gpu_fft_base_finalize;
+  g_object_class_install_property (gobject_class, PROP_FFT_SIZE,
+      g_param_spec_uint ("fft-size", "FFT size",
+          "Samples per frame: any even size from 16 to 65536 (odd sizes are "
+          "refused). Powers of two are fastest; sizes whose other factors "
+          "are 3, 5 and 7 run as mixed-radix passes, any other size through "
+          "Bluestein's algorithm. Bins: fft-size/2+1",
+          MIN_FFT_SIZE, GPUFFT_MAX_SIZE, DEFAULT_FFT_SIZE, rw));
+  g_object_class_install_property (gobject_class, PROP_HOP_SIZE,
+      g_param_spec_uint ("hop-size", "Hop size",
+          "Samples between the starts of consecutive frames (0 = fft-size/2)",
+          0, MAX_HOP_SIZE, DEFAULT_HOP_SIZE, rw));
+  g_object_class_install_property (gobject_class, PROP_WINDOW,
+      g_param_spec_enum ("window", "Window",
+          "Analysis window (periodic form, as scipy.signal.get_window)",
+          GST_TYPE_GPU_FFT_WINDOW, DEFAULT_WINDOW, rw));
+  g_object_class_install_property (gobject_class, PROP_SCALING,
+      g_param_spec_enum ("scaling", "Scaling",
+          "spectrum: dBFS, 10*log10(2*S) with scipy's 'spectrum' scaling (a "
+          "full-scale sine on a bin reads 0 dB); density: 10*log10(D) with "
+          "scipy's 'density' scaling (dB re full-scale^2/Hz); raw: "
+          "10*log10(|X|^2), no window normalisation, no one-sided doubling",
+          GST_TYPE_GPU_FFT_SCALING, DEFAULT_SCALING, rw));
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Interval of time between messages (in nanoseconds, at least 1 ms)",
+          MIN_INTERVAL, G_MAXUINT64, DEFAULT_INTERVAL, rw));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_int ("threshold", "Threshold",
+          "Floor of the reported dB values (applied after averaging), and "
+          "the level a peak must exceed", -1000, 1000, DEFAULT_THRESHOLD, rw));
+  g_object_class_install_property (gobject_class, PROP_MULTI_CHANNEL,
+      g_param_spec_boolean ("multi-channel", "Multichannel results",
+          "Analyse each channel (TRUE) or the mean of the channels (FALSE)",
+          DEFAULT_MULTI_CHANNEL, rw));
+  g_object_class_install_property (gobject_class, PROP_PEAKS,
+      g_param_spec_uint ("peaks", "Peaks",
+          "How many peaks the dominant-frequency message lists "
+          "(peak-frequencies/peak-magnitudes when more than 1)",
+          1, GPUFFT_MAX_PEAKS, DEFAULT_PEAKS, rw));
+  g_object_class_install_property (gobject_class, PROP_MIN_FREQUENCY,
+      g_param_spec_double ("min-frequency", "Minimum frequency",
+          "Lowest frequency of the peak search (Hz)",
+          0.0, G_MAXDOUBLE, DEFAULT_MIN_FREQUENCY, rw));
+  g_object_class_install_property (gobject_class, PROP_MAX_FREQUENCY,
+      g_param_spec_double ("max-frequency", "Maximum frequency",
+          "Highest frequency of the peak search (Hz, 0 = Nyquist)",
+          0.0, G_MAXDOUBLE, DEFAULT_MAX_FREQUENCY, rw));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post the spectrum and dominant-frequency element messages",
+          DEFAULT_POST_MESSAGES, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_MAGNITUDE,
+      g_param_spec_boolean ("message-magnitude", "Magnitude",
+          "Put the magnitudes (dB) in the spectrum message",
+          DEFAULT_MESSAGE_MAGNITUDE, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_PHASE,
+      g_param_spec_boolean ("message-phase", "Phase",
+          "Put the phases (radians, of the interval's last frame) in the "
+          "spectrum message", DEFAULT_MESSAGE_PHASE, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_DOMINANT,
+      g_param_spec_boolean ("message-dominant", "Dominant frequency",
+          "Post the dominant-frequency message", DEFAULT_MESSAGE_DOMINANT, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_FORMAT,
+      g_param_spec_enum ("message-format", "Message format",
+          "How magnitude and phase arrays are carried: list (GstValueList / "
+          "GstValueArray of float) or bytes (GBytes of little-endian float32, "
+          "channel-major)", GST_TYPE_GPU_FFT_MESSAGE_FORMAT,
+          DEFAULT_MESSAGE_FORMAT, rw));
+  g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint ("batch-size", "Batch size",
+          "Most frames per GPU submission (0 = automatic)",
+          0, MAX_BATCH_SIZE, DEFAULT_BATCH_SIZE, rw));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "gpufftspectrum-stats: device (gint: the Vulkan device index in "
+          "use, -1 before start), dropped-intervals (guint64: intervals of a "
+          "live stream left unanalysed because the GPU fell behind, since "
+          "the element started), device-submissions and device-batches "
+          "(guint64: GPU submissions made by the device's scheduler for "
+          "every element on the device, and the element batches they "
+          "carried, since the device was opened; 0 before start), "
+          "device-max-batches (most in one submission), device-record-ns, "
+          "device-wait-ns, device-gpu-ns, device-deliver-ns (guint64 ns: "
+          "the scheduler's time recording and submitting, waiting for the "
+          "device, the device's own time, and delivering results), "
+          "device-copied-bytes and device-imported-bytes (guint64: input "
+          "copied into upload memory, and input the device read in place "
+          "from the buffers, VK_EXT_external_memory_host), device-plans and "
+          "device-plan-ns (plans made on the device and the time spent "
+          "making them)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
-  g_object_class_install_property (gobject_class, PROP_DEVICE_INDEX,
-      g_param_spec_int ("device-index", "Device index",
-          "Vulkan device to use (-1 = automatic: discrete > integrated > "
-          "virtual > CPU); read when the element starts",
-          -1, G_MAXINT, DEFAULT_DEVICE_INDEX,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
-      g_param_spec_string ("device-name", "Device name",
-          "Name of the Vulkan device in use (NULL before the first start)",
-          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_FREQUENCY_SCALE,
+      g_param_spec_enum ("frequency-scale", "Frequency scale",
+          "What magnitude holds: linear (the FFT bins), octave "
+          "(octave-fraction bands, IEC 61260-1), mel (mel-bands filters, "
+          "librosa / torchaudio) or log (log-bands bands evenly spaced in "
+          "log frequency); the bands lie within min-frequency .. "
+          "max-frequency (octave and log: 0 means 20 Hz)",
+          GST_TYPE_GPU_FFT_FREQUENCY_SCALE, DEFAULT_FREQUENCY_SCALE, rw));
+  g_object_class_install_property (gobject_class, PROP_OCTAVE_FRACTION,
+      g_param_spec_uint ("octave-fraction", "Octave fraction",
+          "frequency-scale=octave: 1/b-octave bands, b = 1, 3, 6, 12 or 24",
+          1, 24, DEFAULT_OCTAVE_FRACTION, rw));
+  g_object_class_install_property (gobject_class, PROP_MEL_BANDS,
+      g_param_spec_uint ("mel-bands", "Mel bands",
+          "frequency-scale=mel: number of mel filters", 1, GPUFFT_MAX_BANDS,
+          DEFAULT_MEL_BANDS, rw));
+  g_object_class_install_property (gobject_class, PROP_MEL_SCALE,
+      g_param_spec_enum ("mel-scale", "Mel scale",
+          "frequency-scale=mel: slaney (librosa's default) or htk "
+          "(torchaudio's)", GST_TYPE_GPU_FFT_MEL_SCALE, DEFAULT_MEL_SCALE, rw));
+  g_object_class_install_property (gobject_class, PROP_MEL_NORM,
+      g_param_spec_enum ("mel-norm", "Mel normalisation",
+          "frequency-scale=mel: slaney (each filter's area 1, librosa's "
+          "default) or none (torchaudio's)", GST_TYPE_GPU_FFT_MEL_NORM,
+          DEFAULT_MEL_NORM, rw));
+  g_object_class_install_property (gobject_class, PROP_LOG_BANDS,
+      g_param_spec_uint ("log-bands", "Log bands",
+          "frequency-scale=log: number of bands", 1, GPUFFT_MAX_BANDS,
+          DEFAULT_LOG_BANDS, rw));
+  g_object_class_install_property (gobject_class, PROP_WEIGHTING,
+      g_param_spec_enum ("weighting", "Frequency weighting",
+          "z (none), a or c (IEC 61672-1), applied to every bin's power "
+          "before bands, peaks and level", GST_TYPE_GPU_FFT_WEIGHTING,
+          DEFAULT_WEIGHTING, rw));
+  g_object_class_install_property (gobject_class, PROP_AVERAGING,
+      g_param_spec_enum ("averaging", "Averaging",
+          "mean (Welch over the interval), exponential (time weighting with "
+          "time-constant, carried across intervals), peak-hold (per-bin "
+          "maximum over the interval) or max-hold (per-bin maximum until "
+          "the reset action or a property change)",
+          GST_TYPE_GPU_FFT_AVERAGING, DEFAULT_AVERAGING, rw));
+  g_object_class_install_property (gobject_class, PROP_TIME_CONSTANT,
+      g_param_spec_double ("time-constant", "Time constant",
+          "averaging=exponential: seconds (0.125 Fast, 1 Slow)", 0.001,
+          3600.0, DEFAULT_TIME_CONSTANT, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_FRAMES,
+      g_param_spec_boolean ("message-frames", "Frames in the message",
+          "The spectrum message also carries every frame of the interval: "
+          "frame-timestamps, frame-magnitude ([channels][frames][values]) "
+          "and frame-level", DEFAULT_MESSAGE_FRAMES, rw));
 
-  caps = gst_caps_from_string (CAPS_STR);
-  gst_audio_filter_class_add_pad_templates (filter_class, caps);
-  gst_caps_unref (caps);
+  /**
+   * GstGpuFftSpectrum::reset:
+   *
+   * Action signal: the averaging state (max-hold's maxima, exponential's
+   * running value) restarts at the next buffer.
+   */
+  g_signal_new_class_handler ("reset", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+      G_CALLBACK (gst_gpu_fft_spectrum_reset), NULL, NULL, NULL,
+      G_TYPE_NONE, 0);
 
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_stop);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_sink_event);
-  trans_class->accept_caps =
-      GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_accept_caps);
-  trans_class->submit_input_buffer =
-      GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_submit_input_buffer);
-  trans_class->transform_ip =
-      GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_transform_ip);
-  trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->transform_ip_on_passthrough = TRUE;
-  filter_class->setup = GST_DEBUG_FUNCPTR (gst_gpu_fft_spectrum_setup);
+  gst_element_class_set_static_metadata (element_class,
+      "GPU spectrum analyzer", "Filter/Analyzer/Audio",
+      "Posts Welch-averaged spectra and dominant frequencies of audio, "
+      "computed on a Vulkan device", "gst-gpufft developers");
 
-  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_BASE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_WINDOW, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_SCALING, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_MESSAGE_FORMAT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_FREQUENCY_SCALE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_WEIGHTING, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_AVERAGING, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_MEL_SCALE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_MEL_NORM, 0);
 }
 
-/* (each element's own init then sets its settings' defaults) */
 static void
-gst_gpu_fft_base_init (GstGpuFftBase * self)
+gst_gpu_fft_spectrum_init (GstGpuFftSpectrum * self)
 {
-  self->settings.device_index = DEFAULT_DEVICE_INDEX;
-  self->geometry_gen = 1;
+  GstGpuFftBaseSettings *s = &GST_GPU_FFT_BASE (self)->settings;
 
-  self->base_pts = GST_CLOCK_TIME_NONE;
-  self->next_pts = GST_CLOCK_TIME_NONE;
-  self->is_live = -1;
-  gst_gpu_fft_store_init (&self->store, 2, 1, FALSE);
+  s->fft_size = DEFAULT_FFT_SIZE;
+  s->hop_size = DEFAULT_HOP_SIZE;
+  s->window = DEFAULT_WINDOW;
+  s->scaling = DEFAULT_SCALING;
+  s->interval = DEFAULT_INTERVAL;
+  s->threshold = DEFAULT_THRESHOLD;
+  s->multi_channel = DEFAULT_MULTI_CHANNEL;
+  s->peaks = DEFAULT_PEAKS;
+  s->min_frequency = DEFAULT_MIN_FREQUENCY;
+  s->max_frequency = DEFAULT_MAX_FREQUENCY;
+  s->post_messages = DEFAULT_POST_MESSAGES;
+  s->message_magnitude = DEFAULT_MESSAGE_MAGNITUDE;
+  s->message_phase = DEFAULT_MESSAGE_PHASE;
+  s->message_dominant = DEFAULT_MESSAGE_DOMINANT;
+  s->message_format = DEFAULT_MESSAGE_FORMAT;
+  s->batch_size = DEFAULT_BATCH_SIZE;
+  s->analysis.scale = DEFAULT_FREQUENCY_SCALE;
+  s->analysis.octave_fraction = DEFAULT_OCTAVE_FRACTION;
+  s->analysis.mel_bands = DEFAULT_MEL_BANDS;
+  s->analysis.mel_scale = DEFAULT_MEL_SCALE;
+  s->analysis.mel_norm = DEFAULT_MEL_NORM;
+  s->analysis.log_bands = DEFAULT_LOG_BANDS;
+  s->analysis.weighting = DEFAULT_WEIGHTING;
+  s->analysis.averaging = DEFAULT_AVERAGING;
+  s->analysis.time_constant = DEFAULT_TIME_CONSTANT;
+  s->analysis.frames = DEFAULT_MESSAGE_FRAMES;
+  s->analysis.level = TRUE;     /* every message has `level` */
 }
 
 static void
-gst_gpu_fft_base_finalize (GObject * object)
+gst_gpu_fft_spectrum_reset (GstGpuFftSpectrum * self)
 {
-  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
-
-  if (self->plan)
-    gpufft_plan_free (self->plan);
-  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-  if (self->ctx)
-    gpufft_context_unref (self->ctx);
-  gst_gpu_fft_store_clear (&self->store);
-  g_free (self->batch_groups);
-  g_free (self->engine_groups);
-  g_free (self->seg_planes);
-  g_free (self->in_planes);
-  g_free (self->device_name);
-
-  G_OBJECT_CLASS (parent_class)->finalize (object);
+  g_atomic_int_set (&GST_GPU_FFT_BASE (self)->reset_pending, 1);
 }
 
 /* ------------------------------------------------------------------------ */
 /* properties: only the object lock, never waiting on the streaming thread  */
 
 static void
-gst_gpu_fft_base_set_property (GObject * object, guint prop_id,
+gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
+  GstGpuFftBaseSettings *s = &self->settings;
+  GstGpuFftBaseSettings old;
 
+  if (prop_id == PROP_FFT_SIZE && !gpufft_size_is_valid (g_value_get_uint
+          (value))) {
+    g_warning ("gpufftspectrum: fft-size %u refused: it must be even, from "
+        "%u to %u; keeping %u", g_value_get_uint (value), MIN_FFT_SIZE,
+        GPUFFT_MAX_SIZE, s->fft_size);
+    return;
+  }
+  if (prop_id == PROP_OCTAVE_FRACTION
+      && !gst_gpu_fft_bands_octave_fraction_valid (g_value_get_uint (value))) {
+    g_warning ("gpufftspectrum: octave-fraction %u refused: use 1, 3, 6, 12 "
+        "or 24; keeping %u", g_value_get_uint (value),
+        s->analysis.octave_fraction);
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  old = *s;
   switch (prop_id) {
-    case PROP_DEVICE_INDEX:
-      GST_OBJECT_LOCK (self);
-      self->settings.device_index = g_value_get_int (value);
-      GST_OBJECT_UNLOCK (self);
+    case PROP_FFT_SIZE:
+      s->fft_size = g_value_get_uint (value);
+      break;
+    case PROP_HOP_SIZE:
+      s->hop_size = g_value_get_uint (value);
+      break;
+    case PROP_WINDOW:
+      s->window = g_value_get_enum (value);
+      break;
+    case PROP_SCALING:
+      s->scaling = g_value_get_enum (value);
+      break;
+    case PROP_INTERVAL:
+      s->interval = g_value_get_uint64 (value); /* (GObject: >= 1 ms) */
+      break;
+    case PROP_MULTI_CHANNEL:
+      s->multi_channel = g_value_get_boolean (value);
+      break;
+    case PROP_PEAKS:
+      s->peaks = g_value_get_uint (value);
+      break;
+    case PROP_MIN_FREQUENCY:
+      s->min_frequency = g_value_get_double (value);
+      break;
+    case PROP_MAX_FREQUENCY:
+      s->max_frequency = g_value_get_double (value);
+      break;
+    case PROP_MESSAGE_PHASE:
+      s->message_phase = g_value_get_boolean (value);
+      break;
+    case PROP_BATCH_SIZE:
+      s->batch_size = g_value_get_uint (value);
+      break;
+    case PROP_THRESHOLD:
+      s->threshold = g_value_get_int (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_MESSAGE_MAGNITUDE:
+      s->message_magnitude = g_value_get_boolean (value);
+      break;
+    case PROP_MESSAGE_DOMINANT:
+      s->message_dominant = g_value_get_boolean (value);
+      break;
+    case PROP_MESSAGE_FORMAT:
+      s->message_format = g_value_get_enum (value);
+      break;
+    case PROP_FREQUENCY_SCALE:
+      s->analysis.scale = g_value_get_enum (value);
+      break;
+    case PROP_OCTAVE_FRACTION:
+      s->analysis.octave_fraction = g_value_get_uint (value);
+      break;
+    case PROP_MEL_BANDS:
+      s->analysis.mel_bands = g_value_get_uint (value);
+      break;
+    case PROP_MEL_SCALE:
+      s->analysis.mel_scale = g_value_get_enum (value);
+      break;
+    case PROP_MEL_NORM:
+      s->analysis.mel_norm = g_value_get_enum (value);
+      break;
+    case PROP_LOG_BANDS:
+      s->analysis.log_bands = g_value_get_uint (value);
+      break;
+    case PROP_WEIGHTING:
+      s->analysis.weighting = g_value_get_enum (value);
+      break;
+    case PROP_AVERAGING:
+      s->analysis.averaging = g_value_get_enum (value);
+      break;
+    case PROP_TIME_CONSTANT:
+      s->analysis.time_constant = g_value_get_double (value);
+      break;
+    case PROP_MESSAGE_FRAMES:
+      s->analysis.frames = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  gst_gpu_fft_base_settings_changed (self, &old);
+  /* any property change restarts max-hold */
+  if (s->analysis.averaging == GPUFFT_AVERAGING_MAX_HOLD
+      && memcmp (&old, s, sizeof (old)) != 0)
+    g_atomic_int_set (&self->reset_pending, 1);
+  GST_OBJECT_UNLOCK (self);
 }
 
 static void
-gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
+gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
+  GstGpuFftBaseSettings *s = &self->settings;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_DEVICE_INDEX:
-      g_value_set_int (value, self->settings.device_index);
+    case PROP_FFT_SIZE:
+      g_value_set_uint (value, s->fft_size);
       break;
-    case PROP_DEVICE_NAME:
-      g_value_set_string (value, self->device_name);
+    case PROP_HOP_SIZE:
+      g_value_set_uint (value, s->hop_size);
+      break;
+    case PROP_WINDOW:
+      g_value_set_enum (value, s->window);
+      break;
+    case PROP_SCALING:
+      g_value_set_enum (value, s->scaling);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, s->interval);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_int (value, s->threshold);
+      break;
+    case PROP_MULTI_CHANNEL:
+      g_value_set_boolean (value, s->multi_channel);
+      break;
+    case PROP_PEAKS:
+      g_value_set_uint (value, s->peaks);
+      break;
+    case PROP_MIN_FREQUENCY:
+      g_value_set_double (value, s->min_frequency);
+      break;
+    case PROP_MAX_FREQUENCY:
+      g_value_set_double (value, s->max_frequency);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s->post_messages);
+      break;
+    case PROP_MESSAGE_MAGNITUDE:
+      g_value_set_boolean (value, s->message_magnitude);
+      break;
+    case PROP_MESSAGE_PHASE:
+      g_value_set_boolean (value, s->message_phase);
+      break;
+    case PROP_MESSAGE_DOMINANT:
+      g_value_set_boolean (value, s->message_dominant);
+      break;
+    case PROP_MESSAGE_FORMAT:
+      g_value_set_enum (value, s->message_format);
+      break;
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, s->batch_size);
+      break;
+    case PROP_STATS:{
+      GpufftContextStats st = { 0 };
+
+      /* (ctx is set and cleared by start/stop, under this lock) */
+      if (self->ctx)
+        gpufft_context_get_stats (self->ctx, &st);
+      g_value_take_boxed (value, gst_structure_new ("gpufftspectrum-stats",
+              "device", G_TYPE_INT, self->ctx ?
+              gpufft_context_get_device_index (self->ctx) : -1,
+              "dropped-intervals", G_TYPE_UINT64, self->dropped_total,
+              "device-submissions", G_TYPE_UINT64, st.submissions,
+              "device-batches", G_TYPE_UINT64, st.batches,
+              "device-max-batches", G_TYPE_UINT64, st.max_batches,
+              "device-record-ns", G_TYPE_UINT64, st.record_ns,
+              "device-wait-ns", G_TYPE_UINT64, st.wait_ns,
+              "device-gpu-ns", G_TYPE_UINT64, st.gpu_ns,
+              "device-deliver-ns", G_TYPE_UINT64, st.deliver_ns,
+              "device-copied-bytes", G_TYPE_UINT64, st.copied_bytes,
+              "device-imported-bytes", G_TYPE_UINT64, st.imported_bytes,
+              "device-plans", G_TYPE_UINT64, st.plans,
+              "device-plan-ns", G_TYPE_UINT64, st.plan_ns,
+              "device-shared-batches", G_TYPE_UINT64, st.shared_batches,
+              "device-shared-dispatches", G_TYPE_UINT64, st.shared_dispatches,
+              NULL));
+      break;
+    }
+    case PROP_FREQUENCY_SCALE:
+      g_value_set_enum (value, s->analysis.scale);
+      break;
+    case PROP_OCTAVE_FRACTION:
+      g_value_set_uint (value, s->analysis.octave_fraction);
+      break;
+    case PROP_MEL_BANDS:
+      g_value_set_uint (value, s->analysis.mel_bands);
+      break;
+    case PROP_MEL_SCALE:
+      g_value_set_enum (value, s->analysis.mel_scale);
+      break;
+    case PROP_MEL_NORM:
+      g_value_set_enum (value, s->analysis.mel_norm);
+      break;
+    case PROP_LOG_BANDS:
+      g_value_set_uint (value, s->analysis.log_bands);
+      break;
+    case PROP_WEIGHTING:
+      g_value_set_enum (value, s->analysis.weighting);
+      break;
+    case PROP_AVERAGING:
+      g_value_set_enum (value, s->analysis.averaging);
+      break;
+    case PROP_TIME_CONSTANT:
+      g_value_set_double (value, s->analysis.time_constant);
+      break;
+    case PROP_MESSAGE_FRAMES:
+      g_value_set_boolean (value, s->analysis.frames);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
-}
-
-/* Everything but threshold, post-messages, message-magnitude,
- * message-dominant, message-format and device-index, which apply from the
- * next buffer without a restart. */
-static gboolean
-geometry_equal (const GstGpuFftSpectrumSettings * a,
-    const GstGpuFftSpectrumSettings * b)
-{
-  return a->fft_size == b->fft_size && a->hop_size == b->hop_size &&
-      a->window == b->window && a->scaling == b->scaling &&
-      a->interval == b->interval && a->multi_channel == b->multi_channel &&
-      a->peaks == b->peaks && a->min_frequency == b->min_frequency &&
-      a->max_frequency == b->max_frequency &&
-      a->message_phase == b->message_phase &&
-      a->batch_size == b->batch_size && a->level_offset == b->level_offset &&
-      a->hop_within_interval == b->hop_within_interval &&
-      a->reset_gen == b->reset_gen &&
-      gst_gpu_fft_analysis_equal (&a->analysis, &b->analysis);
-}
-
-void
-gst_gpu_fft_spectrum_settings_changed (GstGpuFftSpectrum * self,
-    const GstGpuFftSpectrumSettings * old)
-{
-  /* (setting a value it already has changes nothing, not even batching) */
-  if (!geometry_equal (old, &self->settings))
-    self->geometry_gen++;
-}
-
-/* Copies the settings (and their geometry generation) under the lock. */
-void
-gst_gpu_fft_spectrum_read_settings (GstGpuFftSpectrum * self,
-    GstGpuFftSpectrumSettings * out, guint * gen)
-{
-  GST_OBJECT_LOCK (self);
-  *out = self->settings;
-  *gen = self->geometry_gen;
-  GST_OBJECT_UNLOCK (self);
-}
-
-void
-gst_gpu_fft_spectrum_read_live_settings (GstGpuFftSpectrum * self)
-{
-  gst_gpu_fft_spectrum_read_settings (self, &self->live, &self->live_gen);
-}
-
-/* ------------------------------------------------------------------------ */
-/* GstBaseTransform / GstAudioFilter                                        */
-
-/* "gpufftspectrum" or "gpuspectrum", for messages */
-static const gchar *
-element_kind (GstGpuFftSpectrum * self)
-{
-  return GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat ? "gpuspectrum" :
-      "gpufftspectrum";
-}
-
-static gboolean
-gst_gpu_fft_spectrum_start (GstBaseTransform * trans)
-{
-  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
-  GpufftContext *ctx;
-  gint index;
-
-  GST_OBJECT_LOCK (self);
-  index = self->settings.device_index;
-  GST_OBJECT_UNLOCK (self);
-
-  ctx = gst_gpu_fft_open_device (GST_ELEMENT (self), index);
-  if (ctx == NULL)
-    return FALSE;
-
-  GST_OBJECT_LOCK (self);
-  self->ctx = ctx;              /* (under the lock for the stats property) */
-  g_free (self->device_name);
-  self->device_name = g_strdup (gpufft_context_get_device_name (ctx));
-  self->dropped_total = 0;
-  GST_OBJECT_UNLOCK (self);
-  GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
-      gpufft_context_get_device_index (self->ctx),
-      gpufft_context_get_device_name (self->ctx));
-  g_object_notify (G_OBJECT (self), "device-name");
-
-  self->running = FALSE;
-  self->received = 0;
-  self->next_pts = GST_CLOCK_TIME_NONE;
-  self->is_live = -1;
-  self->dropped_pending = 0;
-  self->drop_warned_at = 0;
-  g_atomic_int_set (&self->error_posted, 0);
-  return TRUE;
-}
-
-static gboolean
-gst_gpu_fft_spectrum_stop (GstBaseTransform * trans)
-{
-  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
-  GpufftContext *ctx;
-
-  if (self->plan) {
-    gpufft_plan_free (self->plan);
-    self->plan = NULL;
-  }
-  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-  GST_OBJECT_LOCK (self);
-  ctx = self->ctx;
-  self->ctx = NULL;
-  GST_OBJECT_UNLOCK (self);
-  gpufft_context_unref (ctx);
-  gst_gpu_fft_store_clear (&self->store);
-  self->is_live = -1;
-  self->buffer_hint = 0;
-  self->running = FALSE;
-  self->received = 0;
-  self->have_format = FALSE;
-  self->next_pts = GST_CLOCK_TIME_NONE;
-  return TRUE;
-}
-
-static gboolean
-gst_gpu_fft_spectrum_setup (GstAudioFilter * filter, const GstAudioInfo * info)
-{
-  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (filter);
-  guint channels = GST_AUDIO_INFO_CHANNELS (info);
-  GpufftFormat format;
-
-  if (channels < 1 || channels > GPUFFT_MAX_CHANNELS) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("%u channels: %s handles at most %u", channels,
-            element_kind (self), GPUFFT_MAX_CHANNELS), (NULL));
-    return FALSE;
-  }
-  switch (GST_AUDIO_INFO_FORMAT (info)) {
-    case GST_AUDIO_FORMAT_S16LE:
-      format = GPUFFT_FORMAT_S16;
-      break;
-    case GST_AUDIO_FORMAT_S24LE:
-      format = GPUFFT_FORMAT_S24;
-      break;
-    case GST_AUDIO_FORMAT_S32LE:
-      format = GPUFFT_FORMAT_S32;
-      break;
-    case GST_AUDIO_FORMAT_F32LE:
-      format = GPUFFT_FORMAT_F32;
-      break;
-    case GST_AUDIO_FORMAT_F64LE:
-      format = GPUFFT_FORMAT_F64;
-      break;
-    default:
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
-          ("unsupported format %s",
-              gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (info))));
-      return FALSE;
-  }
-
-  /* new caps: the pending interval is posted with the old format, then
-   * the framing restarts (a new plan is made if the format needs one) */
-  gst_gpu_fft_spectrum_read_live_settings (self);
-  if (self->running && !gst_gpu_fft_spectrum_flush_and_restart (self))
-    return FALSE;
-  if (!gst_gpu_fft_spectrum_drain (self))
-    return FALSE;
-  self->buffer_hint = 0;        /* sized again by the next buffer */
-
-  GST_DEBUG_OBJECT (self, "format %s, %d Hz, %u channels, %s",
-      gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (info)),
-      GST_AUDIO_INFO_RATE (info), channels,
-      GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED ?
-      "interleaved" : "non-interleaved");
-  self->info = *info;
-  self->format = format;
-  self->have_format = TRUE;
-  gst_gpu_fft_store_clear (&self->store);
-  gst_gpu_fft_store_init (&self->store, GST_AUDIO_INFO_BPS (info), channels,
-      GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED);
-  self->seg_planes = g_renew (gconstpointer, self->seg_planes, 2 * channels);
-  self->in_planes = g_renew (gpointer, self->in_planes, channels);
-  return TRUE;
-}
-
-/* GstAudioFilter clips buffers to the segment before the transform: an
- * analyser passes every buffer through untouched (transform_ip analyses
- * only what lies in the segment), so skip it for GstBaseTransform's. */
-static GstFlowReturn
-gst_gpu_fft_spectrum_submit_input_buffer (GstBaseTransform * trans,
-    gboolean is_discont, GstBuffer * input)
-{
-  GstBaseTransformClass *base =
-      g_type_class_peek_static (GST_TYPE_BASE_TRANSFORM);
-
-  return base->submit_input_buffer (trans, is_discont, input);
-}
-
-/* The template refuses more than GPUFFT_MAX_CHANNELS channels at
- * negotiation; say so, with the valid range, rather than leave only the
- * source's not-negotiated error. */
-static gboolean
-gst_gpu_fft_spectrum_accept_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps)
-{
-  GstStructure *s = gst_caps_get_size (caps) == 1 ?
-      gst_caps_get_structure (caps, 0) : NULL;
-  gint channels;
-
-  if (s && gst_structure_get_int (s, "channels", &channels)
-      && channels > GPUFFT_MAX_CHANNELS) {
-    GST_ELEMENT_WARNING (trans, STREAM, FORMAT,
-        ("%d channels: %s handles 1 to %d channels", channels,
-            element_kind (GST_GPU_FFT_SPECTRUM (trans)), GPUFFT_MAX_CHANNELS),
-        ("caps %" GST_PTR_FORMAT, caps));
-    return FALSE;
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans,
-      direction, caps);
-}
-
-static gboolean
-gst_gpu_fft_spectrum_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
-
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_FLUSH_STOP:
-      /* every interval's messages are posted before these go on */
-      if (self->running) {
-        gst_gpu_fft_spectrum_read_live_settings (self);
-        gst_gpu_fft_spectrum_flush_and_restart (self);
-      }
-      gst_gpu_fft_spectrum_drain (self);
-      self->next_pts = GST_CLOCK_TIME_NONE;
-      break;
-    case GST_EVENT_SEGMENT:
-      /* before the base class takes the new segment: the pending interval
-       * is timed in the old one */
-      if (self->running) {
-        gst_gpu_fft_spectrum_read_live_settings (self);
-        gst_gpu_fft_spectrum_flush_and_restart (self);
-      }
-      self->next_pts = GST_CLOCK_TIME_NONE;
-      break;
-    case GST_EVENT_GAP:
-      /* no data for a while: no frame may span it */
-      if (self->running) {
-        gst_gpu_fft_spectrum_read_live_settings (self);
-        gst_gpu_fft_spectrum_flush_and_restart (self);
-      }
-      self->next_pts = GST_CLOCK_TIME_NONE;
-      break;
-    default:
-      break;
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-}
-
-/* A buffer timestamp further than this from where the sample count puts it
- * is a discontinuity (as audiobasesink's default tolerance). */
-#define PTS_TOLERANCE (40 * GST_MSECOND)
-
-/* Maps buf for reading: one map of the whole buffer; the planes of
- * non-interleaved audio from its GstAudioMeta (gst_audio_buffer_map()'s map
- * of each plane fails on 1.22 with more than 256 channels and leaves the
- * memory locked). Sets self->in_planes and the samples per channel. */
-static gboolean
-map_input (GstGpuFftSpectrum * self, GstBuffer * buf, GstMapInfo * map,
-    gsize * n_samples)
-{
-  const GstAudioInfo *info = &self->info;
-  guint c, channels = GST_AUDIO_INFO_CHANNELS (info);
-  gsize bps = GST_AUDIO_INFO_BPS (info);
-
-  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED) {
-    if (!gst_buffer_map (buf, map, GST_MAP_READ))
-      return FALSE;
-    self->in_planes[0] = map->data;
-    *n_samples = map->size / GST_AUDIO_INFO_BPF (info);
-    return TRUE;
-  } else {
-    GstAudioMeta *meta = gst_buffer_get_audio_meta (buf);
-
-    if (meta == NULL || meta->info.channels != (gint) channels
-        || meta->info.finfo != info->finfo || meta->offsets == NULL)
-      return FALSE;
-    if (!gst_buffer_map (buf, map, GST_MAP_READ))
-      return FALSE;
-    for (c = 0; c < channels; c++) {
-      if (meta->offsets[c] + meta->samples * bps > map->size) {
-        gst_buffer_unmap (buf, map);
-        return FALSE;
-      }
-      self->in_planes[c] = map->data + meta->offsets[c];
-    }
-    *n_samples = meta->samples;
-    return TRUE;
-  }
-}
-
-/* The part of a mapped buffer of n samples that lies in a TIME segment:
- * FALSE when none does; else *skip samples from its start, *n left, *pts
- * of the first. Other segments, and buffers without PTS, are whole. */
-static gboolean
-clip_to_segment (GstGpuFftSpectrum * self, GstBuffer * buf, gsize * skip,
-    gsize * n, GstClockTime * pts)
-{
-  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
-  gint rate = GST_AUDIO_INFO_RATE (&self->info);
-  guint64 start, stop, cstart, cstop, first, end;
-  gboolean off_clock;
-
-  *skip = 0;
-  *pts = GST_BUFFER_PTS (buf);
-  if (seg->format != GST_FORMAT_TIME || !GST_BUFFER_PTS_IS_VALID (buf))
-    return TRUE;
-  start = GST_BUFFER_PTS (buf);
-  stop = gst_util_uint64_scale_int_round (*n, GST_SECOND, rate);
-  /* (a span that runs off the clock's range is saturated, and not clipped
-   * at its end) */
-  off_clock = stop >= G_MAXUINT64 - 1 - start;
-  stop = off_clock ? G_MAXUINT64 - 1 : start + stop;
-  if (!gst_segment_clip (seg, GST_FORMAT_TIME, start, stop, &cstart, &cstop))
-    return FALSE;
-  first = gst_util_uint64_scale_int_round (cstart - start, rate, GST_SECOND);
-  end = off_clock ? *n :
-      gst_util_uint64_scale_int_round (cstop - start, rate, GST_SECOND);
-  end = MIN (end, *n);
-  if (first >= end)
-    return FALSE;
-  *skip = first;
-  *n = end - first;
-  *pts = start + gst_util_uint64_scale_int_round (first, GST_SECOND, rate);
-  return TRUE;
-}
-
-static GstFlowReturn
-gst_gpu_fft_spectrum_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
-{
-  GstGpuFftSpectrum *self = GST_GPU_FFT_SPECTRUM (trans);
-  GstMapInfo map;
-  GstClockTime pts;
-  guint64 pos;
-  gsize n, skip;
-  guint c;
-  gboolean ok;
-
-  if (!self->have_format || self->ctx == NULL)
-    return GST_FLOW_NOT_NEGOTIATED;
-
-  /* A buffer without a whole sample frame carries no samples: it changes
-   * nothing, whatever its timestamp or flags say (a real discontinuity
-   * shows on the next buffer that has samples). */
-  if (gst_buffer_get_size (buf) < (gsize) GST_AUDIO_INFO_BPF (&self->info))
-    return GST_FLOW_OK;
-
-  gst_gpu_fft_spectrum_read_live_settings (self);
-
-  /* A buffer that cannot be read (e.g. non-interleaved without its
-   * GstAudioMeta) is passed through but breaks the sample count: restart
-   * after it. */
-  if (!map_input (self, buf, &map, &n)) {
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
-        ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio needs "
-            "a GstAudioMeta): passed through, not analysed; the analysis "
-            "restarts after it", buf));
-    if (self->running && !gst_gpu_fft_spectrum_flush_and_restart (self))
-      return GST_FLOW_ERROR;
-    return GST_FLOW_OK;
-  }
-  if (n == 0) {
-    gst_buffer_unmap (buf, &map);
-    return GST_FLOW_OK;
-  }
-
-  /* Analyse only what lies in the segment (the buffer passes whole). */
-  if (!clip_to_segment (self, buf, &skip, &n, &pts)) {
-    gst_buffer_unmap (buf, &map);
-    return GST_FLOW_OK;
-  }
-  if (skip > 0) {
-    gboolean interleaved = GST_AUDIO_INFO_LAYOUT (&self->info) ==
-        GST_AUDIO_LAYOUT_INTERLEAVED;
-    gsize unit = interleaved ? GST_AUDIO_INFO_BPF (&self->info) :
-        GST_AUDIO_INFO_BPS (&self->info);
-    guint planes = interleaved ? 1 : GST_AUDIO_INFO_CHANNELS (&self->info);
-
-    for (c = 0; c < planes; c++)
-      self->in_planes[c] = (guint8 *) self->in_planes[c] + skip * unit;
-  }
-
-  /* A geometry setting changed: it applies at once, as in `spectrum`: the
-   * open interval closes where the stream stands (posted as a partial
-   * interval, with the old geometry) and the analysis restarts here. A
-   * discontinuity, flagged or not (a timestamp more than 40 ms away from
-   * where the sample count puts it), does the same: no frame may span it. */
-  if (self->running && (self->live_gen != self->applied_gen
-          || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
-          || (GST_CLOCK_TIME_IS_VALID (pts)
-              && ABS (GST_CLOCK_DIFF (gst_gpu_fft_spectrum_sample_to_time (self,
-                          self->received), pts)) > PTS_TOLERANCE))) {
-    GST_DEBUG_OBJECT (self, "%s", self->live_gen != self->applied_gen ?
-        "settings changed" : "discontinuity");
-    /* (gpuspectrum, as spectrum: the interval a geometry change cuts short
-     * is not posted, so that the next message has the new geometry) */
-    self->discarding = self->live.reset_gen != self->applied_reset_gen
-        && GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
-    ok = gst_gpu_fft_spectrum_flush_and_restart (self);
-    self->discarding = FALSE;
-    if (!ok)
-      goto error;
-  }
-
-  if (self->is_live < 0)
-    self->is_live = gst_gpu_fft_spectrum_upstream_is_live (self) ? 1 : 0;
-  if (self->buffer_hint == 0)
-    self->buffer_hint = n;
-
-  if (!self->running) {
-    GstSegment *segment = &trans->segment;
-
-    if (GST_CLOCK_TIME_IS_VALID (pts))
-      self->base_pts = pts;
-    else if (GST_CLOCK_TIME_IS_VALID (self->next_pts))
-      self->base_pts = self->next_pts;
-    else if (segment->format == GST_FORMAT_TIME)
-      self->base_pts = segment->start;
-    else
-      self->base_pts = 0;
-    if (!gst_gpu_fft_spectrum_apply_settings (self))
-      goto error;
-    self->received = 0;
-    gst_gpu_fft_store_reset (&self->store, 0);
-    self->running = TRUE;
-    GST_DEBUG_OBJECT (self, "start at %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (self->base_pts));
-  }
-
-  pos = self->received;
-  /* (only ordinary host allocations can be imported: not dmabuf, GL or
-   * file mappings) */
-  if (GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
-      && gst_buffer_n_memory (buf) == 1
-      && gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
-          GST_ALLOCATOR_SYSMEM)) {
-    self->in_buf = buf;
-    self->in_data = map.data;
-  }
-  ok = gst_gpu_fft_spectrum_run_batches (self, pos + n, FALSE, pos,
-      (gpointer const *) self->in_planes, n);
-  self->in_buf = NULL;
-  self->in_data = NULL;
-  if (ok)
-    gst_gpu_fft_store_keep_and_append (&self->store,
-        self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
-  self->received = pos + n;
-  gst_buffer_unmap (buf, &map);
-
-  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
-
-error:
-  gst_buffer_unmap (buf, &map);
-  return GST_FLOW_ERROR;
 }

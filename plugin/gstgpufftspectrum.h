@@ -1,158 +1,19 @@
-/* gpufftspectrum: spectrum analyser on a Vulkan device (see the .c file). */
+/* gpufftspectrum: spectrum analyser on a Vulkan device (see the .c file).
+ * What the plugin needs to register it; the instance is private to
+ * gstgpufftspectrum.c. */
 #ifndef __GST_GPU_FFT_SPECTRUM_H__
 #define __GST_GPU_FFT_SPECTRUM_H__
 
 #include <gst/gst.h>
-#include <gst/audio/audio.h>
-#include <gst/audio/gstaudiofilter.h>
-
-#include "gpufft.h"
-#include "gstgpufftspectrum-analysis.h"
-#include "gstgpufftspectrum-enums.h"
-#include "gstgpufftspectrum-framing.h"
-#include "gstgpufftspectrum-store.h"
 
 G_BEGIN_DECLS
 
-/* Two elements share one analyser: the abstract GstGpuFftBase
- * (gstgpufftspectrum.c and its -stream, -results, -message files: caps,
- * framing, engine, messages) and its instance struct GstGpuFftSpectrum
- * below. Each element adds its own properties and defaults:
- *   gpufftspectrum (GstGpuFftSpectrum, gstgpufftspectrum-element.c)
- *   gpuspectrum    (GstGpuSpectrum, gstgpuspectrum.c): GStreamer's
- *                  spectrum, its properties and messages (class
- *                  spectrum_compat). */
 typedef struct _GstGpuFftSpectrum GstGpuFftSpectrum;
-typedef GstGpuFftSpectrum GstGpuFftBase;
-typedef struct _GstGpuFftBaseClass GstGpuFftBaseClass;
-
-struct _GstGpuFftBaseClass
-{
-  GstAudioFilterClass parent_class;
-  /* TRUE: spectrum's messages (its fields only), no dominant-frequency
-   * message, and a geometry change drops what was measured with the old
-   * one (the partial interval, and intervals not yet posted), so that the
-   * very next message has the new geometry. */
-  gboolean spectrum_compat;
-};
-
-typedef struct
-{
-  GstGpuFftBaseClass parent_class;
-} GstGpuFftSpectrumClass;
-
-#define GST_TYPE_GPU_FFT_BASE (gst_gpu_fft_base_get_type ())
-#define GST_GPU_FFT_SPECTRUM(obj) (G_TYPE_CHECK_INSTANCE_CAST ((obj), \
-        GST_TYPE_GPU_FFT_BASE, GstGpuFftSpectrum))
-#define GST_GPU_FFT_BASE_GET_CLASS(obj) (G_TYPE_INSTANCE_GET_CLASS ((obj), \
-        GST_TYPE_GPU_FFT_BASE, GstGpuFftBaseClass))
-GType gst_gpu_fft_base_get_type (void);
 
 #define GST_TYPE_GPU_FFT_SPECTRUM (gst_gpu_fft_spectrum_get_type ())
 GType gst_gpu_fft_spectrum_get_type (void);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstGpuFftSpectrum, gst_object_unref)
-
-/* The properties, as set by the application (under the object lock). */
-typedef struct
-{
-  guint fft_size;
-  guint hop_size;               /* 0: fft_size / 2 */
-  GstGpuFftSpectrumWindow window;
-  GstGpuFftSpectrumScaling scaling;
-  guint64 interval;             /* ns */
-  gint threshold;               /* dB */
-  gboolean multi_channel;
-  guint peaks;
-  gdouble min_frequency;
-  gdouble max_frequency;        /* 0: Nyquist */
-  gboolean post_messages;
-  gboolean message_magnitude;
-  gboolean message_phase;
-  gboolean message_dominant;
-  GstGpuFftSpectrumMessageFormat message_format;
-  guint batch_size;             /* 0: automatic */
-  gint device_index;            /* -1: automatic */
-  gdouble level_offset;         /* dB added to every level (gpuspectrum:
-                                 * -20 log10 (nfft)) */
-  gboolean hop_within_interval; /* gpuspectrum: the hop is at most the
-                                 * interval, so that every interval but
-                                 * the first has a frame */
-  guint reset_gen;              /* gpuspectrum: bumped by a change of bands,
-                                 * interval or multi-channel (what spectrum
-                                 * resets on) */
-  /* gpufftspectrum's analyser modes (its min/max_frequency are the ones
-   * above) */
-  GstGpuFftAnalysis analysis;
-} GstGpuFftSpectrumSettings;
-
-struct _GstGpuFftSpectrum
-{
-  GstAudioFilter parent;
-
-  /* --- settings: GST_OBJECT_LOCK --- */
-  GstGpuFftSpectrumSettings settings;
-  guint geometry_gen;           /* bumped by changes that restart the
-                                 * analysis at the next buffer */
-  gchar *device_name;
-
-  /* --- state: streaming thread (and start/stop) --- */
-  GpufftContext *ctx;
-  GpufftPlan *plan;
-  GpufftPlanConfig plan_config; /* what `plan` was built from (its
-                                 * arrays: NULL) ... */
-  GstGpuFftAnalysis plan_analysis;      /* ... with these modes */
-  GstGpuFftBands *bands;        /* the plan's bands (NULL: linear) */
-  guint applied_gen;            /* geometry_gen of plan_config/framing */
-  guint applied_reset_gen;      /* settings.reset_gen of the same */
-  guint min_bin, max_bin;       /* peak range of the applied settings */
-  guint max_frames, max_groups; /* the plan's limits per batch */
-
-  /* settings read once per buffer / event for thresholds and messages */
-  GstGpuFftSpectrumSettings live;
-  guint live_gen;
-
-  gboolean have_format;
-  GstAudioInfo info;
-  GpufftFormat format;
-
-  gboolean running;             /* samples counted since the last restart */
-  guint64 received;             /* samples since the restart */
-  GstClockTime base_pts;        /* PTS of sample 0 */
-  GstClockTime next_pts;        /* end of what was analysed before the
-                                 * restart (buffers without PTS continue) */
-  GstGpuFftFraming framing;
-  GstGpuFftStore store;
-
-  GstGpuFftBatchGroup *batch_groups;    /* max_groups */
-  GpufftGroup *engine_groups;   /* max_groups */
-  gconstpointer *seg_planes;    /* 2 x channels plane pointers */
-  gpointer *in_planes;          /* channels: the mapped input's planes */
-  GstBuffer *in_buf;            /* the input being handled (interleaved: the
-                                 * engine may read it in place) ... */
-  const guint8 *in_data;        /* ... and its mapped data */
-  gsize buffer_hint;            /* samples of the first buffer after caps:
-                                 * sizes the automatic batch */
-
-  /* live input: the analysis drops whole intervals rather than hold the
-   * audio when the GPU falls behind (-1: not asked yet) */
-  gint is_live;
-  guint dropped_pending;        /* intervals dropped since the last message */
-  guint64 dropped_total;
-  gint64 drop_warned_at;        /* monotonic us of the last warning */
-
-  /* the `reset` action (any thread): the next batch restarts the
-   * averaging state */
-  gint reset_pending;
-
-  /* set once an engine error was posted (any thread) */
-  gint error_posted;
-  /* streaming thread: the intervals closed now get no message (gpuspectrum
-   * drops the partial interval a geometry change ends) */
-  gboolean discarding;
-};
 
 GST_ELEMENT_REGISTER_DECLARE (gpufftspectrum);
-GST_ELEMENT_REGISTER_DECLARE (gpuspectrum);
 
 G_END_DECLS
 

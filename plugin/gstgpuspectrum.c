@@ -37,18 +37,21 @@
  * partial interval at EOS is posted, DISCONT restarts cleanly, and a
  * synchronous bus handler may change any property.
  *
- * Runs on the shared analyser (gstgpufftspectrum.c): this file maps the
- * properties to its settings. */
+ * This file is the element's own part: spectrum's properties and
+ * defaults, mapped onto the settings of the analyser it derives from,
+ * GstGpuFftBase (base/gstgpufftbase.c), and the class flag that gives
+ * spectrum's messages. Properties take only the object lock and never
+ * wait on the streaming thread. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstgpufftspectrum.h"
-#include "gstgpufftspectrum-private.h"
-
 #include <math.h>
 
-#define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
+#include "gstgpuspectrum.h"
+#include "gstgpufftbase.h"
+
+#define GST_CAT_DEFAULT gst_gpu_fft_base_debug
 
 /* spectrum's defaults and ranges (GStreamer 1.22) */
 #define DEFAULT_POST_MESSAGES TRUE
@@ -62,14 +65,16 @@
 #define MAX_BANDS (GPUFFT_MAX_SIZE / 2 + 1)
 #define MIN_INTERVAL GST_MSECOND
 
-typedef GstGpuFftSpectrum GstGpuSpectrum;
+/* (no state of its own: everything is in the base's settings) */
+struct _GstGpuSpectrum
+{
+  GstGpuFftBase parent;
+};
+
 typedef struct
 {
   GstGpuFftBaseClass parent_class;
 } GstGpuSpectrumClass;
-
-#define GST_TYPE_GPU_SPECTRUM (gst_gpu_spectrum_get_type ())
-GType gst_gpu_spectrum_get_type (void);
 
 enum
 {
@@ -144,7 +149,7 @@ gst_gpu_spectrum_class_init (GstGpuSpectrumClass * klass)
 
 /* The analyser's settings for `bands` (nfft = 2 * bands - 2). */
 static void
-set_bands (GstGpuFftSpectrumSettings * s, guint bands)
+set_bands (GstGpuFftBaseSettings * s, guint bands)
 {
   s->fft_size = 2 * bands - 2;
   s->hop_size = s->fft_size;
@@ -154,11 +159,11 @@ set_bands (GstGpuFftSpectrumSettings * s, guint bands)
 static void
 gst_gpu_spectrum_init (GstGpuSpectrum * self)
 {
-  GstGpuFftSpectrumSettings *s = &self->settings;
+  GstGpuFftBaseSettings *s = &GST_GPU_FFT_BASE (self)->settings;
 
   set_bands (s, DEFAULT_BANDS);
-  s->window = GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING_GST;
-  s->scaling = GST_GPU_FFT_SPECTRUM_SCALING_RAW;
+  s->window = GST_GPU_FFT_WINDOW_HAMMING_GST;
+  s->scaling = GST_GPU_FFT_SCALING_RAW;
   s->interval = DEFAULT_INTERVAL;
   s->threshold = DEFAULT_THRESHOLD;
   s->multi_channel = DEFAULT_MULTI_CHANNEL;
@@ -167,7 +172,7 @@ gst_gpu_spectrum_init (GstGpuSpectrum * self)
   s->message_magnitude = DEFAULT_MESSAGE_MAGNITUDE;
   s->message_phase = DEFAULT_MESSAGE_PHASE;
   s->message_dominant = FALSE;
-  s->message_format = GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_LIST;
+  s->message_format = GST_GPU_FFT_MESSAGE_FORMAT_LIST;
   s->batch_size = 0;
   s->hop_within_interval = TRUE;
 }
@@ -176,9 +181,9 @@ static void
 gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstGpuSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
-  GstGpuFftSpectrumSettings *s = &self->settings;
-  GstGpuFftSpectrumSettings old;
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
+  GstGpuFftBaseSettings *s = &self->settings;
+  GstGpuFftBaseSettings old;
   guint64 interval = 0;
 
   if (prop_id == PROP_BANDS && g_value_get_uint (value) > MAX_BANDS) {
@@ -229,7 +234,7 @@ gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  gst_gpu_fft_spectrum_settings_changed (self, &old);
+  gst_gpu_fft_base_settings_changed (self, &old);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -237,8 +242,8 @@ static void
 gst_gpu_spectrum_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstGpuSpectrum *self = GST_GPU_FFT_SPECTRUM (object);
-  GstGpuFftSpectrumSettings *s = &self->settings;
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
+  GstGpuFftBaseSettings *s = &self->settings;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {

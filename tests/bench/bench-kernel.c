@@ -26,7 +26,7 @@
 
 #include "bench-common.h"
 #include "bench-vk.h"
-#include "gstgpufftspectrum-analysis.h"
+#include "gstgpufftanalysis.h"
 
 static gint group_frames = 64;
 static gchar *scale_name = NULL;
@@ -58,7 +58,7 @@ static const GOptionEntry extra[] = {
   {NULL}
 };
 
-/* --scale: the element's analysis tables (gstgpufftspectrum-analysis.c)
+/* --scale: the element's analysis tables (gstgpufftanalysis.c)
  * for 1/3-octave or 128 slaney mel bands, A-weighted, with a level
  * (nothing for linear). */
 static void

@@ -1,5 +1,5 @@
-/* The band definitions themselves (plugin/gstgpufftspectrum-bands.c, plain
- * C, no device) against the published formulas written out here:
+/* The band definitions themselves (plugin/gstgpufftbands.c, plain C, no
+ * device) against the published formulas written out here:
  *   librosa.filters.mel (sr, n_fft, n_mels, fmin, fmax, htk=False,
  *   norm='slaney') and torchaudio.functional.melscale_fbanks (n_freqs,
  *   f_min, f_max, n_mels, sample_rate, norm=None, mel_scale='htk'):
@@ -10,7 +10,7 @@
 #include <glib.h>
 #include <math.h>
 
-#include "gstgpufftspectrum-bands.h"
+#include "gstgpufftbands.h"
 
 /* librosa: hz_to_mel / mel_to_hz with htk=False */
 static gdouble
@@ -231,14 +231,14 @@ test_weighting_c (void)
   for (i = 0; i < G_N_ELEMENTS (table_c); i++) {
     gdouble f = 1000.0 * pow (10.0, 0.1 * ((gint) i - 20));
 
-    g_assert_cmpfloat (fabs (gst_gpu_fft_weighting_db (GST_GPU_FFT_WEIGHTING_C,
-                f) - table_c[i]), <=, 0.05);
+    g_assert_cmpfloat (fabs (gst_gpu_fft_bands_weighting_db
+            (GST_GPU_FFT_WEIGHTING_C, f) - table_c[i]), <=, 0.05);
   }
-  g_assert_cmpfloat (gst_gpu_fft_weighting_db (GST_GPU_FFT_WEIGHTING_A,
+  g_assert_cmpfloat (gst_gpu_fft_bands_weighting_db (GST_GPU_FFT_WEIGHTING_A,
           1000.0), ==, 0.0);
-  g_assert_cmpfloat (gst_gpu_fft_weighting_db (GST_GPU_FFT_WEIGHTING_C,
+  g_assert_cmpfloat (gst_gpu_fft_bands_weighting_db (GST_GPU_FFT_WEIGHTING_C,
           1000.0), ==, 0.0);
-  g_assert_cmpfloat (gst_gpu_fft_weighting_db (GST_GPU_FFT_WEIGHTING_Z,
+  g_assert_cmpfloat (gst_gpu_fft_bands_weighting_db (GST_GPU_FFT_WEIGHTING_Z,
           50.0), ==, 0.0);
 }
 

@@ -5,7 +5,7 @@
  * 32..126 draw as '?'. */
 #include <string.h>
 
-#include "gstgpufftspectrogram-font.h"
+#include "gstgpufftfont.h"
 
 static void
 test_x_height (void)

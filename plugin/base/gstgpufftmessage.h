@@ -1,4 +1,4 @@
-/* gpufftspectrum: building the `spectrum` and `dominant-frequency` message
+/* GstGpuFftBase: building the `spectrum` and `dominant-frequency` message
  * structures from one engine group result. Called without any lock held.
  *
  * spectrum:
@@ -29,13 +29,13 @@
  *   channel a nested GstValueArray when multi-channel).
  *   No peak above threshold in range: frequency 0, bin 0, magnitude =
  *   threshold. */
-#ifndef __GST_GPU_FFT_SPECTRUM_MESSAGE_H__
-#define __GST_GPU_FFT_SPECTRUM_MESSAGE_H__
+#ifndef __GST_GPU_FFT_MESSAGE_H__
+#define __GST_GPU_FFT_MESSAGE_H__
 
 #include <gst/gst.h>
 #include "gpufft.h"
-#include "gstgpufftspectrum-analysis.h"
-#include "gstgpufftspectrum-enums.h"
+#include "gstgpufftanalysis.h"
+#include "gstgpufftenums.h"
 
 G_BEGIN_DECLS
 
@@ -51,7 +51,7 @@ typedef struct
   GpufftWindow window;
   GpufftScaling scaling;
   gboolean multi_channel;
-  GstGpuFftSpectrumMessageFormat format;
+  GstGpuFftMessageFormat format;
   gboolean magnitude;           /* add `magnitude` */
   gboolean phase;               /* add `phase` (if the result has it) */
   gdouble db_offset;            /* dB = 10 log10 (linear power) + db_offset */
@@ -74,18 +74,18 @@ typedef struct
 void gst_gpu_fft_message_params_free (GstGpuFftMessageParams * params);
 
 /* result->power holds dB values (the engine's output_db). */
-GstStructure *gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams
+GstStructure *gst_gpu_fft_message_build_spectrum (const GstGpuFftMessageParams
     * params, const GpufftGroupResult * result);
 
 /* GStreamer's spectrum message, its fields only and in its order:
  * endtime (stream-time + duration), timestamp, stream-time, running-time,
  * duration, magnitude, phase (list format). */
-GstStructure *gst_gpu_fft_spectrum_build_compat (const GstGpuFftMessageParams
+GstStructure *gst_gpu_fft_message_build_compat (const GstGpuFftMessageParams
     * params, const GpufftGroupResult * result);
 
-GstStructure *gst_gpu_fft_spectrum_build_dominant (const GstGpuFftMessageParams
+GstStructure *gst_gpu_fft_message_build_dominant (const GstGpuFftMessageParams
     * params, const GpufftGroupResult * result);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_MESSAGE_H__ */
+#endif /* __GST_GPU_FFT_MESSAGE_H__ */

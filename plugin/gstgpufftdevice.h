@@ -1,7 +1,7 @@
 /* gst-gpufft: an element opens its engine device (any thread that may post
  * an element error: start / READY->PAUSED).
  *
- * gst_gpu_fft_open_device() returns the context for device-index `index`
+ * gst_gpu_fft_device_open() returns the context for device-index `index`
  * (-1: automatic, gpufft_context_get()) with a reference the caller owns,
  * or NULL after posting the element error that says why: RESOURCE
  * NOT_FOUND when there is no Vulkan loader, no device, no such index or no
@@ -15,7 +15,7 @@
 
 G_BEGIN_DECLS
 
-GpufftContext *gst_gpu_fft_open_device (GstElement * element, gint index);
+GpufftContext *gst_gpu_fft_device_open (GstElement * element, gint index);
 
 G_END_DECLS
 

@@ -21,10 +21,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstgpufftspectrogram.h"
-#include "gstgpufftspectrum-analysis.h"
+#include "gstgpufftspectrogram-private.h"
+#include "gstgpufftanalysis.h"
 
-GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_spectrogram_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrogram_debug
 
 #define DB_FLOOR -200.0f
@@ -555,6 +554,16 @@ memory_key (GstMemory * mem)
   return GPOINTER_TO_SIZE (key);
 }
 
+/* A writable output buffer of the negotiated size, from the pool the
+ * element set up when it negotiated (none yet: not negotiated). */
+static GstFlowReturn
+acquire_output (GstGpuFftSpectrogram * self, GstBuffer ** out)
+{
+  if (!self->pool)
+    return GST_FLOW_NOT_NEGOTIATED;
+  return gst_buffer_pool_acquire_buffer (self->pool, out, NULL);
+}
+
 /* Renders video frame f (covering real samples up to `end`) with the
  * columns collected so far, and pushes it. */
 static GstFlowReturn
@@ -596,7 +605,7 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
 
   /* the output buffer first: the device writes the frame into it */
   if (show) {
-    ret = gst_gpu_fft_spectrogram_alloc (self, &out);
+    ret = acquire_output (self, &out);
     if (ret != GST_FLOW_OK)
       return ret;
     if (!gst_video_frame_map (&frame, &self->vinfo, out, GST_MAP_WRITE)) {

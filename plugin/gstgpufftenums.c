@@ -1,33 +1,32 @@
-/* gpufftspectrum: the enum types of the element's properties. */
-#include "gstgpufftspectrum-enums.h"
+/* gst-gpufft: the enum types of the elements' properties (see the
+ * header). */
+#include "gstgpufftenums.h"
 #include "gpufft.h"
-#include "gstgpufftspectrum-bands.h"
+#include "gstgpufftbands.h"
 
-G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_WINDOW_FLAT_TOP ==
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_WINDOW_FLAT_TOP ==
     (gint) GPUFFT_WINDOW_FLAT_TOP);
-G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_WINDOW_HANN ==
-    (gint) GPUFFT_WINDOW_HANN);
-G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_SCALING_DENSITY ==
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_WINDOW_HANN == (gint) GPUFFT_WINDOW_HANN);
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_SCALING_DENSITY ==
     (gint) GPUFFT_SCALING_DENSITY);
-G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_SCALING_RAW ==
-    (gint) GPUFFT_SCALING_RAW);
-G_STATIC_ASSERT ((gint) GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING_GST ==
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_SCALING_RAW == (gint) GPUFFT_SCALING_RAW);
+G_STATIC_ASSERT ((gint) GST_GPU_FFT_WINDOW_HAMMING_GST ==
     (gint) GPUFFT_WINDOW_HAMMING_GST);
 
 GType
-gst_gpu_fft_spectrum_window_get_type (void)
+gst_gpu_fft_window_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_GPU_FFT_SPECTRUM_WINDOW_RECTANGULAR, "Rectangular (boxcar)",
+    {GST_GPU_FFT_WINDOW_RECTANGULAR, "Rectangular (boxcar)",
         "rectangular"},
-    {GST_GPU_FFT_SPECTRUM_WINDOW_HANN, "Hann", "hann"},
-    {GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING, "Hamming (0.54/0.46)", "hamming"},
-    {GST_GPU_FFT_SPECTRUM_WINDOW_BLACKMAN, "Blackman", "blackman"},
-    {GST_GPU_FFT_SPECTRUM_WINDOW_BLACKMAN_HARRIS,
+    {GST_GPU_FFT_WINDOW_HANN, "Hann", "hann"},
+    {GST_GPU_FFT_WINDOW_HAMMING, "Hamming (0.54/0.46)", "hamming"},
+    {GST_GPU_FFT_WINDOW_BLACKMAN, "Blackman", "blackman"},
+    {GST_GPU_FFT_WINDOW_BLACKMAN_HARRIS,
         "Blackman-Harris (4 terms)", "blackman-harris"},
-    {GST_GPU_FFT_SPECTRUM_WINDOW_FLAT_TOP, "Flat top", "flat-top"},
-    {GST_GPU_FFT_SPECTRUM_WINDOW_HAMMING_GST,
+    {GST_GPU_FFT_WINDOW_FLAT_TOP, "Flat top", "flat-top"},
+    {GST_GPU_FFT_WINDOW_HAMMING_GST,
           "Hamming as GStreamer's spectrum has it (0.53836/0.46164)",
         "hamming-gst"},
     {0, NULL, NULL}
@@ -41,15 +40,15 @@ gst_gpu_fft_spectrum_window_get_type (void)
 }
 
 GType
-gst_gpu_fft_spectrum_scaling_get_type (void)
+gst_gpu_fft_scaling_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM,
+    {GST_GPU_FFT_SCALING_SPECTRUM,
         "Power spectrum, dBFS (full-scale sine on a bin = 0 dB)", "spectrum"},
-    {GST_GPU_FFT_SPECTRUM_SCALING_DENSITY,
+    {GST_GPU_FFT_SCALING_DENSITY,
         "Power spectral density, dB re full-scale^2/Hz", "density"},
-    {GST_GPU_FFT_SPECTRUM_SCALING_RAW,
+    {GST_GPU_FFT_SCALING_RAW,
         "|X|^2 in dB: no window normalisation, no one-sided doubling "
           "(what librosa and spectrum start from)", "raw"},
     {0, NULL, NULL}
@@ -63,13 +62,13 @@ gst_gpu_fft_spectrum_scaling_get_type (void)
 }
 
 GType
-gst_gpu_fft_spectrum_message_format_get_type (void)
+gst_gpu_fft_message_format_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_LIST,
+    {GST_GPU_FFT_MESSAGE_FORMAT_LIST,
         "GstValueList / GstValueArray of floats", "list"},
-    {GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_BYTES,
+    {GST_GPU_FFT_MESSAGE_FORMAT_BYTES,
         "GBytes of little-endian float32, channel-major", "bytes"},
     {0, NULL, NULL}
   };
@@ -83,7 +82,7 @@ gst_gpu_fft_spectrum_message_format_get_type (void)
 }
 
 const gchar *
-gst_gpu_fft_spectrum_enum_nick (GType type, gint value)
+gst_gpu_fft_enum_nick (GType type, gint value)
 {
   GEnumClass *klass = g_type_class_peek (type);
   GEnumValue *v;

@@ -2,8 +2,8 @@
  * matplotlib's published tables; grayscale). A level v in dB is shown as
  * entry round (255 * clamp ((v - min_db) / (max_db - min_db), 0, 1)).
  * Constant tables: thread-safe. */
-#ifndef __GST_GPU_FFT_SPECTROGRAM_COLORMAP_H__
-#define __GST_GPU_FFT_SPECTROGRAM_COLORMAP_H__
+#ifndef __GST_GPU_FFT_COLORMAP_H__
+#define __GST_GPU_FFT_COLORMAP_H__
 
 #include <glib.h>
 
@@ -25,4 +25,4 @@ void gst_gpu_fft_colormap_rgb (GstGpuFftColormap map, guint index,
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTROGRAM_COLORMAP_H__ */
+#endif /* __GST_GPU_FFT_COLORMAP_H__ */

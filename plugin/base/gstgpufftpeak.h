@@ -1,4 +1,4 @@
-/* gpufftspectrum: sub-bin frequency refinement of a spectral peak, exact for
+/* GstGpuFftBase: sub-bin frequency refinement of a spectral peak, exact for
  * the analysis window. Pure functions, no GStreamer object.
  *
  * Model. The windows are cosine sums, w[n] = sum_k (-1)^k a_k cos (2 pi k n
@@ -45,8 +45,8 @@
  * edges, for the image). With spectrum scaling a full-scale sine thus
  * reads 0 dB between bins too.
  */
-#ifndef __GST_GPU_FFT_SPECTRUM_PEAK_H__
-#define __GST_GPU_FFT_SPECTRUM_PEAK_H__
+#ifndef __GST_GPU_FFT_PEAK_H__
+#define __GST_GPU_FFT_PEAK_H__
 
 #include <glib.h>
 #include "gpufft.h"
@@ -54,7 +54,7 @@
 G_BEGIN_DECLS
 
 /* The cosine-sum coefficients a_k of a window; returns their count. */
-guint gst_gpu_fft_window_coefficients (GpufftWindow window,
+guint gst_gpu_fft_peak_window_coefficients (GpufftWindow window,
     const gdouble ** coefficients);
 
 /* Refines the peak at bin `bin` of an fft_size-point spectrum from the mean
@@ -65,10 +65,10 @@ guint gst_gpu_fft_window_coefficients (GpufftWindow window,
  * *peak_power (the on-bin-centre equivalent power, same scaling) and
  * returns TRUE. Returns FALSE, leaving them unset, when a power is not
  * finite or the peak's is not positive. */
-gboolean gst_gpu_fft_refine_peak (GpufftWindow window, guint fft_size,
+gboolean gst_gpu_fft_peak_refine (GpufftWindow window, guint fft_size,
     guint hop, guint n_frames, guint bin, const gdouble power[3],
     gdouble * refined_bin, gdouble * peak_power);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_PEAK_H__ */
+#endif /* __GST_GPU_FFT_PEAK_H__ */

@@ -1,5 +1,5 @@
-/* gpufftspectrum: sample, frame and interval bookkeeping (see the header). */
-#include "gstgpufftspectrum-framing.h"
+/* GstGpuFftBase: sample, frame and interval bookkeeping (see the header). */
+#include "gstgpufftframing.h"
 
 #define NS_PER_S G_GUINT64_CONSTANT (1000000000)
 
@@ -14,7 +14,7 @@ scale_to_samples_round (guint64 a, guint rate)
 }
 
 guint64
-gst_gpu_fft_grid_boundary (const GstGpuFftGrid * grid, guint64 k)
+gst_gpu_fft_framing_grid_boundary (const GstGpuFftGrid * grid, guint64 k)
 {
   guint64 t;
 
@@ -27,7 +27,7 @@ gst_gpu_fft_grid_boundary (const GstGpuFftGrid * grid, guint64 k)
 }
 
 guint64
-gst_gpu_fft_grid_index_of (const GstGpuFftGrid * grid, guint64 sample)
+gst_gpu_fft_framing_grid_index_of (const GstGpuFftGrid * grid, guint64 sample)
 {
   guint64 rel, q, r, t, k;
 
@@ -40,9 +40,9 @@ gst_gpu_fft_grid_index_of (const GstGpuFftGrid * grid, guint64 sample)
   r = rel % grid->rate;
   t = q * NS_PER_S + r * NS_PER_S / grid->rate;
   k = t / grid->interval_ns;
-  while (gst_gpu_fft_grid_boundary (grid, k + 1) <= sample)
+  while (gst_gpu_fft_framing_grid_boundary (grid, k + 1) <= sample)
     k++;
-  while (k > 0 && gst_gpu_fft_grid_boundary (grid, k) > sample)
+  while (k > 0 && gst_gpu_fft_framing_grid_boundary (grid, k) > sample)
     k--;
   return k;
 }
@@ -98,7 +98,7 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
   plan->flushed = FALSE;
 
   for (;;) {
-    guint64 kend = gst_gpu_fft_grid_boundary (&f->grid, k + 1);
+    guint64 kend = gst_gpu_fft_framing_grid_boundary (&f->grid, k + 1);
     guint64 lim = MIN (kend, avail_end);
     gboolean complete = avail_end >= kend || flush;
     guint64 count = frames_before (s, n, hop, lim);
@@ -120,7 +120,7 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
       }
       g = &plan->groups[plan->n_groups++];
       g->interval = k;
-      g->start = gst_gpu_fft_grid_boundary (&f->grid, k);
+      g->start = gst_gpu_fft_framing_grid_boundary (&f->grid, k);
       g->end = avail_end >= kend ? kend : avail_end;
       g->n_frames = take;
       g->close = closes;
@@ -153,8 +153,8 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
     {
       /* next interval that can hold a frame, but never past the one that
        * holds sample avail_end (so that b(cur) <= avail_end) */
-      guint64 k_frame = gst_gpu_fft_grid_index_of (&f->grid, s + n - 1);
-      guint64 k_avail = gst_gpu_fft_grid_index_of (&f->grid, avail_end);
+      guint64 k_frame = gst_gpu_fft_framing_grid_index_of (&f->grid, s + n - 1);
+      guint64 k_avail = gst_gpu_fft_framing_grid_index_of (&f->grid, avail_end);
 
       k = MAX (k + 1, MIN (k_frame, k_avail));
       kf = 0;

@@ -1,4 +1,4 @@
-/* gpufftspectrum: frequency bands and weightings, as the published
+/* gst-gpufft: frequency bands and weightings, as the published
  * definitions give them. Pure math (GLib only, no GStreamer object, no
  * device): it turns a frequency scale into the engine's sparse band rows
  * (gpufft.h: band b = sum_j w_bj p[first_b + j]) and a weighting into the
@@ -35,8 +35,8 @@
  *          sqrt (f^2 + f3^2) (f^2 + f4^2))) - A(1000)
  *   so both are exactly 0 dB at 1 kHz; a bin's power gain is 10^(W/10)
  *   (0 at DC). */
-#ifndef __GST_GPU_FFT_SPECTRUM_BANDS_H__
-#define __GST_GPU_FFT_SPECTRUM_BANDS_H__
+#ifndef __GST_GPU_FFT_BANDS_H__
+#define __GST_GPU_FFT_BANDS_H__
 
 #include <glib.h>
 
@@ -109,15 +109,15 @@ GstGpuFftBands *gst_gpu_fft_bands_ref (GstGpuFftBands * bands);
 void gst_gpu_fft_bands_unref (GstGpuFftBands * bands);
 
 /* The weighting in dB at f Hz (-inf at 0 for A and C; 0 for Z). */
-gdouble gst_gpu_fft_weighting_db (GstGpuFftWeighting w, gdouble f);
+gdouble gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f);
 
 /* Mel scale: Hz to mel and back. */
-gdouble gst_gpu_fft_hz_to_mel (GstGpuFftMelScale scale, gdouble hz);
-gdouble gst_gpu_fft_mel_to_hz (GstGpuFftMelScale scale, gdouble mel);
+gdouble gst_gpu_fft_bands_hz_to_mel (GstGpuFftMelScale scale, gdouble hz);
+gdouble gst_gpu_fft_bands_mel_to_hz (GstGpuFftMelScale scale, gdouble mel);
 
 /* TRUE for the fractions IEC 61260-1 bands are defined for here. */
-gboolean gst_gpu_fft_octave_fraction_valid (guint fraction);
+gboolean gst_gpu_fft_bands_octave_fraction_valid (guint fraction);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_BANDS_H__ */
+#endif /* __GST_GPU_FFT_BANDS_H__ */

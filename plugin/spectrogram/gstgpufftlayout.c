@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstgpufftspectrogram-layout.h"
-#include "gstgpufftspectrogram-font.h"
+#include "gstgpufftlayout.h"
+#include "gstgpufftfont.h"
 
 /* ---- axis --------------------------------------------------------------- */
 
@@ -16,7 +16,7 @@ axis_t (const GstGpuFftFreqAxis * a, gdouble f)
     case GST_GPU_FFT_AXIS_OCTAVE:
       return log (MAX (f, 1e-9));
     case GST_GPU_FFT_AXIS_MEL:
-      return gst_gpu_fft_hz_to_mel (GST_GPU_FFT_MEL_SCALE_SLANEY, f);
+      return gst_gpu_fft_bands_hz_to_mel (GST_GPU_FFT_MEL_SCALE_SLANEY, f);
     default:
       return f;
   }
@@ -30,14 +30,14 @@ axis_t_inv (const GstGpuFftFreqAxis * a, gdouble t)
     case GST_GPU_FFT_AXIS_OCTAVE:
       return exp (t);
     case GST_GPU_FFT_AXIS_MEL:
-      return gst_gpu_fft_mel_to_hz (GST_GPU_FFT_MEL_SCALE_SLANEY, t);
+      return gst_gpu_fft_bands_mel_to_hz (GST_GPU_FFT_MEL_SCALE_SLANEY, t);
     default:
       return t;
   }
 }
 
 gdouble
-gst_gpu_fft_axis_u (const GstGpuFftFreqAxis * a, gdouble f)
+gst_gpu_fft_layout_axis_u (const GstGpuFftFreqAxis * a, gdouble f)
 {
   gdouble t0 = axis_t (a, a->f_lo), t1 = axis_t (a, a->f_hi);
 
@@ -45,7 +45,7 @@ gst_gpu_fft_axis_u (const GstGpuFftFreqAxis * a, gdouble f)
 }
 
 gdouble
-gst_gpu_fft_axis_f (const GstGpuFftFreqAxis * a, gdouble u)
+gst_gpu_fft_layout_axis_f (const GstGpuFftFreqAxis * a, gdouble u)
 {
   gdouble t0 = axis_t (a, a->f_lo), t1 = axis_t (a, a->f_hi);
 
@@ -53,9 +53,9 @@ gst_gpu_fft_axis_f (const GstGpuFftFreqAxis * a, gdouble u)
 }
 
 guint
-gst_gpu_fft_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f, guint n)
+gst_gpu_fft_layout_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f, guint n)
 {
-  gdouble p = floor (gst_gpu_fft_axis_u (a, f) * n);
+  gdouble p = floor (gst_gpu_fft_layout_axis_u (a, f) * n);
 
   return (guint) CLAMP (p, 0.0, (gdouble) n - 1);
 }
@@ -154,9 +154,9 @@ gst_gpu_fft_layout_map (GpufftRenderMap * map, guint n,
   gdouble df = rate / fft_size;
 
   for (i = 0; i < n; i++) {
-    gdouble lo = gst_gpu_fft_axis_f (a, (gdouble) i / n);
-    gdouble hi = gst_gpu_fft_axis_f (a, (gdouble) (i + 1) / n);
-    gdouble fc = gst_gpu_fft_axis_f (a, (i + 0.5) / n);
+    gdouble lo = gst_gpu_fft_layout_axis_f (a, (gdouble) i / n);
+    gdouble hi = gst_gpu_fft_layout_axis_f (a, (gdouble) (i + 1) / n);
+    gdouble fc = gst_gpu_fft_layout_axis_f (a, (i + 0.5) / n);
 
     if (bands) {
       guint b = 0;
@@ -348,7 +348,7 @@ freq_ticks (const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
 
   qsort (c, n_c, sizeof (gdouble), cmp_double);
   for (i = 0; i < n_c; i++)
-    pix[i] = (gint) floor (gst_gpu_fft_axis_u (a, c[i]) * n);
+    pix[i] = (gint) floor (gst_gpu_fft_layout_axis_u (a, c[i]) * n);
   /* pass 0: powers of ten (the axis' landmarks); pass 1: the rest */
   for (pass = 0; pass < 2; pass++)
     for (i = 0; i < n_c; i++) {

@@ -1,8 +1,9 @@
-/* gpufftspectrum: what the analyser-mode properties (frequency-scale,
- * weighting, averaging, message-frames) add to a plan configuration: the
- * engine's bin gains, level weights and band rows, computed in double on
- * the streaming thread when a plan is made (see gstgpufftspectrum-bands.h
- * for the definitions and the README for the formulas):
+/* gst-gpufft: what the analyser modes (gpufftspectrum's frequency-scale,
+ * weighting, averaging, message-frames properties; gpufftspectrogram's
+ * octave axis) add to a plan configuration: the engine's bin gains, level
+ * weights and band rows, computed in double on the calling element's
+ * streaming thread when a plan is made (see gstgpufftbands.h for the
+ * definitions and the README for the formulas):
  *   gain[k]    10^(W(f_k)/10), W the A or C weighting (1 for Z)
  *   level      10 log10 (2 sum_k D_k df), D_k the one-sided power density
  *              of the weighted bins (dBFS: a full-scale sine reads 0 dB)
@@ -12,11 +13,11 @@
  *   mel        10 log10 (sum_k fb[m,k] P_k), P_k in the chosen scaling
  * (the spectrum scaling's +10 log10 2 the element adds to every value is
  * taken out of the band weights where the formula has no factor 2). */
-#ifndef __GST_GPU_FFT_SPECTRUM_ANALYSIS_H__
-#define __GST_GPU_FFT_SPECTRUM_ANALYSIS_H__
+#ifndef __GST_GPU_FFT_ANALYSIS_H__
+#define __GST_GPU_FFT_ANALYSIS_H__
 
 #include "gpufft.h"
-#include "gstgpufftspectrum-bands.h"
+#include "gstgpufftbands.h"
 
 G_BEGIN_DECLS
 
@@ -55,4 +56,4 @@ void gst_gpu_fft_analysis_tables_clear (GstGpuFftAnalysisTables * t);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_ANALYSIS_H__ */
+#endif /* __GST_GPU_FFT_ANALYSIS_H__ */

@@ -1,9 +1,9 @@
-/* gpufftspectrum: the small store of raw input samples that frames not yet
+/* GstGpuFftBase: the small store of raw input samples that frames not yet
  * handed to the engine still need (from the next frame start to the end of
  * what was received). Same layout as the input: interleaved, or one plane
  * per channel. Pure memory bookkeeping, no GStreamer object. */
-#ifndef __GST_GPU_FFT_SPECTRUM_STORE_H__
-#define __GST_GPU_FFT_SPECTRUM_STORE_H__
+#ifndef __GST_GPU_FFT_STORE_H__
+#define __GST_GPU_FFT_STORE_H__
 
 #include <glib.h>
 
@@ -44,4 +44,4 @@ void gst_gpu_fft_store_keep_and_append (GstGpuFftStore * store,
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_STORE_H__ */
+#endif /* __GST_GPU_FFT_STORE_H__ */

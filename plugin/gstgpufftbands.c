@@ -1,21 +1,21 @@
-/* gpufftspectrum: frequency bands and weightings (see the header for the
+/* gst-gpufft: frequency bands and weightings (see the header for the
  * definitions each follows). */
 #include <math.h>
 #include <string.h>
 
-#include "gstgpufftspectrum-bands.h"
+#include "gstgpufftbands.h"
 
 #define IEC_G 1.9952623149688795        /* 10^(3/10) */
 
 gboolean
-gst_gpu_fft_octave_fraction_valid (guint fraction)
+gst_gpu_fft_bands_octave_fraction_valid (guint fraction)
 {
   return fraction == 1 || fraction == 3 || fraction == 6 || fraction == 12
       || fraction == 24;
 }
 
 gdouble
-gst_gpu_fft_hz_to_mel (GstGpuFftMelScale scale, gdouble hz)
+gst_gpu_fft_bands_hz_to_mel (GstGpuFftMelScale scale, gdouble hz)
 {
   if (scale == GST_GPU_FFT_MEL_SCALE_HTK)
     return 2595.0 * log10 (1.0 + hz / 700.0);
@@ -25,7 +25,7 @@ gst_gpu_fft_hz_to_mel (GstGpuFftMelScale scale, gdouble hz)
 }
 
 gdouble
-gst_gpu_fft_mel_to_hz (GstGpuFftMelScale scale, gdouble mel)
+gst_gpu_fft_bands_mel_to_hz (GstGpuFftMelScale scale, gdouble mel)
 {
   if (scale == GST_GPU_FFT_MEL_SCALE_HTK)
     return 700.0 * (pow (10.0, mel / 2595.0) - 1.0);
@@ -48,7 +48,7 @@ weighting_raw_db (GstGpuFftWeighting w, gdouble f)
 }
 
 gdouble
-gst_gpu_fft_weighting_db (GstGpuFftWeighting w, gdouble f)
+gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f)
 {
   if (w == GST_GPU_FFT_WEIGHTING_Z)
     return 0.0;
@@ -169,13 +169,13 @@ build_mel (Builder * bl, const GstGpuFftBandSpec * s, gdouble lo, gdouble hi,
     gdouble df, guint nyq_bin)
 {
   guint n = s->mel_bands, m, k;
-  gdouble m_lo = gst_gpu_fft_hz_to_mel (s->mel_scale, lo);
-  gdouble m_hi = gst_gpu_fft_hz_to_mel (s->mel_scale, hi);
+  gdouble m_lo = gst_gpu_fft_bands_hz_to_mel (s->mel_scale, lo);
+  gdouble m_hi = gst_gpu_fft_bands_hz_to_mel (s->mel_scale, hi);
   gdouble *f = g_new (gdouble, n + 2);
 
   for (m = 0; m < n + 2; m++)
-    f[m] = gst_gpu_fft_mel_to_hz (s->mel_scale, m_lo + (m_hi - m_lo) * m /
-        (n + 1));
+    f[m] = gst_gpu_fft_bands_mel_to_hz (s->mel_scale,
+        m_lo + (m_hi - m_lo) * m / (n + 1));
   for (m = 0; m < n; m++) {
     gdouble norm = s->mel_norm == GST_GPU_FFT_MEL_NORM_SLANEY ?
         2.0 / (f[m + 2] - f[m]) : 1.0;

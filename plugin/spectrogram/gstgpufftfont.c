@@ -1,7 +1,7 @@
 /* gpufftspectrogram: a built-in 5x7 bitmap font (our own glyphs) for the
  * axis labels and the title: printable ASCII 32..126. Row r of a glyph is
  * one byte, bit 4 the leftmost pixel. Constant: thread-safe. */
-#include "gstgpufftspectrogram-font.h"
+#include "gstgpufftfont.h"
 
 static const guint8 glyphs[95][7] = {
   {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00},   /* space */

@@ -1,6 +1,6 @@
-/* gpufftspectrum: message structures (see the header). */
-#include "gstgpufftspectrum-message.h"
-#include "gstgpufftspectrum-peak.h"
+/* GstGpuFftBase: message structures (see the header). */
+#include "gstgpufftmessage.h"
+#include "gstgpufftpeak.h"
 
 #include <math.h>
 #include <string.h>
@@ -95,7 +95,7 @@ set_float_rows (GstStructure * s, const gchar * name,
   GValue outer = G_VALUE_INIT;
   guint c, i;
 
-  if (p->format == GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_BYTES) {
+  if (p->format == GST_GPU_FFT_MESSAGE_FORMAT_BYTES) {
     set_bytes (s, name, v, (gsize) rows * n);
     return;
   }
@@ -247,7 +247,7 @@ add_frames (GstStructure * s, const GstGpuFftMessageParams * p,
   }
   gst_structure_take_value (s, "frame-timestamps", &ts);
 
-  if (p->format == GST_GPU_FFT_SPECTRUM_MESSAGE_FORMAT_BYTES) {
+  if (p->format == GST_GPU_FFT_MESSAGE_FORMAT_BYTES) {
     gfloat *m = g_new (gfloat, (gsize) ch * nf * nv);
     gfloat *l = g_new (gfloat, (gsize) ch * nf);
 
@@ -306,7 +306,7 @@ add_frames (GstStructure * s, const GstGpuFftMessageParams * p,
 }
 
 GstStructure *
-gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
+gst_gpu_fft_message_build_spectrum (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
   GstStructure *s = gst_structure_new_empty ("spectrum");
@@ -320,23 +320,22 @@ gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
       "channels", G_TYPE_INT, (gint) r->channels,
       "bin-width", G_TYPE_DOUBLE, (gdouble) p->rate / p->fft_size,
       "window", G_TYPE_STRING,
-      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_SPECTRUM_WINDOW,
+      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_WINDOW,
           p->window),
       "scaling", G_TYPE_STRING,
-      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_SPECTRUM_SCALING,
-          p->scaling), NULL);
+      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_SCALING, p->scaling), NULL);
   if (p->dropped > 0)
     gst_structure_set (s, "dropped", G_TYPE_UINT, p->dropped, NULL);
 
   gst_structure_set (s,
       "frequency-scale", G_TYPE_STRING,
-      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_FREQUENCY_SCALE,
+      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_FREQUENCY_SCALE,
           p->analysis.scale),
       "weighting", G_TYPE_STRING,
-      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_WEIGHTING,
+      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_WEIGHTING,
           p->analysis.weighting),
       "averaging", G_TYPE_STRING,
-      gst_gpu_fft_spectrum_enum_nick (GST_TYPE_GPU_FFT_AVERAGING,
+      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_AVERAGING,
           p->analysis.averaging), NULL);
   if (r->level)
     add_level (s, p, r);
@@ -358,7 +357,7 @@ gst_gpu_fft_spectrum_build_spectrum (const GstGpuFftMessageParams * p,
 }
 
 GstStructure *
-gst_gpu_fft_spectrum_build_compat (const GstGpuFftMessageParams * p,
+gst_gpu_fft_message_build_compat (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
   GstStructure *s = gst_structure_new ("spectrum",
@@ -415,7 +414,7 @@ channel_peaks (const GstGpuFftMessageParams * p, const GpufftGroupResult * r,
     bin_db = 10.0 * log10 (pw[1]) + p->db_offset;
     if (!(bin_db > p->threshold))
       continue;
-    if (!gst_gpu_fft_refine_peak (p->window, p->fft_size, p->hop,
+    if (!gst_gpu_fft_peak_refine (p->window, p->fft_size, p->hop,
             r->channel_frames ? r->channel_frames[c] : r->n_frames, pk->bin,
             pw, &bin, &power))
       continue;
@@ -430,7 +429,7 @@ channel_peaks (const GstGpuFftMessageParams * p, const GpufftGroupResult * r,
 
 
 GstStructure *
-gst_gpu_fft_spectrum_build_dominant (const GstGpuFftMessageParams * p,
+gst_gpu_fft_message_build_dominant (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
   GstStructure *s = gst_structure_new_empty ("dominant-frequency");

@@ -1,5 +1,5 @@
-/* gpufftspectrum: exact sub-bin peak refinement (see the header). */
-#include "gstgpufftspectrum-peak.h"
+/* GstGpuFftBase: exact sub-bin peak refinement (see the header). */
+#include "gstgpufftpeak.h"
 
 #include <math.h>
 
@@ -19,7 +19,7 @@ static const gdouble coef_flat_top[] = { 0.21557895, 0.41663158, 0.277263158,
 };
 
 guint
-gst_gpu_fft_window_coefficients (GpufftWindow window,
+gst_gpu_fft_peak_window_coefficients (GpufftWindow window,
     const gdouble ** coefficients)
 {
 #define RET(a) do { *coefficients = a; return G_N_ELEMENTS (a); } while (0)
@@ -375,12 +375,12 @@ solve_ratio (GpufftWindow window, const gdouble * a, guint na, guint n,
 }
 
 gboolean
-gst_gpu_fft_refine_peak (GpufftWindow window, guint fft_size, guint hop,
+gst_gpu_fft_peak_refine (GpufftWindow window, guint fft_size, guint hop,
     guint n_frames, guint bin, const gdouble power[3], gdouble * refined_bin,
     gdouble * peak_power)
 {
   const gdouble *a;
-  guint na = gst_gpu_fft_window_coefficients (window, &a);
+  guint na = gst_gpu_fft_peak_window_coefficients (window, &a);
   guint nyq = fft_size / 2;
   gdouble c[3], r, t, f, w0, m, mirror = 0.0;
   gint s, j;

@@ -1,4 +1,4 @@
-/* gpufftspectrum: sample, frame and interval bookkeeping.
+/* GstGpuFftBase: sample, frame and interval bookkeeping.
  *
  * Pure logic, no GStreamer object: it decides which frames go into which
  * GPU batch and which message interval each frame belongs to.
@@ -21,8 +21,8 @@
  * A geometry change (N, hop, interval) is a restart: the caller flushes
  * (closing the open interval) and initialises the framing anew.
  */
-#ifndef __GST_GPU_FFT_SPECTRUM_FRAMING_H__
-#define __GST_GPU_FFT_SPECTRUM_FRAMING_H__
+#ifndef __GST_GPU_FFT_FRAMING_H__
+#define __GST_GPU_FFT_FRAMING_H__
 
 #include <glib.h>
 
@@ -36,10 +36,11 @@ typedef struct
 } GstGpuFftGrid;
 
 /* origin + round (k * interval_ns * rate / 1e9) */
-guint64 gst_gpu_fft_grid_boundary (const GstGpuFftGrid * grid, guint64 k);
+guint64 gst_gpu_fft_framing_grid_boundary (const GstGpuFftGrid * grid,
+    guint64 k);
 
 /* The k with b(k) <= sample < b(k+1) (0 for a sample before the origin). */
-guint64 gst_gpu_fft_grid_index_of (const GstGpuFftGrid * grid,
+guint64 gst_gpu_fft_framing_grid_index_of (const GstGpuFftGrid * grid,
     guint64 sample);
 
 typedef struct
@@ -96,4 +97,4 @@ guint64 gst_gpu_fft_framing_span (const GstGpuFftFraming * f,
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTRUM_FRAMING_H__ */
+#endif /* __GST_GPU_FFT_FRAMING_H__ */

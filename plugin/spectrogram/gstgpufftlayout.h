@@ -6,9 +6,9 @@
  *   linear  u = (f - f_lo) / (f_hi - f_lo)
  *   log     u = ln (f / f_lo) / ln (f_hi / f_lo)
  *   mel     u = (mel (f) - mel (f_lo)) / (mel (f_hi) - mel (f_lo)), the
- *           Slaney mel scale of gstgpufftspectrum-bands.h
+ *           Slaney mel scale of gstgpufftbands.h
  *   octave  positions as log; the values are fractional-octave bands
- *           (IEC 61260-1, gstgpufftspectrum-bands.h): every row inside a
+ *           (IEC 61260-1, gstgpufftbands.h): every row inside a
  *           band shows that band's level
  *   Pixel i of n (row 0 at the bottom) covers u in [i/n, (i+1)/n): a
  *   frequency f is drawn at i = floor (u (f) n) (clamped to n - 1).
@@ -28,14 +28,14 @@
  * Time labels: stream time of the columns under them, "m:ss" (or
  *   "m:ss.d" when the tick step is below a second, "h:mm:ss" from an
  *   hour). Frequency labels: "500", "31.5", "1k", "2.5k", "20k". */
-#ifndef __GST_GPU_FFT_SPECTROGRAM_LAYOUT_H__
-#define __GST_GPU_FFT_SPECTROGRAM_LAYOUT_H__
+#ifndef __GST_GPU_FFT_LAYOUT_H__
+#define __GST_GPU_FFT_LAYOUT_H__
 
 #include <glib.h>
 
 #include "gpufft-render.h"
-#include "gstgpufftspectrogram-colormap.h"
-#include "gstgpufftspectrum-bands.h"
+#include "gstgpufftcolormap.h"
+#include "gstgpufftbands.h"
 
 G_BEGIN_DECLS
 
@@ -61,10 +61,11 @@ typedef struct
 } GstGpuFftFreqAxis;
 
 /* u of f (not clamped) and f of u */
-gdouble gst_gpu_fft_axis_u (const GstGpuFftFreqAxis * a, gdouble f);
-gdouble gst_gpu_fft_axis_f (const GstGpuFftFreqAxis * a, gdouble u);
+gdouble gst_gpu_fft_layout_axis_u (const GstGpuFftFreqAxis * a, gdouble f);
+gdouble gst_gpu_fft_layout_axis_f (const GstGpuFftFreqAxis * a, gdouble u);
 /* floor (u (f) n) clamped to 0..n-1 */
-guint gst_gpu_fft_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f, guint n);
+guint gst_gpu_fft_layout_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f,
+    guint n);
 
 typedef struct
 {
@@ -123,4 +124,4 @@ guint gst_gpu_fft_layout_text_width (const gchar * text, guint s);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTROGRAM_LAYOUT_H__ */
+#endif /* __GST_GPU_FFT_LAYOUT_H__ */

@@ -1,9 +1,10 @@
-/* gpufftspectrum: the streaming path. Runs on the streaming thread (and in
- * start/stop/setup/events, which GStreamer serialises with it): the plan and
- * its geometry, the framing of received samples into engine batches (each
- * closing interval tagged with its message parameters), restarts, and the
- * live drop of intervals when the GPU falls behind. Never waits for the GPU
- * except in gst_gpu_fft_spectrum_drain() (gstgpufftspectrum-results.c),
+/* GstGpuFftBase: the streaming path. Runs on the streaming thread (and in
+ * start/stop/setup/events, which GStreamer serialises with it): the plan
+ * and its geometry (from the settings, gstgpufftbase-settings.c), the
+ * framing of received samples into engine batches (each closing interval
+ * tagged with its message parameters, which the result path then owns),
+ * restarts, and the live drop of intervals when the GPU falls behind. Never waits for the GPU
+ * except in gst_gpu_fft_base_results_drain() (gstgpufftbase-results.c),
  * which it calls before replacing a plan. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -12,16 +13,16 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstgpufftspectrum-private.h"
+#include "gstgpufftbase-private.h"
 
-#define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
+#define GST_CAT_DEFAULT gst_gpu_fft_base_debug
 
 /* ------------------------------------------------------------------------ */
 /* time                                                                     */
 
 
 GstClockTime
-gst_gpu_fft_spectrum_sample_to_time (GstGpuFftSpectrum * self, guint64 sample)
+gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self, guint64 sample)
 {
   /* saturating: a stream that starts near the end of the clock's range
    * keeps end >= start instead of wrapping (GST_CLOCK_TIME_NONE excluded) */
@@ -44,8 +45,8 @@ gst_gpu_fft_spectrum_sample_to_time (GstGpuFftSpectrum * self, guint64 sample)
 #define AUTO_BATCH_BYTES (4u << 20)
 
 static guint
-auto_batch_frames (GstGpuFftSpectrum * self,
-    const GstGpuFftSpectrumSettings * s, guint hop)
+auto_batch_frames (GstGpuFftBase * self,
+    const GstGpuFftBaseSettings * s, guint hop)
 {
   guint64 rate = GST_AUDIO_INFO_RATE (&self->info);
   guint64 per_interval = gst_util_uint64_scale_ceil (s->interval, rate,
@@ -59,8 +60,8 @@ auto_batch_frames (GstGpuFftSpectrum * self,
 }
 
 static void
-make_plan_config (GstGpuFftSpectrum * self,
-    const GstGpuFftSpectrumSettings * s, GpufftPlanConfig * c,
+make_plan_config (GstGpuFftBase * self,
+    const GstGpuFftBaseSettings * s, GpufftPlanConfig * c,
     guint * min_bin, guint * max_bin, GstGpuFftAnalysis * a)
 {
   const GstAudioInfo *info = &self->info;
@@ -88,7 +89,7 @@ make_plan_config (GstGpuFftSpectrum * self,
   c->n_peaks = s->peaks;
   c->complex_out = s->message_phase;
   c->output_db = TRUE;
-  c->db_offset = (s->scaling == GST_GPU_FFT_SPECTRUM_SCALING_SPECTRUM ?
+  c->db_offset = (s->scaling == GST_GPU_FFT_SCALING_SPECTRUM ?
       10.0 * log10 (2.0) : 0.0) + s->level_offset;
 
   /* peak search range in bins: [ceil (min f), floor (max f)] */
@@ -134,19 +135,19 @@ plan_config_equal (const GpufftPlanConfig * a, const GpufftPlanConfig * b)
 /* Applies the current settings at a restart (framing from sample 0).
  * Rebuilds the plan when its configuration changed. */
 gboolean
-gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
+gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
 {
-  GstGpuFftSpectrumSettings s;
+  GstGpuFftBaseSettings s;
   GpufftPlanConfig config;
   GstGpuFftAnalysis analysis;
   guint gen, min_bin, max_bin;
 
-  gst_gpu_fft_spectrum_read_settings (self, &s, &gen);
+  gst_gpu_fft_base_settings_read (self, &s, &gen);
   make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis);
 
   if (self->plan && (!plan_config_equal (&config, &self->plan_config)
           || !gst_gpu_fft_analysis_equal (&analysis, &self->plan_analysis))) {
-    if (!gst_gpu_fft_spectrum_drain (self))
+    if (!gst_gpu_fft_base_results_drain (self))
       return FALSE;
     gpufft_plan_free (self->plan);
     self->plan = NULL;
@@ -179,13 +180,13 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
     config.band_first = config.band_bins = NULL;
     if (self->plan == NULL) {
       gst_gpu_fft_analysis_tables_clear (&tables);
-      gst_gpu_fft_spectrum_post_engine_error (self, "Creating the GPU FFT plan",
-          error);
+      gst_gpu_fft_base_results_post_engine_error (self,
+          "Creating the GPU FFT plan", error);
       g_clear_error (&error);
       self->running = FALSE;    /* no plan: the next buffer starts over */
       return FALSE;
     }
-    gpufft_plan_set_result_func (self->plan, gst_gpu_fft_spectrum_on_result,
+    gpufft_plan_set_result_func (self->plan, gst_gpu_fft_base_results_on_result,
         self);
     self->plan_config = config;
     self->plan_analysis = analysis;
@@ -218,18 +219,18 @@ gst_gpu_fft_spectrum_apply_settings (GstGpuFftSpectrum * self)
  * segment, settings and plan in force) and handed to the engine as the
  * group's tag; NULL when no message is to be posted. */
 static GstGpuFftMessageParams *
-make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
+make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
 {
-  const GstGpuFftSpectrumSettings *live = &self->live;
+  const GstGpuFftBaseSettings *live = &self->live;
   GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
   GstGpuFftMessageParams *p;
 
   if (!live->post_messages || self->discarding)
     return NULL;
   p = g_new0 (GstGpuFftMessageParams, 1);
-  p->timestamp = gst_gpu_fft_spectrum_sample_to_time (self, g->start);
+  p->timestamp = gst_gpu_fft_base_stream_sample_to_time (self, g->start);
   p->duration =
-      gst_gpu_fft_spectrum_sample_to_time (self, g->end) - p->timestamp;
+      gst_gpu_fft_base_stream_sample_to_time (self, g->end) - p->timestamp;
   if (segment->format == GST_FORMAT_TIME) {
     p->stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
         p->timestamp);
@@ -282,7 +283,7 @@ make_message_params (GstGpuFftSpectrum * self, const GstGpuFftBatchGroup * g)
 #define DROP_WARNING_INTERVAL_US (10 * G_USEC_PER_SEC)
 
 static void
-drop_intervals (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp)
+drop_intervals (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp)
 {
   guint i, n = 0;
   gint64 now = g_get_monotonic_time ();
@@ -327,7 +328,7 @@ held_input_release (gpointer data)
  * buffer) in place when it is large enough: the buffer is referenced and
  * mapped until the engine releases it. */
 static void
-offer_in_place (GstGpuFftSpectrum * self, GpufftSegment * seg)
+offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
 {
   gsize min = gpufft_plan_get_import_min_bytes (self->plan);
   HeldInput *h;
@@ -353,7 +354,7 @@ offer_in_place (GstGpuFftSpectrum * self, GpufftSegment * seg)
  * (samples before `pos`) and from the current input (`planes`, n samples
  * from `pos`). Posts the messages of the groups it closes. */
 static gboolean
-submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
+submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
     guint64 pos, gpointer const *planes, gsize n)
 {
   const GstAudioInfo *info = &self->info;
@@ -451,7 +452,7 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
     drop_intervals (self, bp);
     return TRUE;
   }
-  gst_gpu_fft_spectrum_post_engine_error (self, "Submitting a GPU batch",
+  gst_gpu_fft_base_results_post_engine_error (self, "Submitting a GPU batch",
       error);
   g_clear_error (&error);
   return FALSE;
@@ -462,7 +463,7 @@ submit_batch (GstGpuFftSpectrum * self, const GstGpuFftBatchPlan * bp,
 /* Runs the planner over what was received up to `avail_end` (the input
  * being [pos, pos + n)), submitting every batch that is due. */
 gboolean
-gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
+gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
     gboolean flush, guint64 pos, gpointer const *planes, gsize n)
 {
   for (;;) {
@@ -507,16 +508,17 @@ gst_gpu_fft_spectrum_run_batches (GstGpuFftSpectrum * self, guint64 avail_end,
 /* Posts the pending interval (if it holds frames) and restarts the
  * framing: nothing before can reach a frame after. */
 gboolean
-gst_gpu_fft_spectrum_flush_and_restart (GstGpuFftSpectrum * self)
+gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self)
 {
   gboolean ok = TRUE;
 
   if (self->running && self->plan) {
     GST_DEBUG_OBJECT (self, "restart after %" G_GUINT64_FORMAT " samples",
         self->received);
-    ok = gst_gpu_fft_spectrum_run_batches (self, self->received, TRUE,
+    ok = gst_gpu_fft_base_stream_run_batches (self, self->received, TRUE,
         self->received, NULL, 0);
-    self->next_pts = gst_gpu_fft_spectrum_sample_to_time (self, self->received);
+    self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
+        self->received);
   }
   self->running = FALSE;
   self->received = 0;
@@ -527,7 +529,7 @@ gst_gpu_fft_spectrum_flush_and_restart (GstGpuFftSpectrum * self)
 /* Asked once per start: a live upstream gets its intervals dropped when
  * the GPU falls behind, a non-live one waits (back-pressure). */
 gboolean
-gst_gpu_fft_spectrum_upstream_is_live (GstGpuFftSpectrum * self)
+gst_gpu_fft_base_stream_upstream_is_live (GstGpuFftBase * self)
 {
   GstQuery *q = gst_query_new_latency ();
   gboolean live = FALSE;

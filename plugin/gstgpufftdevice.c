@@ -1,8 +1,8 @@
 /* gst-gpufft: an element opens its engine device (see the header). */
-#include "gstgpufft-device.h"
+#include "gstgpufftdevice.h"
 
 GpufftContext *
-gst_gpu_fft_open_device (GstElement * element, gint index)
+gst_gpu_fft_device_open (GstElement * element, gint index)
 {
   GError *error = NULL;
   GpufftContext *ctx = gpufft_context_get (index, &error);

@@ -6,7 +6,7 @@
  * component v stored as round (255 v). grayscale: index i is (i, i, i).
  *
  * Pure data and one lookup, thread-safe (the tables are constant). */
-#include "gstgpufftspectrogram-colormap.h"
+#include "gstgpufftcolormap.h"
 
 static const guint8 viridis[256][3] = {
   {68, 1, 84}, {68, 2, 86}, {69, 4, 87}, {69, 5, 89},

@@ -2,8 +2,8 @@
  * the labels the element draws itself (no pango). A glyph is
  * GST_GPU_FFT_FONT_W x GST_GPU_FFT_FONT_H pixels; text advances
  * GST_GPU_FFT_FONT_ADVANCE pixels per character (one blank column). */
-#ifndef __GST_GPU_FFT_SPECTROGRAM_FONT_H__
-#define __GST_GPU_FFT_SPECTROGRAM_FONT_H__
+#ifndef __GST_GPU_FFT_FONT_H__
+#define __GST_GPU_FFT_FONT_H__
 
 #include <glib.h>
 
@@ -19,4 +19,4 @@ const guint8 *gst_gpu_fft_font_glyph (gchar c);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_SPECTROGRAM_FONT_H__ */
+#endif /* __GST_GPU_FFT_FONT_H__ */

@@ -1,23 +1,25 @@
-/* gpufftspectrum: the result path. gst_gpu_fft_spectrum_on_result() is the
- * engine's result function: it runs on the device's completion thread, in
- * interval order per element, with no lock held, builds the interval's
- * messages from the parameters its batch was tagged with, and posts them.
- * gst_gpu_fft_spectrum_drain() waits (streaming thread) until every
+/* GstGpuFftBase: the result path. gst_gpu_fft_base_results_on_result()
+ * is the engine's result function: it runs on the device's completion
+ * thread, in interval order per element, with no lock held (it takes the
+ * object lock only to read the settings' reset_gen), builds the interval's
+ * messages from the parameters its batch was tagged with
+ * (gstgpufftmessage.c), and posts them. It owns the tag it is handed.
+ * gst_gpu_fft_base_results_drain() waits (streaming thread) until every
  * interval handed to the GPU is posted. Engine errors become one element
  * error, from whichever thread sees them first. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstgpufftspectrum-private.h"
+#include "gstgpufftbase-private.h"
 
-#define GST_CAT_DEFAULT gst_gpu_fft_spectrum_debug
+#define GST_CAT_DEFAULT gst_gpu_fft_base_debug
 
 /* ------------------------------------------------------------------------ */
 /* errors                                                                   */
 
 void
-gst_gpu_fft_spectrum_post_engine_error (GstGpuFftSpectrum * self,
+gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
     const gchar * what, const GError * error)
 {
   /* the streaming thread and the completion thread may both see one
@@ -44,10 +46,10 @@ gst_gpu_fft_spectrum_post_engine_error (GstGpuFftSpectrum * self,
  * in interval order, with no lock held. The group's tag is the message
  * parameters computed when its batch was submitted (NULL: no message). */
 void
-gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
+gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
     gpointer user_data)
 {
-  GstGpuFftSpectrum *self = user_data;
+  GstGpuFftBase *self = user_data;
   GstGpuFftMessageParams *p = result->tag;
   GstMessage *spectrum = NULL, *dominant = NULL;
 
@@ -57,7 +59,7 @@ gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
     /* the plan's error says why */
     if (self->plan && gpufft_plan_collect (self->plan, FALSE, NULL, NULL,
             &error) < 0) {
-      gst_gpu_fft_spectrum_post_engine_error (self, "Analysing on the GPU",
+      gst_gpu_fft_base_results_post_engine_error (self, "Analysing on the GPU",
           error);
       g_clear_error (&error);
     }
@@ -85,11 +87,11 @@ gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
   }
   if (result->n_frames > 0) {
     spectrum = gst_message_new_element (GST_OBJECT (self), p->compat ?
-        gst_gpu_fft_spectrum_build_compat (p, result) :
-        gst_gpu_fft_spectrum_build_spectrum (p, result));
+        gst_gpu_fft_message_build_compat (p, result) :
+        gst_gpu_fft_message_build_spectrum (p, result));
     if (p->dominant)
       dominant = gst_message_new_element (GST_OBJECT (self),
-          gst_gpu_fft_spectrum_build_dominant (p, result));
+          gst_gpu_fft_message_build_dominant (p, result));
   }
   gst_gpu_fft_message_params_free (p);
   if (spectrum)
@@ -101,14 +103,14 @@ gst_gpu_fft_spectrum_on_result (const GpufftGroupResult * result,
 /* Waits until every interval handed to the GPU has been posted: only where
  * ordering demands it (EOS, flush, caps, a new plan, stop). */
 gboolean
-gst_gpu_fft_spectrum_drain (GstGpuFftSpectrum * self)
+gst_gpu_fft_base_results_drain (GstGpuFftBase * self)
 {
   GError *error = NULL;
 
   if (self->plan == NULL)
     return TRUE;
   if (gpufft_plan_collect (self->plan, TRUE, NULL, NULL, &error) < 0) {
-    gst_gpu_fft_spectrum_post_engine_error (self, "Analysing on the GPU",
+    gst_gpu_fft_base_results_post_engine_error (self, "Analysing on the GPU",
         error);
     g_clear_error (&error);
     return FALSE;

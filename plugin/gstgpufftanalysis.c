@@ -1,8 +1,8 @@
-/* gpufftspectrum: the analyser modes' tables (see the header). */
+/* gst-gpufft: the analyser modes' tables (see the header). */
 #include <math.h>
 #include <string.h>
 
-#include "gstgpufftspectrum-analysis.h"
+#include "gstgpufftanalysis.h"
 
 gboolean
 gst_gpu_fft_analysis_equal (const GstGpuFftAnalysis * a,
@@ -52,7 +52,7 @@ gst_gpu_fft_analysis_configure (const GstGpuFftAnalysis * a,
     t->gain = g_new (gfloat, nb);
     for (k = 0; k < nb; k++)
       t->gain[k] = (gfloat) pow (10.0,
-          gst_gpu_fft_weighting_db (a->weighting, k * df) / 10.0);
+          gst_gpu_fft_bands_weighting_db (a->weighting, k * df) / 10.0);
     c->bin_gain = t->gain;
   }
   if (a->level) {

@@ -1,5 +1,5 @@
-/* gpufftspectrum: raw sample store (see the header). */
-#include "gstgpufftspectrum-store.h"
+/* GstGpuFftBase: raw sample store (see the header). */
+#include "gstgpufftstore.h"
 
 #include <string.h>
 

@@ -1,0 +1,44 @@
+/* GstGpuFftBase: what the base's own files share (gstgpufftbase.c, its
+ * -settings, -stream and -results files). Not for subclasses, which use
+ * gstgpufftbase.h. Which file does what: see gstgpufftbase.c. */
+#ifndef __GST_GPU_FFT_BASE_PRIVATE_H__
+#define __GST_GPU_FFT_BASE_PRIVATE_H__
+
+#include "gstgpufftbase.h"
+#include "gstgpufftmessage.h"
+
+G_BEGIN_DECLS
+
+/* gstgpufftbase-settings.c: the settings (and their geometry generation),
+ * copied under the object lock (any thread but the object lock's
+ * holder). */
+void gst_gpu_fft_base_settings_read (GstGpuFftBase * self,
+    GstGpuFftBaseSettings * out, guint * gen);
+/* ... into self->live / self->live_gen (streaming thread) */
+void gst_gpu_fft_base_settings_read_live (GstGpuFftBase * self);
+
+/* gstgpufftbase-stream.c (streaming thread) */
+GstClockTime gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self,
+    guint64 sample);
+gboolean gst_gpu_fft_base_stream_upstream_is_live (GstGpuFftBase * self);
+/* Applies the settings at a restart (the framing from sample 0); makes a
+ * new plan when needed. */
+gboolean gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self);
+/* Frames what was received up to avail_end (the input being n samples
+ * from pos, `planes`) into batches and hands them to the engine. */
+gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,
+    guint64 avail_end, gboolean flush, guint64 pos, gpointer const *planes,
+    gsize n);
+/* Closes the pending interval (partial) and restarts the framing. */
+gboolean gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self);
+
+/* gstgpufftbase-results.c */
+void gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
+    gpointer user_data);
+gboolean gst_gpu_fft_base_results_drain (GstGpuFftBase * self);
+void gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
+    const gchar * what, const GError * error);
+
+G_END_DECLS
+
+#endif /* __GST_GPU_FFT_BASE_PRIVATE_H__ */

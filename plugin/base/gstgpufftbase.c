@@ -1,0 +1,653 @@
+/* GstGpuFftBase: the spectrum analyser that gpufftspectrum and
+ * gpuspectrum derive from; it runs its FFTs on a Vulkan device.
+ *
+ * Passes audio through untouched (in place, bit-exact, no latency) and posts
+ * element messages with the Welch-averaged power spectrum (`spectrum`) and
+ * the dominant frequency (`dominant-frequency`) of every interval (with
+ * the class's spectrum_compat: GStreamer's spectrum message only).
+ *
+ * Framing: frame j covers samples [j*hop, j*hop + fft-size) counted from the
+ * stream start or the last restart (DISCONT, flush, new segment, new caps).
+ * Interval k covers [round (k*interval*rate/1e9), round ((k+1)*...)); a
+ * frame belongs to the interval that holds its last sample; every frame is
+ * analysed. An interval's messages are posted once it is complete (on EOS
+ * and restarts: the partial interval), if it holds at least one frame.
+ * Geometry settings (fft-size, hop-size, window, scaling, interval,
+ * multi-channel, peaks, min/max-frequency, message-phase, batch-size and
+ * the analyser modes) apply at once, as in `spectrum`: at the next buffer
+ * the open interval closes where the stream stands (a partial interval,
+ * old settings) and the analysis restarts there; the others apply from the
+ * next buffer. device-index is read when the element starts (READY ->
+ * PAUSED).
+ *
+ * NaN / Inf samples: every frame is transformed on its own and a frame
+ * holding a non-finite sample (in the analysed channel, or in any channel
+ * when downmixing) is left out of its interval's average by the engine, so
+ * it spoils no other frame and no other interval. The message's `frames`
+ * says how many frames were averaged (the smallest count over channels);
+ * an interval whose frames were all left out reads the threshold in every
+ * bin and has no dominant frequency (0). The audio passes through as is.
+ *
+ * Segments: every buffer passes through whole; only what lies in a TIME
+ * segment is analysed (a buffer outside it is not, one across its edge in
+ * part).
+ *
+ * Buffers: a buffer without a whole sample frame is ignored, whatever its
+ * timestamp and flags; a buffer's trailing bytes that do not make a whole
+ * sample frame are ignored;
+ * buffers without PTS continue the sample count (the first one after a
+ * restart takes the end of what came before, else the segment start). A
+ * timestamp more than 40 ms away from where the sample count puts it, and
+ * a GAP event, restart the framing like a DISCONT. A buffer that cannot be
+ * read (non-interleaved without GstAudioMeta) passes through untouched with
+ * a WARNING message, and the framing restarts after it.
+ *
+ * The element never talks to Vulkan itself: everything goes through the
+ * gpufft engine (gpufft.h).
+ *
+ * Threads: the properties (the device ones here, the others in the
+ * subclasses) take only the object lock; start, stop, setup, the events
+ * and transform_ip run serialised with the streaming thread; results are
+ * posted from the engine's completion thread (gstgpufftbase-results.c).
+ *
+ * Files: this one is the class (device properties, GstBaseTransform entry
+ * points, the input side of transform_ip); gstgpufftbase-settings.c the
+ * settings shared with the subclasses' properties; gstgpufftbase-stream.c
+ * the streaming path (plan and geometry, framing into batches, restarts);
+ * gstgpufftbase-results.c the result path (messages from the engine's
+ * completion thread, drain, engine errors); gstgpufftmessage.c the message
+ * structures, gstgpufftpeak.c the sub-bin peaks, gstgpufftframing.c the
+ * frame and interval bookkeeping, gstgpufftstore.c the samples kept
+ * between buffers. The subclasses: gstgpufftspectrum.c (gpufftspectrum)
+ * and gstgpuspectrum.c (gpuspectrum: GStreamer's spectrum, with the class
+ * flag that gives spectrum's messages).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstgpufftbase-private.h"
+#include "gstgpufftdevice.h"
+
+#include <math.h>
+
+GST_DEBUG_CATEGORY (gst_gpu_fft_base_debug);
+#define GST_CAT_DEFAULT gst_gpu_fft_base_debug
+
+#define DEFAULT_DEVICE_INDEX -1
+
+/* The properties of both elements (the others are each element's own:
+ * gstgpufftspectrum.c, gstgpuspectrum.c). */
+enum
+{
+  PROP_0,
+  PROP_DEVICE_INDEX,
+  PROP_DEVICE_NAME
+};
+
+#define CAPS_STR \
+  "audio/x-raw, " \
+  "format = (string) { S16LE, S24LE, S32LE, F32LE, F64LE }, " \
+  "rate = (int) [ 1, MAX ], " \
+  "channels = (int) [ 1, " G_STRINGIFY (GPUFFT_MAX_CHANNELS) " ], " \
+  "layout = (string) { interleaved, non-interleaved }"
+
+#define gst_gpu_fft_base_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE (GstGpuFftBase, gst_gpu_fft_base, GST_TYPE_AUDIO_FILTER);
+
+static void gst_gpu_fft_base_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_gpu_fft_base_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_gpu_fft_base_finalize (GObject * object);
+static gboolean gst_gpu_fft_base_start (GstBaseTransform * trans);
+static gboolean gst_gpu_fft_base_stop (GstBaseTransform * trans);
+static GstFlowReturn gst_gpu_fft_base_submit_input_buffer
+    (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input);
+static gboolean gst_gpu_fft_base_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps);
+static gboolean gst_gpu_fft_base_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static GstFlowReturn gst_gpu_fft_base_transform_ip (GstBaseTransform *
+    trans, GstBuffer * buf);
+static gboolean gst_gpu_fft_base_setup (GstAudioFilter * filter,
+    const GstAudioInfo * info);
+
+/* ------------------------------------------------------------------------ */
+/* class                                                                    */
+
+static void
+gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS (klass);
+  GstCaps *caps;
+
+  GST_DEBUG_CATEGORY_INIT (gst_gpu_fft_base_debug, "gpufftspectrum", 0,
+      "GPU (Vulkan) FFT spectrum analysers");
+
+  gobject_class->set_property = gst_gpu_fft_base_set_property;
+  gobject_class->get_property = gst_gpu_fft_base_get_property;
+  gobject_class->finalize = gst_gpu_fft_base_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_INDEX,
+      g_param_spec_int ("device-index", "Device index",
+          "Vulkan device to use (-1 = automatic: discrete > integrated > "
+          "virtual > CPU); read when the element starts",
+          -1, G_MAXINT, DEFAULT_DEVICE_INDEX,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          "Name of the Vulkan device in use (NULL before the first start)",
+          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  caps = gst_caps_from_string (CAPS_STR);
+  gst_audio_filter_class_add_pad_templates (filter_class, caps);
+  gst_caps_unref (caps);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_sink_event);
+  trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_accept_caps);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_gpu_fft_base_submit_input_buffer);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_transform_ip);
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->transform_ip_on_passthrough = TRUE;
+  filter_class->setup = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_setup);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_FFT_BASE, 0);
+}
+
+/* (each element's own init then sets its settings' defaults) */
+static void
+gst_gpu_fft_base_init (GstGpuFftBase * self)
+{
+  self->settings.device_index = DEFAULT_DEVICE_INDEX;
+  self->geometry_gen = 1;
+
+  self->base_pts = GST_CLOCK_TIME_NONE;
+  self->next_pts = GST_CLOCK_TIME_NONE;
+  self->is_live = -1;
+  gst_gpu_fft_store_init (&self->store, 2, 1, FALSE);
+}
+
+static void
+gst_gpu_fft_base_finalize (GObject * object)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
+
+  if (self->plan)
+    gpufft_plan_free (self->plan);
+  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
+  if (self->ctx)
+    gpufft_context_unref (self->ctx);
+  gst_gpu_fft_store_clear (&self->store);
+  g_free (self->batch_groups);
+  g_free (self->engine_groups);
+  g_free (self->seg_planes);
+  g_free (self->in_planes);
+  g_free (self->device_name);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* ------------------------------------------------------------------------ */
+/* properties: only the object lock, never waiting on the streaming thread  */
+
+static void
+gst_gpu_fft_base_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_INDEX:
+      GST_OBJECT_LOCK (self);
+      self->settings.device_index = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEVICE_INDEX:
+      g_value_set_int (value, self->settings.device_index);
+      break;
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, self->device_name);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GstBaseTransform / GstAudioFilter                                        */
+
+/* "gpufftspectrum" or "gpuspectrum", for messages */
+static const gchar *
+element_kind (GstGpuFftBase * self)
+{
+  return GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat ? "gpuspectrum" :
+      "gpufftspectrum";
+}
+
+static gboolean
+gst_gpu_fft_base_start (GstBaseTransform * trans)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
+  GpufftContext *ctx;
+  gint index;
+
+  GST_OBJECT_LOCK (self);
+  index = self->settings.device_index;
+  GST_OBJECT_UNLOCK (self);
+
+  ctx = gst_gpu_fft_device_open (GST_ELEMENT (self), index);
+  if (ctx == NULL)
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  self->ctx = ctx;              /* (under the lock for the stats property) */
+  g_free (self->device_name);
+  self->device_name = g_strdup (gpufft_context_get_device_name (ctx));
+  self->dropped_total = 0;
+  GST_OBJECT_UNLOCK (self);
+  GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
+      gpufft_context_get_device_index (self->ctx),
+      gpufft_context_get_device_name (self->ctx));
+  g_object_notify (G_OBJECT (self), "device-name");
+
+  self->running = FALSE;
+  self->received = 0;
+  self->next_pts = GST_CLOCK_TIME_NONE;
+  self->is_live = -1;
+  self->dropped_pending = 0;
+  self->drop_warned_at = 0;
+  g_atomic_int_set (&self->error_posted, 0);
+  return TRUE;
+}
+
+static gboolean
+gst_gpu_fft_base_stop (GstBaseTransform * trans)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
+  GpufftContext *ctx;
+
+  if (self->plan) {
+    gpufft_plan_free (self->plan);
+    self->plan = NULL;
+  }
+  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
+  GST_OBJECT_LOCK (self);
+  ctx = self->ctx;
+  self->ctx = NULL;
+  GST_OBJECT_UNLOCK (self);
+  gpufft_context_unref (ctx);
+  gst_gpu_fft_store_clear (&self->store);
+  self->is_live = -1;
+  self->buffer_hint = 0;
+  self->running = FALSE;
+  self->received = 0;
+  self->have_format = FALSE;
+  self->next_pts = GST_CLOCK_TIME_NONE;
+  return TRUE;
+}
+
+static gboolean
+gst_gpu_fft_base_setup (GstAudioFilter * filter, const GstAudioInfo * info)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (filter);
+  guint channels = GST_AUDIO_INFO_CHANNELS (info);
+  GpufftFormat format;
+
+  if (channels < 1 || channels > GPUFFT_MAX_CHANNELS) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("%u channels: %s handles at most %u", channels,
+            element_kind (self), GPUFFT_MAX_CHANNELS), (NULL));
+    return FALSE;
+  }
+  switch (GST_AUDIO_INFO_FORMAT (info)) {
+    case GST_AUDIO_FORMAT_S16LE:
+      format = GPUFFT_FORMAT_S16;
+      break;
+    case GST_AUDIO_FORMAT_S24LE:
+      format = GPUFFT_FORMAT_S24;
+      break;
+    case GST_AUDIO_FORMAT_S32LE:
+      format = GPUFFT_FORMAT_S32;
+      break;
+    case GST_AUDIO_FORMAT_F32LE:
+      format = GPUFFT_FORMAT_F32;
+      break;
+    case GST_AUDIO_FORMAT_F64LE:
+      format = GPUFFT_FORMAT_F64;
+      break;
+    default:
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+          ("unsupported format %s",
+              gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (info))));
+      return FALSE;
+  }
+
+  /* new caps: the pending interval is posted with the old format, then
+   * the framing restarts (a new plan is made if the format needs one) */
+  gst_gpu_fft_base_settings_read_live (self);
+  if (self->running && !gst_gpu_fft_base_stream_flush_and_restart (self))
+    return FALSE;
+  if (!gst_gpu_fft_base_results_drain (self))
+    return FALSE;
+  self->buffer_hint = 0;        /* sized again by the next buffer */
+
+  GST_DEBUG_OBJECT (self, "format %s, %d Hz, %u channels, %s",
+      gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (info)),
+      GST_AUDIO_INFO_RATE (info), channels,
+      GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED ?
+      "interleaved" : "non-interleaved");
+  self->info = *info;
+  self->format = format;
+  self->have_format = TRUE;
+  gst_gpu_fft_store_clear (&self->store);
+  gst_gpu_fft_store_init (&self->store, GST_AUDIO_INFO_BPS (info), channels,
+      GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED);
+  self->seg_planes = g_renew (gconstpointer, self->seg_planes, 2 * channels);
+  self->in_planes = g_renew (gpointer, self->in_planes, channels);
+  return TRUE;
+}
+
+/* GstAudioFilter clips buffers to the segment before the transform: an
+ * analyser passes every buffer through untouched (transform_ip analyses
+ * only what lies in the segment), so skip it for GstBaseTransform's. */
+static GstFlowReturn
+gst_gpu_fft_base_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstBaseTransformClass *base =
+      g_type_class_peek_static (GST_TYPE_BASE_TRANSFORM);
+
+  return base->submit_input_buffer (trans, is_discont, input);
+}
+
+/* The template refuses more than GPUFFT_MAX_CHANNELS channels at
+ * negotiation; say so, with the valid range, rather than leave only the
+ * source's not-negotiated error. */
+static gboolean
+gst_gpu_fft_base_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstStructure *s = gst_caps_get_size (caps) == 1 ?
+      gst_caps_get_structure (caps, 0) : NULL;
+  gint channels;
+
+  if (s && gst_structure_get_int (s, "channels", &channels)
+      && channels > GPUFFT_MAX_CHANNELS) {
+    GST_ELEMENT_WARNING (trans, STREAM, FORMAT,
+        ("%d channels: %s handles 1 to %d channels", channels,
+            element_kind (GST_GPU_FFT_BASE (trans)), GPUFFT_MAX_CHANNELS),
+        ("caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans,
+      direction, caps);
+}
+
+static gboolean
+gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_FLUSH_STOP:
+      /* every interval's messages are posted before these go on */
+      if (self->running) {
+        gst_gpu_fft_base_settings_read_live (self);
+        gst_gpu_fft_base_stream_flush_and_restart (self);
+      }
+      gst_gpu_fft_base_results_drain (self);
+      self->next_pts = GST_CLOCK_TIME_NONE;
+      break;
+    case GST_EVENT_SEGMENT:
+      /* before the base class takes the new segment: the pending interval
+       * is timed in the old one */
+      if (self->running) {
+        gst_gpu_fft_base_settings_read_live (self);
+        gst_gpu_fft_base_stream_flush_and_restart (self);
+      }
+      self->next_pts = GST_CLOCK_TIME_NONE;
+      break;
+    case GST_EVENT_GAP:
+      /* no data for a while: no frame may span it */
+      if (self->running) {
+        gst_gpu_fft_base_settings_read_live (self);
+        gst_gpu_fft_base_stream_flush_and_restart (self);
+      }
+      self->next_pts = GST_CLOCK_TIME_NONE;
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* A buffer timestamp further than this from where the sample count puts it
+ * is a discontinuity (as audiobasesink's default tolerance). */
+#define PTS_TOLERANCE (40 * GST_MSECOND)
+
+/* Maps buf for reading: one map of the whole buffer; the planes of
+ * non-interleaved audio from its GstAudioMeta (gst_audio_buffer_map()'s map
+ * of each plane fails on 1.22 with more than 256 channels and leaves the
+ * memory locked). Sets self->in_planes and the samples per channel. */
+static gboolean
+map_input (GstGpuFftBase * self, GstBuffer * buf, GstMapInfo * map,
+    gsize * n_samples)
+{
+  const GstAudioInfo *info = &self->info;
+  guint c, channels = GST_AUDIO_INFO_CHANNELS (info);
+  gsize bps = GST_AUDIO_INFO_BPS (info);
+
+  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED) {
+    if (!gst_buffer_map (buf, map, GST_MAP_READ))
+      return FALSE;
+    self->in_planes[0] = map->data;
+    *n_samples = map->size / GST_AUDIO_INFO_BPF (info);
+    return TRUE;
+  } else {
+    GstAudioMeta *meta = gst_buffer_get_audio_meta (buf);
+
+    if (meta == NULL || meta->info.channels != (gint) channels
+        || meta->info.finfo != info->finfo || meta->offsets == NULL)
+      return FALSE;
+    if (!gst_buffer_map (buf, map, GST_MAP_READ))
+      return FALSE;
+    for (c = 0; c < channels; c++) {
+      if (meta->offsets[c] + meta->samples * bps > map->size) {
+        gst_buffer_unmap (buf, map);
+        return FALSE;
+      }
+      self->in_planes[c] = map->data + meta->offsets[c];
+    }
+    *n_samples = meta->samples;
+    return TRUE;
+  }
+}
+
+/* The part of a mapped buffer of n samples that lies in a TIME segment:
+ * FALSE when none does; else *skip samples from its start, *n left, *pts
+ * of the first. Other segments, and buffers without PTS, are whole. */
+static gboolean
+clip_to_segment (GstGpuFftBase * self, GstBuffer * buf, gsize * skip,
+    gsize * n, GstClockTime * pts)
+{
+  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
+  gint rate = GST_AUDIO_INFO_RATE (&self->info);
+  guint64 start, stop, cstart, cstop, first, end;
+  gboolean off_clock;
+
+  *skip = 0;
+  *pts = GST_BUFFER_PTS (buf);
+  if (seg->format != GST_FORMAT_TIME || !GST_BUFFER_PTS_IS_VALID (buf))
+    return TRUE;
+  start = GST_BUFFER_PTS (buf);
+  stop = gst_util_uint64_scale_int_round (*n, GST_SECOND, rate);
+  /* (a span that runs off the clock's range is saturated, and not clipped
+   * at its end) */
+  off_clock = stop >= G_MAXUINT64 - 1 - start;
+  stop = off_clock ? G_MAXUINT64 - 1 : start + stop;
+  if (!gst_segment_clip (seg, GST_FORMAT_TIME, start, stop, &cstart, &cstop))
+    return FALSE;
+  first = gst_util_uint64_scale_int_round (cstart - start, rate, GST_SECOND);
+  end = off_clock ? *n :
+      gst_util_uint64_scale_int_round (cstop - start, rate, GST_SECOND);
+  end = MIN (end, *n);
+  if (first >= end)
+    return FALSE;
+  *skip = first;
+  *n = end - first;
+  *pts = start + gst_util_uint64_scale_int_round (first, GST_SECOND, rate);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
+  GstMapInfo map;
+  GstClockTime pts;
+  guint64 pos;
+  gsize n, skip;
+  guint c;
+  gboolean ok;
+
+  if (!self->have_format || self->ctx == NULL)
+    return GST_FLOW_NOT_NEGOTIATED;
+
+  /* A buffer without a whole sample frame carries no samples: it changes
+   * nothing, whatever its timestamp or flags say (a real discontinuity
+   * shows on the next buffer that has samples). */
+  if (gst_buffer_get_size (buf) < (gsize) GST_AUDIO_INFO_BPF (&self->info))
+    return GST_FLOW_OK;
+
+  gst_gpu_fft_base_settings_read_live (self);
+
+  /* A buffer that cannot be read (e.g. non-interleaved without its
+   * GstAudioMeta) is passed through but breaks the sample count: restart
+   * after it. */
+  if (!map_input (self, buf, &map, &n)) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
+        ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio needs "
+            "a GstAudioMeta): passed through, not analysed; the analysis "
+            "restarts after it", buf));
+    if (self->running && !gst_gpu_fft_base_stream_flush_and_restart (self))
+      return GST_FLOW_ERROR;
+    return GST_FLOW_OK;
+  }
+  if (n == 0) {
+    gst_buffer_unmap (buf, &map);
+    return GST_FLOW_OK;
+  }
+
+  /* Analyse only what lies in the segment (the buffer passes whole). */
+  if (!clip_to_segment (self, buf, &skip, &n, &pts)) {
+    gst_buffer_unmap (buf, &map);
+    return GST_FLOW_OK;
+  }
+  if (skip > 0) {
+    gboolean interleaved = GST_AUDIO_INFO_LAYOUT (&self->info) ==
+        GST_AUDIO_LAYOUT_INTERLEAVED;
+    gsize unit = interleaved ? GST_AUDIO_INFO_BPF (&self->info) :
+        GST_AUDIO_INFO_BPS (&self->info);
+    guint planes = interleaved ? 1 : GST_AUDIO_INFO_CHANNELS (&self->info);
+
+    for (c = 0; c < planes; c++)
+      self->in_planes[c] = (guint8 *) self->in_planes[c] + skip * unit;
+  }
+
+  /* A geometry setting changed: it applies at once, as in `spectrum`: the
+   * open interval closes where the stream stands (posted as a partial
+   * interval, with the old geometry) and the analysis restarts here. A
+   * discontinuity, flagged or not (a timestamp more than 40 ms away from
+   * where the sample count puts it), does the same: no frame may span it. */
+  if (self->running && (self->live_gen != self->applied_gen
+          || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
+          || (GST_CLOCK_TIME_IS_VALID (pts)
+              && ABS (GST_CLOCK_DIFF (gst_gpu_fft_base_stream_sample_to_time
+                      (self, self->received), pts)) > PTS_TOLERANCE))) {
+    GST_DEBUG_OBJECT (self, "%s", self->live_gen != self->applied_gen ?
+        "settings changed" : "discontinuity");
+    /* (gpuspectrum, as spectrum: the interval a geometry change cuts short
+     * is not posted, so that the next message has the new geometry) */
+    self->discarding = self->live.reset_gen != self->applied_reset_gen
+        && GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
+    ok = gst_gpu_fft_base_stream_flush_and_restart (self);
+    self->discarding = FALSE;
+    if (!ok)
+      goto error;
+  }
+
+  if (self->is_live < 0)
+    self->is_live = gst_gpu_fft_base_stream_upstream_is_live (self) ? 1 : 0;
+  if (self->buffer_hint == 0)
+    self->buffer_hint = n;
+
+  if (!self->running) {
+    GstSegment *segment = &trans->segment;
+
+    if (GST_CLOCK_TIME_IS_VALID (pts))
+      self->base_pts = pts;
+    else if (GST_CLOCK_TIME_IS_VALID (self->next_pts))
+      self->base_pts = self->next_pts;
+    else if (segment->format == GST_FORMAT_TIME)
+      self->base_pts = segment->start;
+    else
+      self->base_pts = 0;
+    if (!gst_gpu_fft_base_stream_apply_settings (self))
+      goto error;
+    self->received = 0;
+    gst_gpu_fft_store_reset (&self->store, 0);
+    self->running = TRUE;
+    GST_DEBUG_OBJECT (self, "start at %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (self->base_pts));
+  }
+
+  pos = self->received;
+  /* (only ordinary host allocations can be imported: not dmabuf, GL or
+   * file mappings) */
+  if (GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
+      && gst_buffer_n_memory (buf) == 1
+      && gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+          GST_ALLOCATOR_SYSMEM)) {
+    self->in_buf = buf;
+    self->in_data = map.data;
+  }
+  ok = gst_gpu_fft_base_stream_run_batches (self, pos + n, FALSE, pos,
+      (gpointer const *) self->in_planes, n);
+  self->in_buf = NULL;
+  self->in_data = NULL;
+  if (ok)
+    gst_gpu_fft_store_keep_and_append (&self->store,
+        self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
+  self->received = pos + n;
+  gst_buffer_unmap (buf, &map);
+
+  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+
+error:
+  gst_buffer_unmap (buf, &map);
+  return GST_FLOW_ERROR;
+}
