@@ -15,6 +15,13 @@ Rules (plugin/engine/meson.build draws them):
   * the elements (plugin/ outside engine/) include no engine header outside
     include/, call no engine function that include/ does not declare, and
     call no Vulkan function;
+  * in plugin/: the code every element uses (plugin/*.c but the elements'
+    own files and gstgpufft.c) includes none of base/, spectrogram/ or an
+    element's files; base/ (the analyser base class) includes no element's
+    or spectrogram/ file; spectrogram/ no base/ file; an element's main file
+    (gstgpufftspectrum.c, gstgpuspectrum.c, gstgpufftspectrogram.c) includes
+    no base/ private header, and nothing but gstgpufft.c (the plugin's
+    registration) calls into it;
   * within a layer, no two files call each other, directly or in a loop
     (each layer's files form a hierarchy too).
 Function definitions are found GNU style: the name at the start of a line,
@@ -25,6 +32,8 @@ import os
 import re
 import sys
 import tempfile
+
+ELEMENT_MAINS = ('gstgpufftspectrum', 'gstgpuspectrum', 'gstgpufftspectrogram')
 
 ALLOWED = {
     'util': {'util'},
@@ -49,7 +58,7 @@ def definitions(text):
     names = set()
     lines = text.split('\n')
     for i, line in enumerate(lines):
-        m = re.match(r'([A-Za-z_]\w*) \(', line)
+        m = re.match(r'([a-z_][a-z0-9_]*) \(', line)
         if m and i > 0 and 'static' not in lines[i - 1] \
                 and not lines[i - 1].rstrip().endswith((';', ',', '{')) \
                 and lines[i - 1].strip():
@@ -144,6 +153,56 @@ def check(plugin):
                               f'in {rel(dpath)} ({dk}/, a layer it may not '
                               f'use)')
 
+    # the plugin's own units
+    def unit(path):
+        r = os.path.relpath(path, plugin).split(os.sep)
+        if r[0] in ('base', 'spectrogram'):
+            return r[0]
+        stem = os.path.splitext(r[0])[0]
+        if stem == 'gstgpufft':
+            return 'entry'
+        if stem in ELEMENT_MAINS:
+            return 'main:' + stem
+        return 'shared'
+
+    plugin_headers = {}
+    for path, (kind, _) in files.items():
+        if kind == 'element' and path.endswith('.h'):
+            plugin_headers[os.path.basename(path)] = unit(path)
+    element_defs = {}
+    for path, (kind, text) in files.items():
+        if kind == 'element' and path.endswith('.c') \
+                and unit(path).startswith('main:'):
+            for name in definitions(text):
+                element_defs[name] = path
+    for path, (kind, text) in files.items():
+        if kind != 'element':
+            continue
+        u = unit(path)
+        for inc in includes(text):
+            hu = plugin_headers.get(os.path.basename(inc))
+            if hu is None or hu == u:
+                continue
+            bad = False
+            if u == 'shared':
+                bad = True
+            elif u == 'base':
+                bad = hu != 'shared'
+            elif u == 'spectrogram':
+                bad = hu not in ('shared', 'main:gstgpufftspectrogram')
+            elif u.startswith('main:'):
+                bad = hu.startswith('main:') \
+                    or (hu == 'base' and inc.endswith('-private.h')) \
+                    or (hu == 'spectrogram'
+                        and u != 'main:gstgpufftspectrogram')
+            if bad:
+                errors.append(f'{rel(path)}: {u} includes {inc} ({hu})')
+        for name in sorted(calls(text)):
+            dpath = element_defs.get(name)
+            if dpath and dpath != path and u != 'entry':
+                errors.append(f'{rel(path)}: calls {name}, in the element '
+                              f'file {rel(dpath)}')
+
     # loops between the files of one layer
     graph = {}
     for path, (kind, text) in files.items():
@@ -219,6 +278,16 @@ def self_test():
             'int\ngpufft_p (void)\n{\n  return gpufft_r ();\n}\n',
         'engine/render/gpufft-r.c':
             'int\ngpufft_r (void)\n{\n  return 0;\n}\n',
+        'gstgpufftshared.c': '#include "gstgpufftbase.h"\n',
+        'base/gstgpufftbase.h': '',
+        'base/gstgpufftbase-stream.c':
+            '#include "gstgpufftspectrum.h"\n',
+        'gstgpufftspectrum.h': '',
+        'gstgpufftspectrogram.c':
+            'void\ngst_gpu_fft_spectrogram_alloc (void)\n{\n}\n',
+        'spectrogram/gstgpufftspectrogram-stream.c':
+            'static void\nf (void)\n{\n'
+            '  gst_gpu_fft_spectrogram_alloc ();\n}\n',
         'gstelement.c':
             '#include "gpufft.h"\n#include "gpufft-d.h"\n'
             'static int\nf (void)\n{\n  vkCreateBuffer (0);\n'
@@ -235,6 +304,9 @@ def self_test():
         'calls gpufft_d (engine/device/gpufft-d.c), which include/ does not',
         'files that call each other in a loop: engine/device/gpufft-d.c, '
         'engine/device/gpufft-e.c',
+        'gstgpufftshared.c: shared includes gstgpufftbase.h (base)',
+        'base/gstgpufftbase-stream.c: base includes gstgpufftspectrum.h',
+        'calls gst_gpu_fft_spectrogram_alloc, in the element file',
     ]
     with tempfile.TemporaryDirectory() as top:
         for name, text in tree.items():
