@@ -6,6 +6,7 @@
 
 #include "gstgpufftbase.h"
 #include "gstgpufftmessage.h"
+#include "gstgpufftplanjob.h"
 
 G_BEGIN_DECLS
 
@@ -24,11 +25,20 @@ gboolean gst_gpu_fft_base_stream_upstream_is_live (GstGpuFftBase * self);
 /* Applies the settings at a restart (the framing from sample 0); makes a
  * new plan when needed. */
 gboolean gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self);
+/* TRUE when the plan is ready (made by self->plan_job, which is then
+ * finished: the plan installed). wait: waits for the job. FALSE with
+ * *failed set when there is no plan to wait for or making it failed (the
+ * error posted). */
+gboolean gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self,
+    gboolean wait, gboolean * failed);
 /* Frames what was received up to avail_end (the input being n samples
  * from pos, `planes`) into batches and hands them to the engine. */
 gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,
     guint64 avail_end, gboolean flush, guint64 pos, gpointer const *planes,
     gsize n);
+/* Live input: n intervals are not analysed (counted in the next message
+ * and the stats; a warning at most every 10 s). */
+void gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n);
 /* Closes the pending interval (partial) and restarts the framing. */
 gboolean gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self);
 

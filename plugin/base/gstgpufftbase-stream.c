@@ -145,15 +145,22 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
   gst_gpu_fft_base_settings_read (self, &s, &gen);
   make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis);
 
-  if (self->plan && (!plan_config_equal (&config, &self->plan_config)
+  if ((self->plan || self->plan_job)
+      && (!plan_config_equal (&config, &self->plan_config)
           || !gst_gpu_fft_analysis_equal (&analysis, &self->plan_analysis))) {
-    if (!gst_gpu_fft_base_results_drain (self))
-      return FALSE;
-    gpufft_plan_free (self->plan);
-    self->plan = NULL;
+    if (self->plan_job) {
+      gst_gpu_fft_plan_job_abandon (self->plan_job);
+      self->plan_job = NULL;
+    }
+    if (self->plan) {
+      if (!gst_gpu_fft_base_results_drain (self))
+        return FALSE;
+      gpufft_plan_free (self->plan);
+      self->plan = NULL;
+    }
     g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   }
-  if (self->plan == NULL) {
+  if (self->plan == NULL && self->plan_job == NULL) {
     GError *error = NULL;
     GstGpuFftAnalysisTables tables;
     gchar *why = NULL;
@@ -174,33 +181,23 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
         config.planar ? " planar" : "", config.downmix ? "downmix" : "multi",
         config.rate, config.max_frames, config.n_peaks, config.peak_min_bin,
         config.peak_max_bin, config.complex_out ? " complex" : "");
-    self->plan = gpufft_plan_new (self->ctx, &config, &error);
-    /* (the plan has read the arrays) */
-    config.bin_gain = config.level_weights = config.band_weights = NULL;
-    config.band_first = config.band_bins = NULL;
-    if (self->plan == NULL) {
+    /* (made beside the stream: the buffers pass on, their samples wait in
+     * the store until the plan is ready) */
+    self->plan_job = gst_gpu_fft_plan_job_start (self->ctx, &config, &tables,
+        &error);
+    if (self->plan_job == NULL) {
       gst_gpu_fft_analysis_tables_clear (&tables);
       gst_gpu_fft_base_results_post_engine_error (self,
-          "Creating the GPU FFT plan", error);
+          "Starting the thread that makes the GPU FFT plan", error);
       g_clear_error (&error);
-      self->running = FALSE;    /* no plan: the next buffer starts over */
+      self->running = FALSE;
       return FALSE;
     }
-    gpufft_plan_set_result_func (self->plan, gst_gpu_fft_base_results_on_result,
-        self);
+    /* (the job holds the arrays) */
+    config.bin_gain = config.level_weights = config.band_weights = NULL;
+    config.band_first = config.band_bins = NULL;
     self->plan_config = config;
     self->plan_analysis = analysis;
-    g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-    self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
-    gst_gpu_fft_analysis_tables_clear (&tables);
-    self->max_frames = MAX (gpufft_plan_get_max_frames (self->plan), 1);
-    self->max_groups = MAX (gpufft_plan_get_max_groups (self->plan), 1);
-    self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,
-        self->max_groups);
-    self->engine_groups = g_renew (GpufftGroup, self->engine_groups,
-        self->max_groups);
-    GST_DEBUG_OBJECT (self, "plan: %u frames, %u groups per batch",
-        self->max_frames, self->max_groups);
   }
   self->min_bin = min_bin;
   self->max_bin = max_bin;
@@ -209,6 +206,52 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
       GST_AUDIO_INFO_RATE (&self->info), s.interval);
   self->applied_gen = gen;
   self->applied_reset_gen = s.reset_gen;
+  return TRUE;
+}
+
+gboolean
+gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
+    gboolean * failed)
+{
+  GError *error = NULL;
+  GstGpuFftAnalysisTables tables;
+  GpufftPlan *plan;
+
+  *failed = FALSE;
+  if (self->plan)
+    return TRUE;
+  if (self->plan_job == NULL) {
+    *failed = TRUE;
+    return FALSE;
+  }
+  if (!gst_gpu_fft_plan_job_finish (self->plan_job, wait, &plan, &tables,
+          &error))
+    return FALSE;
+  self->plan_job = NULL;
+  if (plan == NULL) {
+    gst_gpu_fft_analysis_tables_clear (&tables);
+    gst_gpu_fft_base_results_post_engine_error (self,
+        "Creating the GPU FFT plan", error);
+    g_clear_error (&error);
+    self->running = FALSE;      /* no plan: the next buffer starts over */
+    *failed = TRUE;
+    return FALSE;
+  }
+  self->plan = plan;
+  self->catching_up = self->store.len > 0;
+  gpufft_plan_set_result_func (plan, gst_gpu_fft_base_results_on_result,
+      self);
+  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
+  self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
+  gst_gpu_fft_analysis_tables_clear (&tables);
+  self->max_frames = MAX (gpufft_plan_get_max_frames (plan), 1);
+  self->max_groups = MAX (gpufft_plan_get_max_groups (plan), 1);
+  self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,
+      self->max_groups);
+  self->engine_groups = g_renew (GpufftGroup, self->engine_groups,
+      self->max_groups);
+  GST_DEBUG_OBJECT (self, "plan ready: %u frames, %u groups per batch",
+      self->max_frames, self->max_groups);
   return TRUE;
 }
 
@@ -282,14 +325,11 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
  * warning at most every 10 s. */
 #define DROP_WARNING_INTERVAL_US (10 * G_USEC_PER_SEC)
 
-static void
-drop_intervals (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp)
+void
+gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n)
 {
-  guint i, n = 0;
   gint64 now = g_get_monotonic_time ();
 
-  for (i = 0; i < bp->n_groups; i++)
-    n += bp->groups[i].close ? 1 : 0;
   self->dropped_pending += n;
   GST_OBJECT_LOCK (self);       /* (read by the stats property) */
   self->dropped_total += n;
@@ -304,6 +344,16 @@ drop_intervals (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp)
         ("%" G_GUINT64_FORMAT " intervals dropped so far; the next message "
             "says how many in its `dropped` field", self->dropped_total));
   }
+}
+
+static void
+drop_intervals (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp)
+{
+  guint i, n = 0;
+
+  for (i = 0; i < bp->n_groups; i++)
+    n += bp->groups[i].close ? 1 : 0;
+  gst_gpu_fft_base_stream_drop (self, n);
 }
 
 /* A reference on an input buffer, mapped, while the GPU reads it in place
@@ -469,6 +519,12 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
   for (;;) {
     GstGpuFftBatchPlan bp;
 
+    /* (a live stream catching up keeps what no slot can take now for the
+     * next buffer; the store stays within its bound meanwhile, see
+     * gstgpufftbase.c) */
+    if (self->catching_up && !flush && gpufft_plan_in_flight (self->plan) >=
+        gpufft_plan_get_n_slots (self->plan))
+      return TRUE;
     bp.groups = self->batch_groups;
     /* live: only closed intervals go to the GPU, so that a batch can
      * always be dropped whole when the GPU is behind (an interval spanning
@@ -480,6 +536,7 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
     if (!bp.submit || bp.flushed)
       break;
   }
+  self->catching_up = FALSE;
 
   /* batch-size 0 (automatic), and at least HANDOVER_BYTES of samples
    * waiting (big buffers, long intervals): hand the complete frames of the
@@ -512,7 +569,16 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self)
 {
   gboolean ok = TRUE;
 
-  if (self->running && self->plan) {
+  if (self->running && (self->plan || self->plan_job)) {
+    gboolean failed;
+
+    /* (what the store holds is analysed: the plan is waited for) */
+    if (!gst_gpu_fft_base_stream_plan_ready (self, TRUE, &failed)) {
+      self->running = FALSE;
+      self->received = 0;
+      gst_gpu_fft_store_reset (&self->store, 0);
+      return FALSE;
+    }
     GST_DEBUG_OBJECT (self, "restart after %" G_GUINT64_FORMAT " samples",
         self->received);
     ok = gst_gpu_fft_base_stream_run_batches (self, self->received, TRUE,

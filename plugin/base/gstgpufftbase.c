@@ -179,6 +179,8 @@ gst_gpu_fft_base_finalize (GObject * object)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
 
+  if (self->plan_job)
+    gst_gpu_fft_plan_job_abandon (self->plan_job);
   if (self->plan)
     gpufft_plan_free (self->plan);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
@@ -289,6 +291,11 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
   GpufftContext *ctx;
 
+  if (self->plan_job) {
+    gst_gpu_fft_plan_job_abandon (self->plan_job);
+    self->plan_job = NULL;
+  }
+  self->catching_up = FALSE;
   if (self->plan) {
     gpufft_plan_free (self->plan);
     self->plan = NULL;
@@ -448,6 +455,9 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 /* A buffer timestamp further than this from where the sample count puts it
  * is a discontinuity (as audiobasesink's default tolerance). */
 #define PTS_TOLERANCE (40 * GST_MSECOND)
+/* audio the store keeps while the plan is made, at most */
+#define PLAN_WAIT_SECONDS 30
+#define PLAN_WAIT_BYTES (64u << 20)
 
 /* Maps buf for reading: one map of the whole buffer; the planes of
  * non-interleaved audio from its GstAudioMeta (gst_audio_buffer_map()'s map
@@ -529,7 +539,7 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
   GstMapInfo map;
   GstClockTime pts;
-  guint64 pos;
+  guint64 pos, bound;
   gsize n, skip;
   guint c;
   gboolean ok;
@@ -605,6 +615,7 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (self->buffer_hint == 0)
     self->buffer_hint = n;
 
+restart:
   if (!self->running) {
     GstSegment *segment = &trans->segment;
 
@@ -626,6 +637,43 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
 
   pos = self->received;
+  /* The plan is still being made (gstgpufftplanjob.h). A non-live stream
+   * waits for it (back-pressure, as for a busy GPU: its messages then come
+   * as its buffers do). A live one passes the buffer on now and keeps its
+   * samples in the store; past PLAN_WAIT (seconds or bytes of stored
+   * audio) it drops what the store holds, counted as intervals the GPU
+   * could not take, and starts over from this buffer. */
+  bound = MIN ((guint64) PLAN_WAIT_SECONDS * GST_AUDIO_INFO_RATE (&self->info),
+      PLAN_WAIT_BYTES / GST_AUDIO_INFO_BPF (&self->info));
+  if (self->plan == NULL) {
+    gboolean full = self->store.len + n > bound;
+    gboolean failed;
+
+    if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0,
+            &failed)) {
+      if (failed)
+        goto error;
+      if (full) {
+        guint64 k = gst_gpu_fft_framing_grid_index_of (&self->framing.grid,
+            self->received);
+
+        gst_gpu_fft_base_stream_drop (self, (guint) MAX (k, 1));
+        self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
+            self->received);
+        self->running = FALSE;
+        goto restart;
+      }
+      gst_gpu_fft_store_keep_and_append (&self->store,
+          self->framing.next_start, pos, (const gpointer *) self->in_planes,
+          n);
+      self->received = pos + n;
+      gst_buffer_unmap (buf, &map);
+      return GST_FLOW_OK;
+    }
+  }
+  /* (a live stream that catches up drops again once its store is full) */
+  if (self->catching_up && self->store.len + n > bound)
+    self->catching_up = FALSE;
   /* (only ordinary host allocations can be imported: not dmabuf, GL or
    * file mappings) */
   if (GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED

@@ -102,8 +102,14 @@ struct _GstGpuFftBase
   /* --- state: streaming thread (and start/stop) --- */
   GpufftContext *ctx;
   GpufftPlan *plan;
-  GpufftPlanConfig plan_config; /* what `plan` was built from (its
-                                 * arrays: NULL) ... */
+  /* the plan being made (gstgpufftplanjob.h); `plan` NULL meanwhile */
+  struct _GstGpuFftPlanJob *plan_job;
+  /* live: the plan came after samples were stored; closed intervals wait
+   * in the store for a free slot instead of being dropped, until it has
+   * caught up */
+  gboolean catching_up;
+  GpufftPlanConfig plan_config; /* what `plan` (or plan_job) is built from
+                                 * (its arrays: NULL) ... */
   GstGpuFftAnalysis plan_analysis;      /* ... with these modes */
   GstGpuFftBands *bands;        /* the plan's bands (NULL: linear) */
   guint applied_gen;            /* geometry_gen of plan_config/framing */

@@ -343,43 +343,20 @@ GST_START_TEST (test_streams_come_and_go)
 
 GST_END_TEST;
 
-/* A live stream whose device falls behind, in buffers of `chunk` samples:
- * 2 s pushed at once, then (the device caught up) 0.5 s more and EOS.
- * Intervals are 100 ms (4800 samples). */
-static void
-live_falls_behind (gsize chunk)
+/* Pushes [off, off + n) of x in buffers of `chunk` samples, each pulled
+ * back and compared with what went in; returns the microseconds it took. */
+static gint64
+push_passthrough (GstHarness * h, const Fmt * f, const gdouble * x,
+    gsize off, gsize n, gsize chunk)
 {
-  /* whole buffers: phase 1 holds interval_1 complete intervals (the next
-   * one open), the whole stream `total` (the last closed by EOS) */
-  const gsize n1 = (RATE * 2 + chunk - 1) / chunk * chunk;
-  const gsize n2 = (RATE / 2 + chunk - 1) / chunk * chunk;
-  const guint interval_1 = n1 / 4800, total = (n1 + n2 + 4799) / 4800;
-  Fmt f = { "F32LE", RATE, 2, FALSE };
-  gchar *caps = fmt_caps_string (&f);
-  gdouble *x = g_new0 (gdouble, (n1 + n2) * 2);
-  GstBus *bus;
-  GstHarness *h;
-  Msgs *m1, *m2;
-  guint64 dropped1, dropped_field = 0;
-  gsize off;
-  guint i, warned = 0;
+  gint64 t0 = g_get_monotonic_time ();
+  gsize end = off + n;
 
-  /* every GPU submission takes 300 ms (read when the device's scheduler
-   * starts: this test runs in its own process) */
-  g_setenv ("GPUFFT_DEBUG_SLOW_DEVICE_MS", "300", TRUE);
-  h = harness_new (&bus, caps, "interval", "100000000", NULL);
-  g_free (caps);
-  gst_harness_set_live (h, TRUE);
-  gen_tone (x, n1 + n2, 2, 0.5, 1000.0, RATE, 0.0);
-  gen_tone (x + 1, n1 + n2, 2, 0.25, 2000.0, RATE, 0.0);
-  fmt_quantize (&f, x, (n1 + n2) * 2);
-
-  /* 2 s pushed at once: the device cannot keep up; the audio comes out
-   * at once and untouched */
-  for (off = 0; off < n1; off += chunk) {
+  for (; off < end; off += chunk) {
     GstClockTime pts = gst_util_uint64_scale_int_round (off, GST_SECOND,
-        RATE);
-    GstBuffer *in = fmt_make_buffer (&f, x + off * 2, chunk, pts), *out;
+        f->rate);
+    GstBuffer *in = fmt_make_buffer (f, x + off * f->channels, chunk, pts);
+    GstBuffer *out;
     GstMapInfo a, b;
 
     gst_buffer_ref (in);
@@ -395,12 +372,66 @@ live_falls_behind (gsize chunk)
     gst_buffer_unref (in);
     gst_buffer_unref (out);
   }
+  return g_get_monotonic_time () - t0;
+}
+
+/* A live stream whose device falls behind, in buffers of `chunk` samples:
+ * 2 s pushed at once, then (the device caught up) 0.5 s more and EOS.
+ * Intervals are 100 ms (4800 samples). */
+static void
+live_falls_behind (gsize chunk)
+{
+  /* whole buffers: a first part in real time (w samples, until the first
+   * message), then the burst, after which interval_1 intervals are
+   * complete (the next one open); the whole stream holds `total` (the
+   * last closed by EOS) */
+  const gsize n1 = (RATE * 2 + chunk - 1) / chunk * chunk;
+  const gsize n2 = (RATE / 2 + chunk - 1) / chunk * chunk;
+  const gsize wmax = (30 * RATE + chunk - 1) / chunk * chunk;
+  guint interval_1, total;
+  Fmt f = { "F32LE", RATE, 2, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, (wmax + n1 + n2) * 2);
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *m1, *m2;
+  guint64 dropped1, dropped_field = 0;
+  gsize off, w;
+  guint i, warned = 0;
+
+  /* every GPU submission takes 300 ms (read when the device's scheduler
+   * starts: this test runs in its own process) */
+  g_setenv ("GPUFFT_DEBUG_SLOW_DEVICE_MS", "300", TRUE);
+  h = harness_new (&bus, caps, "interval", "100000000", NULL);
+  g_free (caps);
+  gst_harness_set_live (h, TRUE);
+  gen_tone (x, wmax + n1 + n2, 2, 0.5, 1000.0, RATE, 0.0);
+  gen_tone (x + 1, wmax + n1 + n2, 2, 0.25, 2000.0, RATE, 0.0);
+  fmt_quantize (&f, x, (wmax + n1 + n2) * 2);
+
+  /* in real time until the plan is made and the device has delivered once
+   * (the intervals stored meanwhile are caught up, not dropped) */
+  m1 = msgs_collect (bus, 0, 0);
+  for (w = 0; w < wmax && m1->spectrum->len == 0; w += chunk) {
+    g_usleep (gst_util_uint64_scale_int (chunk, G_USEC_PER_SEC, RATE));
+    push_passthrough (h, &f, x, w, chunk, chunk);
+    msgs_append (m1, msgs_collect (bus, 0, 0));
+  }
+  fail_unless (w < wmax, "no message came");
+  fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 0);
+  interval_1 = (w + n1) / 4800;
+  total = (w + n1 + n2 + 4799) / 4800;
+
+  /* 2 s pushed at once: the device cannot keep up; the audio comes out
+   * at once and untouched */
+  push_passthrough (h, &f, x, w, n1, chunk);
   dropped1 = stats_u64 (h->element, "dropped-intervals");
   /* (the streaming thread never waited: else nothing would be dropped) */
   fail_unless (dropped1 > 0, "nothing was dropped");
   fail_unless (dropped1 < interval_1);
   /* the intervals that were not dropped are all posted */
-  m1 = msgs_collect (bus, interval_1 - (guint) dropped1, 120);
+  msgs_append (m1, msgs_collect (bus, interval_1 - (guint) dropped1 -
+          m1->spectrum->len, 120));
   fail_unless_equals_int (m1->spectrum->len, interval_1 - dropped1);
   for (i = 0; i < m1->warnings->len; i++)
     warned += strstr (g_ptr_array_index (m1->warnings, i),
@@ -409,7 +440,7 @@ live_falls_behind (gsize chunk)
 
   /* the device has caught up: the next intervals are analysed, the first
    * message says how many were dropped before it */
-  for (off = n1; off < n1 + n2; off += chunk)
+  for (off = w + n1; off < w + n1 + n2; off += chunk)
     push_chunk (h, &f, x, off, chunk);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   m2 = msgs_collect (bus, 0, 0);
@@ -455,6 +486,82 @@ GST_START_TEST (test_live_falls_behind_unaligned)
 
 GST_END_TEST;
 
+#define SLOW_PLAN_MS 3000
+
+/* A live stream whose plans take 3 s to make (GPUFFT_DEBUG_SLOW_PLAN_MS,
+ * as a cold driver compiler can): the buffers pass on at once and
+ * untouched while a plan is made (at the start, and after an fft-size
+ * change while playing), their samples wait, and once the plan is ready
+ * every interval is posted, in order, none dropped. */
+GST_START_TEST (test_live_slow_plan)
+{
+  const gsize chunk = RATE / 100;       /* 10 ms */
+  const gsize n1 = RATE, step = RATE / 10, n3 = RATE / 2, most = 60 * RATE;
+  Fmt f = { "F32LE", RATE, 2, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, (most + n3) * 2);
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *m;
+  gint64 us;
+  gsize pos;
+  guint i, n_old;
+
+  g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (SLOW_PLAN_MS), TRUE);
+  h = harness_new (&bus, caps, "interval", "100000000", NULL);
+  g_free (caps);
+  gst_harness_set_live (h, TRUE);
+  gen_tone (x, most + n3, 2, 0.5, 1000.0, RATE, 0.0);
+  gen_tone (x + 1, most + n3, 2, 0.25, 2000.0, RATE, 0.0);
+  fmt_quantize (&f, x, (most + n3) * 2);
+
+  /* 1 s while the first plan is made: no buffer waited for it (they all
+   * passed before it could be ready), nothing is posted yet */
+  us = push_passthrough (h, &f, x, 0, n1, chunk);
+  fail_unless (us < SLOW_PLAN_MS * 1000, "the buffers waited for the plan "
+      "(%" G_GINT64_FORMAT " us)", us);
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->spectrum->len, 0);
+
+  /* the stream goes on in real time until the plan is ready and the
+   * first message comes */
+  for (pos = n1; pos < most && m->spectrum->len == 0; pos += step) {
+    g_usleep (100 * 1000);
+    push_passthrough (h, &f, x, pos, step, chunk);
+    msgs_append (m, msgs_collect (bus, 0, 0));
+  }
+  fail_unless (pos < most, "no message came");
+
+  /* a new geometry while playing: a new plan, made beside the stream */
+  g_object_set (h->element, "fft-size", 2048, NULL);
+  us = push_passthrough (h, &f, x, pos, n3, chunk);
+  fail_unless (us < SLOW_PLAN_MS * 1000, "the buffers waited for the new "
+      "plan (%" G_GINT64_FORMAT " us)", us);
+  /* EOS waits for it. Every interval is posted, in order: those of the
+   * first geometry (the stored ones too), then the 5 of the new one */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  msgs_append (m, msgs_collect (bus, 0, 0));
+  fail_unless_equals_int (m->errors->len, 0);
+  n_old = pos / 4800;
+  fail_unless_equals_int (m->spectrum->len, n_old + 5);
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *st = g_ptr_array_index (m->spectrum, i);
+    guint64 ts = 0;
+    guint fft = 0;
+
+    fail_unless (gst_structure_get_uint64 (st, "timestamp", &ts));
+    fail_unless_equals_uint64 (ts, i * 100 * GST_MSECOND);
+    fail_unless (gst_structure_get_uint (st, "fft-size", &fft));
+    fail_unless_equals_int (fft, i < n_old ? 1024 : 2048);
+  }
+  fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 0);
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 streams_suite (void)
 {
@@ -467,6 +574,7 @@ streams_suite (void)
   tcase_add_test (tc, test_streams_come_and_go);
   tcase_add_test (tc, test_live_falls_behind);
   tcase_add_test (tc, test_live_falls_behind_unaligned);
+  tcase_add_test (tc, test_live_slow_plan);
   return s;
 }
 

@@ -306,6 +306,9 @@ guint gpufft_plan_get_out_channels (GpufftPlan * plan);        /* 1 or channels 
 gsize gpufft_plan_get_import_min_bytes (GpufftPlan * plan);
 /* Most samples (per channel) one batch can take: (max_frames-1)*hop + N. */
 gsize gpufft_plan_get_max_span (GpufftPlan * plan);
+/* The plan's staging slots: at most this many batches are in flight
+ * (gpufft_plan_in_flight()). */
+guint gpufft_plan_get_n_slots (GpufftPlan * plan);
 
 /* The FFT kernels a plan runs. GPUFFT_KERNELS_CPU: shaped for CPU Vulkan
  * devices (fft_cpu.comp, fft_cpu_large.comp: one subgroup of 8 lanes per

@@ -570,6 +570,12 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   g_return_val_if_fail (ctx != NULL && config != NULL, NULL);
   if (!check_config (config, error))
     return NULL;
+  /* Debugging aid: GPUFFT_DEBUG_SLOW_PLAN_MS (environment) makes every
+   * plan take at least that long to make, as a cold driver compiler does
+   * (tests of callers that must not wait for it). */
+  if (g_getenv ("GPUFFT_DEBUG_SLOW_PLAN_MS"))
+    g_usleep ((gulong) MIN (g_ascii_strtoull (g_getenv
+                ("GPUFFT_DEBUG_SLOW_PLAN_MS"), NULL, 10), 60000) * 1000);
 
   sched = gpufft_scheduler_get (ctx, &gpufft_merge_hooks, error);
   if (!sched)
@@ -783,6 +789,12 @@ gsize
 gpufft_plan_get_max_span (GpufftPlan * plan)
 {
   return plan->max_span;
+}
+
+guint
+gpufft_plan_get_n_slots (GpufftPlan * plan)
+{
+  return plan->n_slots;
 }
 
 GpufftKernels

@@ -1,0 +1,109 @@
+/* GstGpuFftBase: a plan made on a thread of its own: see
+ * gstgpufftplanjob.h. */
+#include <string.h>
+
+#include "gstgpufftplanjob.h"
+
+struct _GstGpuFftPlanJob
+{
+  gint ref_count;               /* atomic: the thread's and the owner's */
+  GpufftContext *ctx;
+  GpufftPlanConfig config;
+  GstGpuFftAnalysisTables tables;
+
+  GMutex lock;
+  GCond cond;
+  /* --- under lock --- */
+  gboolean done;
+  GpufftPlan *plan;
+  GError *error;
+};
+
+static void
+job_unref (GstGpuFftPlanJob * job)
+{
+  if (!g_atomic_int_dec_and_test (&job->ref_count))
+    return;
+  if (job->plan)
+    gpufft_plan_free (job->plan);
+  g_clear_error (&job->error);
+  gst_gpu_fft_analysis_tables_clear (&job->tables);
+  gpufft_context_unref (job->ctx);
+  g_mutex_clear (&job->lock);
+  g_cond_clear (&job->cond);
+  g_free (job);
+}
+
+static gpointer
+job_thread (gpointer data)
+{
+  GstGpuFftPlanJob *job = data;
+  GError *error = NULL;
+  GpufftPlan *plan = gpufft_plan_new (job->ctx, &job->config, &error);
+
+  g_mutex_lock (&job->lock);
+  job->plan = plan;
+  job->error = error;
+  job->done = TRUE;
+  g_cond_signal (&job->cond);
+  g_mutex_unlock (&job->lock);
+  /* (an abandoned job's plan goes with the last reference) */
+  job_unref (job);
+  return NULL;
+}
+
+GstGpuFftPlanJob *
+gst_gpu_fft_plan_job_start (GpufftContext * ctx,
+    const GpufftPlanConfig * config, GstGpuFftAnalysisTables * tables,
+    GError ** error)
+{
+  GstGpuFftPlanJob *job = g_new0 (GstGpuFftPlanJob, 1);
+  GThread *thread;
+
+  job->ref_count = 2;
+  job->ctx = gpufft_context_ref (ctx);
+  job->config = *config;
+  job->tables = *tables;
+  memset (tables, 0, sizeof (*tables));
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
+  thread = g_thread_try_new ("gpufft-plan", job_thread, job, error);
+  if (thread == NULL) {
+    *tables = job->tables;
+    memset (&job->tables, 0, sizeof (job->tables));
+    job->ref_count = 1;
+    job_unref (job);
+    return NULL;
+  }
+  g_thread_unref (thread);
+  return job;
+}
+
+gboolean
+gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
+    GpufftPlan ** plan, GstGpuFftAnalysisTables * tables, GError ** error)
+{
+  g_mutex_lock (&job->lock);
+  while (wait && !job->done)
+    g_cond_wait (&job->cond, &job->lock);
+  if (!job->done) {
+    g_mutex_unlock (&job->lock);
+    return FALSE;
+  }
+  *plan = job->plan;
+  job->plan = NULL;
+  if (job->error)
+    g_propagate_error (error, job->error);
+  job->error = NULL;
+  g_mutex_unlock (&job->lock);
+  *tables = job->tables;
+  memset (&job->tables, 0, sizeof (job->tables));
+  job_unref (job);
+  return TRUE;
+}
+
+void
+gst_gpu_fft_plan_job_abandon (GstGpuFftPlanJob * job)
+{
+  job_unref (job);
+}
