@@ -7,7 +7,7 @@
 # --budget  wall seconds for the whole sweep (default 450); each program also
 #           has its own cap and is skipped once the budget is spent
 # --only    a comma-separated subset of: kernel,vkfft,accuracy,cufft,fftw,
-#           gst,latency,streams (default all)
+#           gst,latency,streams,startup (default all)
 # bench-kernel, bench-vkfft and bench-cufft run once per FFT size, each size
 # in a fresh process (device memory allocated after freeing earlier big
 # allocations can be much slower in a VM), their rows merged into one table
@@ -179,6 +179,13 @@ want latency && run latency 60 "$bin/bench-latency" $small
 want streams && run streams 420 "$bin/bench-streams" $small
 # (small: again without overlap, hop = fft size, as `spectrum` runs)
 want streams && [ -n "$small" ] && run streams-hop 420 "$bin/bench-streams" $small --hop=1024
+# start-up, cold and warm caches (small: one run per row, live only)
+if [ -n "$small" ]; then
+  want startup && run startup 400 /usr/bin/python3 "$top/tests/bench/bench-startup.py" \
+    --runs 1 --modes live
+else
+  want startup && run startup 400 /usr/bin/python3 "$top/tests/bench/bench-startup.py"
+fi
 
 # One summary table from the @ lines: G samples/s of each, same N and batch
 # (FFTW: its own batch).

@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""bench-startup: what a user feels when a pipeline starts.
+
+For each element and mode, one fresh process runs
+  audiotestsrc [is-live=true] samplesperbuffer=480 num-buffers=B
+    ! audio/x-raw,format=F32LE,rate=48000,channels=2 ! ELEMENT ! fakesink
+and reports, from the PLAYING request:
+  first_buf_ms  the first buffer leaving the element (a probe on its src pad)
+  first_msg_ms  its first element message (spectrum, dominant-frequency,
+                level; none for identity and the spectrogram)
+  wall_s, cpu_s the whole process (interpreter, GStreamer, registry,
+                device, plans), from its start to EOS: user + system CPU
+Caches: cold = an empty Mesa shader cache (MESA_SHADER_CACHE_DIR) and an
+empty XDG_CACHE_HOME, both fresh for every run, as on a fresh machine;
+warm = a shared pair of cache folders that one unrecorded run filled first.
+identity and GStreamer's spectrum run in the same invocation, as the
+baselines. Each figure is the median of --runs runs.
+
+  tests/bench/bench-startup.py [--plugin-path DIR] [--runs 3] [--buffers 100]
+      [--modes live,nonlive] [--caches cold,warm] [--elements a,b,...]
+Prints a table and one "@startup key=value ..." line per row.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ELEMENTS = {
+    'identity': 'identity',
+    'spectrum': 'spectrum bands=1024 interval=100000000',
+    'gpuspectrum': 'gpuspectrum bands=1024 interval=100000000',
+    'fft1024': 'gpufftspectrum fft-size=1024 interval=100000000',
+    'fft4096': 'gpufftspectrum fft-size=4096 interval=100000000',
+    'fft65536': 'gpufftspectrum fft-size=65536 interval=1000000000',
+    'fft960': 'gpufftspectrum fft-size=960 interval=100000000',
+    'spectrogram': 'gpufftspectrogram',
+}
+
+
+def one_run(args):
+    """In the child: runs the pipeline once, prints one JSON line."""
+    import gi
+    gi.require_version('Gst', '1.0')
+    from gi.repository import Gst, GLib
+    Gst.init(None)
+    desc = ('audiotestsrc %s samplesperbuffer=480 num-buffers=%d ! '
+            'audio/x-raw,format=F32LE,rate=48000,channels=2 ! %s name=el ! '
+            'fakesink sync=false' % ('is-live=true' if args.live else '',
+                                     args.buffers, ELEMENTS[args.one]))
+    if args.one == 'spectrogram':
+        desc = desc.replace('! fakesink', '! video/x-raw,width=320,height=240'
+                            ',framerate=25/1 ! fakesink')
+    pipe = Gst.parse_launch(desc)
+    el = pipe.get_by_name('el')
+    t = {'first_buf': None, 'first_msg': None}
+    t0 = [0.0]
+
+    def probe(pad, info):
+        if t['first_buf'] is None:
+            t['first_buf'] = time.monotonic()
+        return Gst.PadProbeReturn.OK
+
+    el.get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, probe)
+    bus = pipe.get_bus()
+    t0[0] = time.monotonic()
+    pipe.set_state(Gst.State.PLAYING)
+    error = None
+    while True:
+        msg = bus.timed_pop_filtered(
+            120 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR |
+            Gst.MessageType.ELEMENT)
+        if msg is None:
+            error = 'timeout'
+            break
+        if msg.type == Gst.MessageType.ELEMENT:
+            if msg.src == el and t['first_msg'] is None:
+                t['first_msg'] = time.monotonic()
+            continue
+        if msg.type == Gst.MessageType.ERROR:
+            error = msg.parse_error()[0].message
+        break
+    pipe.set_state(Gst.State.NULL)
+    ru = os.times()
+
+    def ms(v):
+        return None if v is None else (v - t0[0]) * 1000.0
+
+    print(json.dumps({
+        'first_buf_ms': ms(t['first_buf']), 'first_msg_ms': ms(t['first_msg']),
+        'wall_s': process_age(),
+        'cpu_s': ru.user + ru.system, 'error': error}))
+
+
+def process_age():
+    """Seconds since this process started (/proc/self/stat), so that the
+    interpreter's own start-up counts too."""
+    with open('/proc/self/stat') as f:
+        start_ticks = int(f.read().rsplit(')', 1)[1].split()[19])
+    with open('/proc/uptime') as f:
+        uptime = float(f.read().split()[0])
+    return uptime - start_ticks / os.sysconf('SC_CLK_TCK')
+
+
+def spawn(elem, live, buffers, env):
+    cmd = [sys.executable, os.path.abspath(__file__), '--one', elem,
+           '--buffers', str(buffers)] + (['--live'] if live else [])
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                       timeout=600)
+    for line in p.stdout.splitlines():
+        if line.startswith('{'):
+            return json.loads(line)
+    return {'error': 'exit %d: %s' % (p.returncode, p.stderr.strip()[-300:])}
+
+
+def med(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v, f='%.0f'):
+    return '-' if v is None else f % v
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--one')
+    ap.add_argument('--live', action='store_true')
+    ap.add_argument('--plugin-path')
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--buffers', type=int, default=100)
+    ap.add_argument('--modes', default='live,nonlive')
+    ap.add_argument('--caches', default='cold,warm')
+    ap.add_argument('--elements', default=','.join(ELEMENTS))
+    args = ap.parse_args()
+    if args.one:
+        one_run(args)
+        return 0
+
+    env = dict(os.environ)
+    if args.plugin_path:
+        env['GST_PLUGIN_PATH'] = os.path.abspath(args.plugin_path)
+    top = tempfile.mkdtemp(prefix='bench-startup-')
+    env.setdefault('GST_REGISTRY', os.path.join(top, 'registry.bin'))
+    warm = {'MESA_SHADER_CACHE_DIR': os.path.join(top, 'warm-mesa'),
+            'XDG_CACHE_HOME': os.path.join(top, 'warm-cache')}
+    print('bench-startup: %s, %d runs per row, %d buffers of 10 ms, '
+          'plugin path %s' % (time.strftime('%Y-%m-%d %H:%M UTC',
+                                           time.gmtime()), args.runs,
+                              args.buffers, env.get('GST_PLUGIN_PATH', '-')))
+    # (the registry, once, outside every figure)
+    spawn('identity', False, 1, env)
+    rows = []
+    print('%-11s %-7s %-5s %10s %10s %8s %8s  %s' % (
+        'element', 'mode', 'cache', 'first buf', 'first msg', 'wall s',
+        'cpu s', 'errors'))
+    for cache in args.caches.split(','):
+        for mode in args.modes.split(','):
+            live = mode == 'live'
+            for elem in args.elements.split(','):
+                res = []
+                if cache == 'warm':
+                    spawn(elem, live, args.buffers, dict(env, **warm))
+                for _ in range(args.runs):
+                    e = dict(env)
+                    if cache == 'cold':
+                        d = tempfile.mkdtemp(dir=top)
+                        e['MESA_SHADER_CACHE_DIR'] = os.path.join(d, 'mesa')
+                        e['XDG_CACHE_HOME'] = os.path.join(d, 'cache')
+                    else:
+                        e.update(warm)
+                    res.append(spawn(elem, live, args.buffers, e))
+                errs = [r['error'] for r in res if r.get('error')]
+                row = {k: med([r.get(k) for r in res])
+                       for k in ('first_buf_ms', 'first_msg_ms', 'wall_s',
+                                 'cpu_s')}
+                print('%-11s %-7s %-5s %8s ms %8s ms %8s %8s  %s' % (
+                    elem, mode, cache, fmt(row['first_buf_ms']),
+                    fmt(row['first_msg_ms']), fmt(row['wall_s'], '%.2f'),
+                    fmt(row['cpu_s'], '%.2f'), '; '.join(errs)[:80] or '0'),
+                    flush=True)
+                rows.append((elem, mode, cache, row, len(errs)))
+    for elem, mode, cache, row, n_err in rows:
+        print('@startup element=%s mode=%s cache=%s first_buf_ms=%s '
+              'first_msg_ms=%s wall_s=%s cpu_s=%s errors=%d' % (
+                  elem, mode, cache, fmt(row['first_buf_ms'], '%.1f'),
+                  fmt(row['first_msg_ms'], '%.1f'),
+                  fmt(row['wall_s'], '%.3f'), fmt(row['cpu_s'], '%.3f'),
+                  n_err))
+    shutil.rmtree(top, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
