@@ -39,8 +39,14 @@ gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,
 /* Live input: n intervals are not analysed (counted in the next message
  * and the stats; a warning at most every 10 s). */
 void gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n);
-/* Closes the pending interval (partial) and restarts the framing. */
-gboolean gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self);
+/* Live input whose plan is still being made: what the store holds is not
+ * analysed (counted as dropped intervals); the analysis restarts. */
+void gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self);
+/* Closes the pending interval (partial) and restarts the framing. ending
+ * (EOS, flush): a live stream waits for a plan still being made, to
+ * analyse what the store holds; otherwise only a non-live one does. */
+gboolean gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
+    gboolean ending);
 
 /* gstgpufftbase-results.c */
 void gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,

@@ -221,6 +221,8 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   if (self->plan)
     return TRUE;
   if (self->plan_job == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
+        ("no GPU FFT plan, made or being made"));
     *failed = TRUE;
     return FALSE;
   }
@@ -239,8 +241,7 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   }
   self->plan = plan;
   self->catching_up = self->store.len > 0;
-  gpufft_plan_set_result_func (plan, gst_gpu_fft_base_results_on_result,
-      self);
+  gpufft_plan_set_result_func (plan, gst_gpu_fft_base_results_on_result, self);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
   gst_gpu_fft_analysis_tables_clear (&tables);
@@ -405,7 +406,7 @@ offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
  * from `pos`). Posts the messages of the groups it closes. */
 static gboolean
 submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
-    guint64 pos, gpointer const *planes, gsize n)
+    gboolean flush, guint64 pos, gpointer const *planes, gsize n)
 {
   const GstAudioInfo *info = &self->info;
   guint channels = GST_AUDIO_INFO_CHANNELS (info);
@@ -479,7 +480,9 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   batch.n_groups = bp->n_groups;
   batch.db_floor = (gfloat) self->live.threshold;
   /* live: never hold the audio for the GPU */
-  batch.no_wait = self->is_live > 0;
+  /* (live: a full device drops the batch, but for the backlog of a late
+   * plan, flushed at a restart or the end: that waits for a slot) */
+  batch.no_wait = self->is_live > 0 && !(flush && self->catching_up);
 
   GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
       ", %u groups%s", bp->n_frames, s0, bp->n_groups,
@@ -531,7 +534,7 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
      * batches could not) */
     gst_gpu_fft_framing_next_batch (&self->framing, avail_end, flush,
         self->is_live > 0, self->max_frames, self->max_groups, &bp);
-    if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
+    if (bp.submit && !submit_batch (self, &bp, flush, pos, planes, n))
       return FALSE;
     if (!bp.submit || bp.flushed)
       break;
@@ -556,28 +559,56 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
     bp.groups = self->batch_groups;
     gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE, FALSE,
         (guint) MIN (ready, self->max_frames), self->max_groups, &bp);
-    if (bp.submit && !submit_batch (self, &bp, pos, planes, n))
+    if (bp.submit && !submit_batch (self, &bp, FALSE, pos, planes, n))
       return FALSE;
   }
   return TRUE;
 }
 
+void
+gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self)
+{
+  const GstGpuFftGrid *grid = &self->framing.grid;
+  guint64 k = gst_gpu_fft_framing_grid_index_of (grid, self->received);
+
+  /* the complete intervals, and the open one where it has samples */
+  if (self->received > gst_gpu_fft_framing_grid_boundary (grid, k))
+    k++;
+  if (self->store.len > 0 && k > 0)
+    gst_gpu_fft_base_stream_drop (self, (guint) MIN (k, G_MAXUINT));
+  self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
+      self->received);
+  self->running = FALSE;
+  self->received = 0;
+  self->catching_up = FALSE;
+  gst_gpu_fft_store_reset (&self->store, 0);
+}
+
 /* Posts the pending interval (if it holds frames) and restarts the
  * framing: nothing before can reach a frame after. */
 gboolean
-gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self)
+gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
+    gboolean ending)
 {
   gboolean ok = TRUE;
 
   if (self->running && (self->plan || self->plan_job)) {
     gboolean failed;
 
-    /* (what the store holds is analysed: the plan is waited for) */
-    if (!gst_gpu_fft_base_stream_plan_ready (self, TRUE, &failed)) {
-      self->running = FALSE;
-      self->received = 0;
-      gst_gpu_fft_store_reset (&self->store, 0);
-      return FALSE;
+    /* What the store holds is analysed: the plan is waited for, but by a
+     * live stream only at its end (else what the store holds is dropped,
+     * counted, and the plan, still being made, serves what comes next). */
+    if (!gst_gpu_fft_base_stream_plan_ready (self, ending
+            || self->is_live <= 0, &failed)) {
+      if (failed) {
+        self->running = FALSE;
+        self->received = 0;
+        self->catching_up = FALSE;
+        gst_gpu_fft_store_reset (&self->store, 0);
+        return FALSE;
+      }
+      gst_gpu_fft_base_stream_drop_stored (self);
+      return TRUE;
     }
     GST_DEBUG_OBJECT (self, "restart after %" G_GUINT64_FORMAT " samples",
         self->received);
@@ -588,6 +619,7 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self)
   }
   self->running = FALSE;
   self->received = 0;
+  self->catching_up = FALSE;
   gst_gpu_fft_store_reset (&self->store, 0);
   return ok;
 }

@@ -355,7 +355,7 @@ gst_gpu_fft_base_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   /* new caps: the pending interval is posted with the old format, then
    * the framing restarts (a new plan is made if the format needs one) */
   gst_gpu_fft_base_settings_read_live (self);
-  if (self->running && !gst_gpu_fft_base_stream_flush_and_restart (self))
+  if (self->running && !gst_gpu_fft_base_stream_flush_and_restart (self, FALSE))
     return FALSE;
   if (!gst_gpu_fft_base_results_drain (self))
     return FALSE;
@@ -424,7 +424,7 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       /* every interval's messages are posted before these go on */
       if (self->running) {
         gst_gpu_fft_base_settings_read_live (self);
-        gst_gpu_fft_base_stream_flush_and_restart (self);
+        gst_gpu_fft_base_stream_flush_and_restart (self, TRUE);
       }
       gst_gpu_fft_base_results_drain (self);
       self->next_pts = GST_CLOCK_TIME_NONE;
@@ -434,7 +434,7 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
        * is timed in the old one */
       if (self->running) {
         gst_gpu_fft_base_settings_read_live (self);
-        gst_gpu_fft_base_stream_flush_and_restart (self);
+        gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
       }
       self->next_pts = GST_CLOCK_TIME_NONE;
       break;
@@ -442,7 +442,7 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       /* no data for a while: no frame may span it */
       if (self->running) {
         gst_gpu_fft_base_settings_read_live (self);
-        gst_gpu_fft_base_stream_flush_and_restart (self);
+        gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
       }
       self->next_pts = GST_CLOCK_TIME_NONE;
       break;
@@ -563,7 +563,8 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio needs "
             "a GstAudioMeta): passed through, not analysed; the analysis "
             "restarts after it", buf));
-    if (self->running && !gst_gpu_fft_base_stream_flush_and_restart (self))
+    if (self->running
+        && !gst_gpu_fft_base_stream_flush_and_restart (self, FALSE))
       return GST_FLOW_ERROR;
     return GST_FLOW_OK;
   }
@@ -604,7 +605,7 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
      * is not posted, so that the next message has the new geometry) */
     self->discarding = self->live.reset_gen != self->applied_reset_gen
         && GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
-    ok = gst_gpu_fft_base_stream_flush_and_restart (self);
+    ok = gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
     self->discarding = FALSE;
     if (!ok)
       goto error;
@@ -646,26 +647,20 @@ restart:
   bound = MIN ((guint64) PLAN_WAIT_SECONDS * GST_AUDIO_INFO_RATE (&self->info),
       PLAN_WAIT_BYTES / GST_AUDIO_INFO_BPF (&self->info));
   if (self->plan == NULL) {
-    gboolean full = self->store.len + n > bound;
+    /* (a single buffer over the bound is kept: the bound is for the
+     * store's growth) */
+    gboolean full = self->store.len > 0 && self->store.len + n > bound;
     gboolean failed;
 
-    if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0,
-            &failed)) {
+    if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0, &failed)) {
       if (failed)
         goto error;
       if (full) {
-        guint64 k = gst_gpu_fft_framing_grid_index_of (&self->framing.grid,
-            self->received);
-
-        gst_gpu_fft_base_stream_drop (self, (guint) MAX (k, 1));
-        self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
-            self->received);
-        self->running = FALSE;
+        gst_gpu_fft_base_stream_drop_stored (self);
         goto restart;
       }
       gst_gpu_fft_store_keep_and_append (&self->store,
-          self->framing.next_start, pos, (const gpointer *) self->in_planes,
-          n);
+          self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
       self->received = pos + n;
       gst_buffer_unmap (buf, &map);
       return GST_FLOW_OK;

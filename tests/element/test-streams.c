@@ -562,6 +562,66 @@ GST_START_TEST (test_live_slow_plan)
 
 GST_END_TEST;
 
+/* The same stream cut by a discontinuity (a live source's lost packets)
+ * while its first plan is made: nothing waits for the plan; the half
+ * second before the cut is not analysed (5 intervals, counted as dropped),
+ * the analysis restarts at the cut, and EOS waits for the plan to post the
+ * 5 intervals after it, timed from the cut. */
+GST_START_TEST (test_live_slow_plan_discont)
+{
+  const gsize chunk = RATE / 100, half = RATE / 2;
+  const GstClockTime cut = 10 * GST_SECOND;
+  Fmt f = { "F32LE", RATE, 2, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, 2 * half * 2);
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *m;
+  gint64 t0;
+  gsize off;
+  guint i;
+
+  g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (SLOW_PLAN_MS), TRUE);
+  h = harness_new (&bus, caps, "interval", "100000000", NULL);
+  g_free (caps);
+  gst_harness_set_live (h, TRUE);
+  gen_tone (x, 2 * half, 2, 0.5, 1000.0, RATE, 0.0);
+  gen_tone (x + 1, 2 * half, 2, 0.25, 2000.0, RATE, 0.0);
+  fmt_quantize (&f, x, 2 * half * 2);
+
+  t0 = g_get_monotonic_time ();
+  push_passthrough (h, &f, x, 0, half, chunk);
+  for (off = half; off < 2 * half; off += chunk) {
+    GstClockTime pts = cut + gst_util_uint64_scale_int_round (off - half,
+        GST_SECOND, RATE);
+    GstBuffer *buf = fmt_make_buffer (&f, x + off * 2, chunk, pts);
+
+    if (off == half)
+      GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  fail_unless (g_get_monotonic_time () - t0 < SLOW_PLAN_MS * 1000,
+      "the buffers waited for the plan");
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless_equals_int (m->spectrum->len, 5);
+  for (i = 0; i < m->spectrum->len; i++) {
+    guint64 ts = 0;
+
+    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (m->spectrum,
+                i), "timestamp", &ts));
+    fail_unless_equals_uint64 (ts, cut + i * 100 * GST_MSECOND);
+  }
+  fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 5);
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 streams_suite (void)
 {
@@ -575,6 +635,7 @@ streams_suite (void)
   tcase_add_test (tc, test_live_falls_behind);
   tcase_add_test (tc, test_live_falls_behind_unaligned);
   tcase_add_test (tc, test_live_slow_plan);
+  tcase_add_test (tc, test_live_slow_plan_discont);
   return s;
 }
 

@@ -137,8 +137,7 @@ make_pipeline (GpufftContext * ctx, Entry * e, gconstpointer args,
 const GpufftPipeline *
 gpufft_cache_pipeline (GpufftContext * ctx, const guint32 * spirv,
     gsize spirv_bytes, guint n_buffers, const GpufftBindingKind * kinds,
-    guint push_size, const guint32 * spec_values, guint n_spec,
-    GError ** error)
+    guint push_size, const guint32 * spec_values, guint n_spec, GError ** error)
 {
   PipelineArgs args = { spirv, spirv_bytes, n_buffers, kinds, push_size,
     n_spec, spec_values
@@ -202,7 +201,7 @@ make_constants (GpufftContext * ctx, Entry * e, gconstpointer args,
   ok = gpufft_buffer_init (&e->buffer, ctx, floats * sizeof (gfloat),
       GPUFFT_MEMORY_DEVICE, error)
       && gpufft_buffer_upload (&e->buffer, ctx, v, floats * sizeof (gfloat),
-          error);
+      error);
   g_free (v);
   /* The views the CPU devices' kernels read them through (formats every
    * Vulkan device reads as uniform texel buffers; were one missing, a CPU

@@ -681,8 +681,7 @@ gpufft_context_in_worker (void)
 }
 
 void
-gpufft_context_add_stats (GpufftContext * ctx,
-    const GpufftContextStats * d)
+gpufft_context_add_stats (GpufftContext * ctx, const GpufftContextStats * d)
 {
   GpufftContextStats *s = &ctx->stats;
 
