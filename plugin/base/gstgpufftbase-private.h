@@ -37,8 +37,10 @@ gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,
     guint64 avail_end, gboolean flush, guint64 pos, gpointer const *planes,
     gsize n);
 /* Live input: n intervals are not analysed (counted in the next message
- * and the stats; a warning at most every 10 s). */
-void gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n);
+ * and the stats; a warning at most every 10 s, which says why:
+ * plan_pending, the plan is still being made; else the GPU is behind). */
+void gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
+    gboolean plan_pending);
 /* Live input whose plan is still being made: what the store holds is not
  * analysed (counted as dropped intervals); the analysis restarts. */
 void gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self);

@@ -327,7 +327,8 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
 #define DROP_WARNING_INTERVAL_US (10 * G_USEC_PER_SEC)
 
 void
-gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n)
+gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
+    gboolean plan_pending)
 {
   gint64 now = g_get_monotonic_time ();
 
@@ -335,15 +336,23 @@ gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n)
   GST_OBJECT_LOCK (self);       /* (read by the stats property) */
   self->dropped_total += n;
   GST_OBJECT_UNLOCK (self);
-  GST_DEBUG_OBJECT (self, "GPU behind: %u intervals dropped", n);
+  GST_DEBUG_OBJECT (self, "%s: %u intervals dropped", plan_pending ?
+      "plan not ready" : "GPU behind", n);
   if (self->drop_warned_at == 0
       || now - self->drop_warned_at >= DROP_WARNING_INTERVAL_US) {
     self->drop_warned_at = now;
-    GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
-        ("The GPU falls behind the live stream: intervals of analysis are "
-            "dropped (the audio passes on time)"),
-        ("%" G_GUINT64_FORMAT " intervals dropped so far; the next message "
-            "says how many in its `dropped` field", self->dropped_total));
+    if (plan_pending)
+      GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
+          ("The GPU analysis is still being prepared (its shaders compile): "
+              "intervals of analysis are dropped (the audio passes on time)"),
+          ("%" G_GUINT64_FORMAT " intervals dropped so far; the next message "
+              "says how many in its `dropped` field", self->dropped_total));
+    else
+      GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
+          ("The GPU falls behind the live stream: intervals of analysis are "
+              "dropped (the audio passes on time)"),
+          ("%" G_GUINT64_FORMAT " intervals dropped so far; the next message "
+              "says how many in its `dropped` field", self->dropped_total));
   }
 }
 
@@ -354,7 +363,7 @@ drop_intervals (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp)
 
   for (i = 0; i < bp->n_groups; i++)
     n += bp->groups[i].close ? 1 : 0;
-  gst_gpu_fft_base_stream_drop (self, n);
+  gst_gpu_fft_base_stream_drop (self, n, FALSE);
 }
 
 /* A reference on an input buffer, mapped, while the GPU reads it in place
@@ -575,7 +584,7 @@ gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self)
   if (self->received > gst_gpu_fft_framing_grid_boundary (grid, k))
     k++;
   if (self->store.len > 0 && k > 0)
-    gst_gpu_fft_base_stream_drop (self, (guint) MIN (k, G_MAXUINT));
+    gst_gpu_fft_base_stream_drop (self, (guint) MIN (k, G_MAXUINT), TRUE);
   self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
       self->received);
   self->running = FALSE;

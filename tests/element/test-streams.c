@@ -615,6 +615,11 @@ GST_START_TEST (test_live_slow_plan_discont)
     fail_unless_equals_uint64 (ts, cut + i * 100 * GST_MSECOND);
   }
   fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 5);
+  /* the warning says why: the plan, not a GPU behind */
+  fail_unless_equals_int (m->warnings->len, 1);
+  fail_unless (strstr (g_ptr_array_index (m->warnings, 0),
+          "still being prepared") != NULL, "%s",
+      (const gchar *) g_ptr_array_index (m->warnings, 0));
   msgs_free (m);
   harness_free (h, bus);
   g_free (x);
