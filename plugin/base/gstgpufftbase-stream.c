@@ -574,6 +574,16 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
   return TRUE;
 }
 
+/* Forgets what was received: the next buffer starts the analysis anew. */
+static void
+forget_received (GstGpuFftBase * self)
+{
+  self->running = FALSE;
+  self->received = 0;
+  self->catching_up = FALSE;
+  gst_gpu_fft_store_reset (&self->store, 0);
+}
+
 void
 gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self)
 {
@@ -587,10 +597,7 @@ gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self)
     gst_gpu_fft_base_stream_drop (self, (guint) MIN (k, G_MAXUINT), TRUE);
   self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
       self->received);
-  self->running = FALSE;
-  self->received = 0;
-  self->catching_up = FALSE;
-  gst_gpu_fft_store_reset (&self->store, 0);
+  forget_received (self);
 }
 
 /* Posts the pending interval (if it holds frames) and restarts the
@@ -607,29 +614,22 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
     /* What the store holds is analysed: the plan is waited for, but by a
      * live stream only at its end (else what the store holds is dropped,
      * counted, and the plan, still being made, serves what comes next). */
-    if (!gst_gpu_fft_base_stream_plan_ready (self, ending
+    if (gst_gpu_fft_base_stream_plan_ready (self, ending
             || self->is_live <= 0, &failed)) {
-      if (failed) {
-        self->running = FALSE;
-        self->received = 0;
-        self->catching_up = FALSE;
-        gst_gpu_fft_store_reset (&self->store, 0);
-        return FALSE;
-      }
+      GST_DEBUG_OBJECT (self, "restart after %" G_GUINT64_FORMAT " samples",
+          self->received);
+      ok = gst_gpu_fft_base_stream_run_batches (self, self->received, TRUE,
+          self->received, NULL, 0);
+      self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
+          self->received);
+    } else if (!failed) {
       gst_gpu_fft_base_stream_drop_stored (self);
       return TRUE;
+    } else {
+      ok = FALSE;
     }
-    GST_DEBUG_OBJECT (self, "restart after %" G_GUINT64_FORMAT " samples",
-        self->received);
-    ok = gst_gpu_fft_base_stream_run_batches (self, self->received, TRUE,
-        self->received, NULL, 0);
-    self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
-        self->received);
   }
-  self->running = FALSE;
-  self->received = 0;
-  self->catching_up = FALSE;
-  gst_gpu_fft_store_reset (&self->store, 0);
+  forget_received (self);
   return ok;
 }
 

@@ -459,6 +459,14 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 #define PLAN_WAIT_SECONDS 30
 #define PLAN_WAIT_BYTES (64u << 20)
 
+/* PLAN_WAIT in samples of the current format */
+static guint64
+plan_wait_bound (GstGpuFftBase * self)
+{
+  return MIN ((guint64) PLAN_WAIT_SECONDS * GST_AUDIO_INFO_RATE (&self->info),
+      PLAN_WAIT_BYTES / GST_AUDIO_INFO_BPF (&self->info));
+}
+
 /* Maps buf for reading: one map of the whole buffer; the planes of
  * non-interleaved audio from its GstAudioMeta (gst_audio_buffer_map()'s map
  * of each plane fails on 1.22 with more than 256 channels and leaves the
@@ -539,7 +547,7 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
   GstMapInfo map;
   GstClockTime pts;
-  guint64 pos, bound;
+  guint64 pos;
   gsize n, skip;
   guint c;
   gboolean ok;
@@ -644,12 +652,11 @@ restart:
    * samples in the store; past PLAN_WAIT (seconds or bytes of stored
    * audio) it drops what the store holds, counted as intervals the GPU
    * could not take, and starts over from this buffer. */
-  bound = MIN ((guint64) PLAN_WAIT_SECONDS * GST_AUDIO_INFO_RATE (&self->info),
-      PLAN_WAIT_BYTES / GST_AUDIO_INFO_BPF (&self->info));
   if (self->plan == NULL) {
     /* (a single buffer over the bound is kept: the bound is for the
      * store's growth) */
-    gboolean full = self->store.len > 0 && self->store.len + n > bound;
+    gboolean full = self->store.len > 0
+        && self->store.len + n > plan_wait_bound (self);
     gboolean failed;
 
     if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0, &failed)) {
@@ -667,7 +674,7 @@ restart:
     }
   }
   /* (a live stream that catches up drops again once its store is full) */
-  if (self->catching_up && self->store.len + n > bound)
+  if (self->catching_up && self->store.len + n > plan_wait_bound (self))
     self->catching_up = FALSE;
   /* (only ordinary host allocations can be imported: not dmabuf, GL or
    * file mappings) */
