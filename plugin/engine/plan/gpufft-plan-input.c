@@ -194,12 +194,12 @@ write_tables (GpufftPlan * plan, GpufftSlot * s,
   /* (the CPU kernel: one workgroup takes a chunk's frames one after the
    * other on one of the device's threads, and writes one partial row: as
    * few chunks (of every output channel) as still keep the threads busy,
-   * and never fewer than FRAMES_PER_CHUNK frames where a group has them:
+   * and never fewer than CPU_CHUNK_FRAMES frames where a group has them:
    * each chunk costs a row of stores, a row for the reduce kernel to add,
    * and the kernel's code and stack fetched anew) */
   if (plan->cpu && !plan->per_frame)
     per = CLAMP (((guint64) b->n_frames * plan->out_ch + plan->cpu_chunks -
-            1) / plan->cpu_chunks, FRAMES_PER_CHUNK,
+            1) / plan->cpu_chunks, CPU_CHUNK_FRAMES,
         gpufft_plan_cpu_chunk_cap (plan));
   s->n_cplx_fix = 0;
   if (plan->four_step)          /* a chunk must fit a slice */

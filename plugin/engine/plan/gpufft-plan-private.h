@@ -56,7 +56,8 @@ G_BEGIN_DECLS
 #define AUTO_SPAN_BYTES (4u << 20)      /* staging per slot, automatic */
 #define AUTO_RESULT_BYTES (16u << 20)   /* power results per slot, automatic */
 #define PARTIAL_BYTES (64u << 20)       /* partial sums budget */
-#define FRAMES_PER_CHUNK 8      /* frames summed in registers before a write */
+#define FRAMES_PER_CHUNK 16     /* GPU: frames summed in registers before a write */
+#define CPU_CHUNK_FRAMES 8      /* CPU devices: fewest frames a chunk sums */
 #define LANE_THREADS 32         /* small FFTs: lanes per workgroup up to a warp */
 #define GROUP_WORDS 8
 #define CPLX_ZERO 0x80000000u
