@@ -705,6 +705,10 @@ gst_gpu_fft_spectrogram_finalize (GObject * object)
 
   gst_gpu_fft_spectrogram_stream_free (self);
   g_clear_pointer (&self->ctx, gpufft_context_unref);
+  /* (no thread of the engine's keeps using the device after the element) */
+  if (!gpufft_wait_released (10000))
+    GST_WARNING_OBJECT (self, "the GPU's release did not finish within "
+        "10 s");
   g_free (self->settings.title);
   g_free (self->cur.title);
   G_OBJECT_CLASS (parent_class)->finalize (object);

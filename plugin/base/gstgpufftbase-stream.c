@@ -149,7 +149,7 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
       && (!plan_config_equal (&config, &self->plan_config)
           || !gst_gpu_fft_analysis_equal (&analysis, &self->plan_analysis))) {
     if (self->plan_job) {
-      gst_gpu_fft_plan_job_abandon (self->plan_job);
+      gst_gpu_fft_plan_job_abandon (self->plan_job, self->given_up_jobs);
       self->plan_job = NULL;
     }
     if (self->plan) {

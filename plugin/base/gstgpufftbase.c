@@ -75,6 +75,8 @@ GST_DEBUG_CATEGORY (gst_gpu_fft_base_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_base_debug
 
 #define DEFAULT_DEVICE_INDEX -1
+/* finalize: how long it waits for the engine's releases */
+#define RELEASE_WAIT_MS 10000
 
 /* The properties of both elements (the others are each element's own:
  * gstgpufftspectrum.c, gstgpuspectrum.c). */
@@ -172,6 +174,7 @@ gst_gpu_fft_base_init (GstGpuFftBase * self)
   self->next_pts = GST_CLOCK_TIME_NONE;
   self->is_live = -1;
   gst_gpu_fft_store_init (&self->store, 2, 1, FALSE);
+  self->given_up_jobs = g_ptr_array_new ();
 }
 
 static void
@@ -180,12 +183,17 @@ gst_gpu_fft_base_finalize (GObject * object)
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
 
   if (self->plan_job)
-    gst_gpu_fft_plan_job_abandon (self->plan_job);
+    gst_gpu_fft_plan_job_abandon (self->plan_job, self->given_up_jobs);
   if (self->plan)
     gpufft_plan_free (self->plan);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   if (self->ctx)
     gpufft_context_unref (self->ctx);
+  if (!gst_gpu_fft_plan_job_wait_given_up (self->given_up_jobs,
+          RELEASE_WAIT_MS))
+    GST_WARNING_OBJECT (self, "the GPU's release did not finish within "
+        "%u ms", RELEASE_WAIT_MS);
+  g_ptr_array_unref (self->given_up_jobs);
   gst_gpu_fft_store_clear (&self->store);
   g_free (self->batch_groups);
   g_free (self->engine_groups);
@@ -292,7 +300,7 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   GpufftContext *ctx;
 
   if (self->plan_job) {
-    gst_gpu_fft_plan_job_abandon (self->plan_job);
+    gst_gpu_fft_plan_job_abandon (self->plan_job, self->given_up_jobs);
     self->plan_job = NULL;
   }
   self->catching_up = FALSE;

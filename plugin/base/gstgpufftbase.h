@@ -104,6 +104,8 @@ struct _GstGpuFftBase
   GpufftPlan *plan;
   /* the plan being made (gstgpufftplanjob.h); `plan` NULL meanwhile */
   struct _GstGpuFftPlanJob *plan_job;
+  GPtrArray *given_up_jobs;     /* plan jobs given up, until their threads
+                                 * are done (gstgpufftplanjob.h) */
   /* live: the plan came after samples were stored; closed intervals wait
    * in the store for a free slot instead of being dropped, until it has
    * caught up */

@@ -102,8 +102,42 @@ gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
   return TRUE;
 }
 
-void
-gst_gpu_fft_plan_job_abandon (GstGpuFftPlanJob * job)
+/* Finishes a job that is done (wait: once it is), freeing its plan and
+ * tables. FALSE when it is still running. */
+static gboolean
+job_drop (GstGpuFftPlanJob * job, gboolean wait)
 {
-  job_unref (job);
+  GpufftPlan *plan = NULL;
+  GstGpuFftAnalysisTables tables;
+
+  if (!gst_gpu_fft_plan_job_finish (job, wait, &plan, &tables, NULL))
+    return FALSE;
+  if (plan)
+    gpufft_plan_free (plan);
+  gst_gpu_fft_analysis_tables_clear (&tables);
+  return TRUE;
+}
+
+void
+gst_gpu_fft_plan_job_abandon (GstGpuFftPlanJob * job, GPtrArray * given_up)
+{
+  guint i = 0;
+
+  g_ptr_array_add (given_up, job);
+  while (i < given_up->len) {
+    if (job_drop (g_ptr_array_index (given_up, i), FALSE))
+      g_ptr_array_remove_index_fast (given_up, i);
+    else
+      i++;
+  }
+}
+
+gboolean
+gst_gpu_fft_plan_job_wait_given_up (GPtrArray * given_up, guint timeout_ms)
+{
+  while (given_up->len > 0) {
+    job_drop (g_ptr_array_index (given_up, given_up->len - 1), TRUE);
+    g_ptr_array_set_size (given_up, given_up->len - 1);
+  }
+  return gpufft_wait_released (timeout_ms);
 }

@@ -8,8 +8,8 @@
  * is made), then polls it, or waits for it where ordering needs the plan
  * (EOS, a flush, a store that would outgrow its bound). The job's thread
  * only calls gpufft_plan_new(): it takes no lock of the element and posts
- * nothing. A job given up (stop, a new geometry) frees its plan when it
- * is done. No GStreamer type. */
+ * nothing. A job given up (stop, a new geometry) is kept by its owner
+ * until it is done, then freed with its plan. No GStreamer type. */
 #ifndef __GST_GPU_FFT_PLAN_JOB_H__
 #define __GST_GPU_FFT_PLAN_JOB_H__
 
@@ -34,8 +34,20 @@ GstGpuFftPlanJob *gst_gpu_fft_plan_job_start (GpufftContext * ctx,
 gboolean gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
     GpufftPlan ** plan, GstGpuFftAnalysisTables * tables, GError ** error);
 
-/* Gives the job up: its plan, once made, is freed on its thread. */
-void gst_gpu_fft_plan_job_abandon (GstGpuFftPlanJob * job);
+/* Gives the job up without waiting for it: it joins given_up (an array
+ * the owner keeps), whose jobs that are done are freed, their plans
+ * with them. */
+void gst_gpu_fft_plan_job_abandon (GstGpuFftPlanJob * job,
+    GPtrArray * given_up);
+
+/* Waits for every job in given_up and frees them, their plans with them,
+ * then waits (at most timeout_ms) for the engine's own releases
+ * (gpufft_wait_released): an element's finalize, so that no thread keeps
+ * using the device after the element (an application that stops its
+ * pipeline from a synchronous bus handler and exits at once would tear
+ * the driver down under that thread). FALSE when the time ran out. */
+gboolean gst_gpu_fft_plan_job_wait_given_up (GPtrArray * given_up,
+    guint timeout_ms);
 
 G_END_DECLS
 

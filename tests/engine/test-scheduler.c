@@ -278,6 +278,7 @@ typedef struct
   GMutex lock;
   GCond cond;
   gboolean submitted;           /* every batch is in: the plan may go */
+  gboolean free_returned;       /* gpufft_plan_free() returned there */
 } FreeOnResult;
 
 /* A result function that frees its plan on its first result (once every
@@ -295,11 +296,16 @@ free_on_result (const GpufftGroupResult * r, gpointer user_data)
     g_cond_wait (&f->cond, &f->lock);
   g_mutex_unlock (&f->lock);
   gpufft_plan_free (f->plan);
+  g_mutex_lock (&f->lock);
+  f->free_returned = TRUE;
+  g_cond_signal (&f->cond);
+  g_mutex_unlock (&f->lock);
 }
 
 /* gpufft_plan_free() from the completion thread, with batches still in
  * flight: no critical, nothing more reaches the result function, the plan
- * is freed (by the engine's own thread) and the device goes on. */
+ * is freed (by the engine's own thread, which gpufft_wait_released()
+ * waits for) and the device goes on. */
 static void
 test_free_from_result (void)
 {
@@ -308,7 +314,8 @@ test_free_from_result (void)
   GpufftPlan *other;
   EtInput *in;
   guint64 freed0;
-  guint b, waited = 0, delivered = 0;
+  gint64 end;
+  guint b, delivered = 0;
 
   if (et_context () == NULL)
     return;
@@ -326,14 +333,16 @@ test_free_from_result (void)
   f.submitted = TRUE;
   g_cond_signal (&f.cond);
   g_mutex_unlock (&f.lock);
-  /* the plan freed by the engine's thread: bounded wait, 10 s */
-  for (;;) {
-    gpufft_context_get_stats (et_context (), &st);
-    if (st.plans_freed > freed0 || waited >= 10000)
-      break;
-    g_usleep (1000);
-    waited++;
-  }
+  /* gpufft_plan_free() returned on the completion thread (the plan still
+   * being freed by a thread of the engine's): gpufft_wait_released()
+   * returns once that thread is done */
+  end = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  g_mutex_lock (&f.lock);
+  while (!f.free_returned && g_cond_wait_until (&f.cond, &f.lock, end));
+  g_assert_true (f.free_returned);
+  g_mutex_unlock (&f.lock);
+  g_assert_true (gpufft_wait_released (10000));
+  gpufft_context_get_stats (et_context (), &st);
   g_assert_cmpuint (st.plans_freed, ==, freed0 + 1);
   g_assert_cmpuint (g_atomic_int_get (&f.calls), ==, 1);
 

@@ -93,6 +93,13 @@ void gpufft_context_enter_worker (void);
  * handler, waiting for each other). */
 gboolean gpufft_context_in_worker (void);
 
+/* Runs func (data) on a new thread of the engine's, counted until it
+ * returns (gpufft_wait_released): the release of a plan or a context
+ * dropped on a worker, which cannot wait for itself. FALSE when no thread
+ * could be started (func is not called). */
+gboolean gpufft_context_reap (const gchar * name, GThreadFunc func,
+    gpointer data);
+
 /* Adds delta's counters to the context's (max_batches: the larger). */
 void gpufft_context_add_stats (GpufftContext * ctx,
     const GpufftContextStats * delta);

@@ -173,6 +173,71 @@ resolve_device (VkInstance instance, gint requested,
 
 static void context_destroy (GpufftContext * ctx);
 
+/* Threads started by gpufft_context_reap that have not returned yet. */
+static GMutex reap_lock;
+static GCond reap_cond;
+static guint reap_running;
+
+typedef struct
+{
+  GThreadFunc func;
+  gpointer data;
+} Reap;
+
+static gpointer
+reap_thread (gpointer data)
+{
+  Reap *r = data;
+
+  r->func (r->data);
+  g_free (r);
+  g_mutex_lock (&reap_lock);
+  reap_running--;
+  g_cond_broadcast (&reap_cond);
+  g_mutex_unlock (&reap_lock);
+  return NULL;
+}
+
+gboolean
+gpufft_context_reap (const gchar * name, GThreadFunc func, gpointer data)
+{
+  Reap *r = g_new (Reap, 1);
+  GThread *thread;
+
+  r->func = func;
+  r->data = data;
+  g_mutex_lock (&reap_lock);
+  reap_running++;
+  g_mutex_unlock (&reap_lock);
+  thread = g_thread_try_new (name, reap_thread, r, NULL);
+  if (thread) {
+    g_thread_unref (thread);
+    return TRUE;
+  }
+  g_free (r);
+  g_mutex_lock (&reap_lock);
+  reap_running--;
+  g_cond_broadcast (&reap_cond);
+  g_mutex_unlock (&reap_lock);
+  return FALSE;
+}
+
+gboolean
+gpufft_wait_released (guint timeout_ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gboolean done = TRUE;
+
+  if (gpufft_context_in_worker ())
+    return TRUE;
+  g_mutex_lock (&reap_lock);
+  while (reap_running > 0 && done)
+    done = g_cond_wait_until (&reap_cond, &reap_lock, end);
+  done = reap_running == 0;
+  g_mutex_unlock (&reap_lock);
+  return done;
+}
+
 static gpointer
 context_destroy_thread (gpointer ctx)
 {
@@ -190,12 +255,7 @@ context_destroy (GpufftContext * ctx)
      * function or a synchronous bus handler that stopped its pipeline):
      * its threads cannot be joined from themselves, so a thread of its
      * own destroys the context once they have returned. */
-    GThread *reaper = g_thread_try_new ("gpufft-free", context_destroy_thread,
-        ctx, NULL);
-
-    if (reaper)
-      g_thread_unref (reaper);
-    else
+    if (!gpufft_context_reap ("gpufft-free", context_destroy_thread, ctx))
       g_warning ("gpufft: no thread to destroy a context dropped on its "
           "scheduler's thread: the device is leaked");
     return;

@@ -142,6 +142,14 @@ GpufftContext *gpufft_context_ref (GpufftContext * ctx);
 /* The last unref destroys the context (its scheduler's threads joined);
  * dropped on one of those threads, a thread of the engine's does it. */
 void gpufft_context_unref (GpufftContext * ctx);
+/* Waits, at most timeout_ms, until every plan and context dropped on an
+ * engine thread (by a result function, or a synchronous bus handler it
+ * posted to) has been released by the thread the engine started for it:
+ * their device work ends before the caller goes on (a process that exits
+ * meanwhile would tear the driver down under that thread). Returns at once
+ * (TRUE) on an engine thread; FALSE when the time ran out. Call it where
+ * nothing the engine's threads wait for is held. */
+gboolean gpufft_wait_released (guint timeout_ms);
 const gchar *gpufft_context_get_device_name (GpufftContext * ctx);
 gint gpufft_context_get_device_index (GpufftContext * ctx);
 /* TRUE for a CPU Vulkan device (VK_PHYSICAL_DEVICE_TYPE_CPU, such as Mesa's

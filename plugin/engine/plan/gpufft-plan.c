@@ -673,7 +673,6 @@ gpufft_plan_free (GpufftPlan * plan)
 {
   GpufftContext *ctx;
   GpufftContextStats stats = { 0 };
-  GThread *reaper;
   guint i;
 
   if (!plan)
@@ -691,10 +690,7 @@ gpufft_plan_free (GpufftPlan * plan)
     plan->func_data = NULL;
     g_atomic_int_set (&plan->doomed, TRUE);
     g_mutex_unlock (&plan->lock);
-    reaper = g_thread_try_new ("gpufft-free", plan_free_thread, plan, NULL);
-    if (reaper)
-      g_thread_unref (reaper);
-    else
+    if (!gpufft_context_reap ("gpufft-free", plan_free_thread, plan))
       g_warning ("gpufft: no thread to free a plan dropped on the device's "
           "scheduler thread: the plan is leaked");
     return;
