@@ -43,79 +43,100 @@ gst_gpu_fft_peak_window_coefficients (GpufftWindow window,
 #undef RET
 }
 
-/* D(x) = sum_{m<n} exp (-2 pi i x m / n)
- *      = exp (-i pi x (n-1)/n) sin (pi x) / sin (pi x / n),
- * N-periodic in x: x is reduced to [-n/2, n/2) first (accuracy). Returned
- * as (re, im). */
-static void
-dirichlet (gdouble x, guint n, gdouble * re, gdouble * im)
+/* The window's transform, W(d) = sum_k c_k D(d - k) over its cosine terms
+ * (c_0 = a_0, c_{+-k} = (-1)^k a_k / 2), with the Dirichlet kernel
+ *   D(x) = sum_{m<n} exp (-2 pi i x m / n)
+ *        = exp (-i pi x (n-1)/n) sin (pi x) / sin (pi x / n),
+ * N-periodic in x. The terms' sines and phases come from those of d by
+ * angle addition: three sines and cosines a transform, whatever the
+ * window (the terms' shifts are whole bins; cos, sin (pi k / n) are
+ * taken once per refinement). */
+typedef struct
 {
-  gdouble xr = x - n * floor (x / n + 0.5);
-  gdouble den = sin (M_PI * xr / n);
-  gdouble mag, ph;
+  const gdouble *a;
+  guint na;
+  guint n;
+  gdouble ck[8], sk[8];         /* cos, sin (pi k / n), k < na */
+} Win;
 
-  if (den == 0.0) {
-    *re = n;
-    *im = 0.0;
-    return;
+static void
+win_init (Win * w, GpufftWindow window, guint n)
+{
+  guint k;
+
+  w->na = gst_gpu_fft_peak_window_coefficients (window, &w->a);
+  w->n = n;
+  for (k = 0; k < w->na && k < G_N_ELEMENTS (w->ck); k++) {
+    w->ck[k] = cos (M_PI * k / n);
+    w->sk[k] = sin (M_PI * k / n);
   }
-  mag = sin (M_PI * xr) / den;
-  ph = -M_PI * xr * (n - 1) / n;
-  *re = mag * cos (ph);
-  *im = mag * sin (ph);
 }
 
 /* W(d) as (re, im) */
 static void
-transform (const gdouble * a, guint na, guint n, gdouble d, gdouble * sr,
-    gdouble * si)
+transform (const Win * w, gdouble d, gdouble * sr, gdouble * si)
 {
-  gdouble r, i;
-  guint k;
+  gdouble n = w->n;
+  gdouble xr = d - n * floor (d / n + 0.5);     /* [-n/2, n/2) */
+  gdouble j = floor (xr + 0.5), fr = xr - j;    /* xr = j + fr, |fr| <= 1/2 */
+  /* sin (pi xr), from the small remainder (exact near whole bins) */
+  gdouble sp = (fmod (j, 2.0) == 0.0 ? 1.0 : -1.0) * sin (M_PI * fr);
+  gdouble sx = sin (M_PI * xr / n), cx = cos (M_PI * xr / n);
+  gdouble ph = -M_PI * xr * (n - 1) / n, cp = cos (ph), spn = sin (ph);
+  gint k, na = w->na;
 
-  dirichlet (d, n, sr, si);
-  *sr *= a[0];
-  *si *= a[0];
-  for (k = 1; k < na; k++) {
-    gdouble c = ((k & 1) ? -a[k] : a[k]) * 0.5;
+  *sr = 0.0;
+  *si = 0.0;
+  for (k = 1 - na; k < na; k++) {
+    guint ak = ABS (k);
+    gdouble c = k == 0 ? w->a[0] : ((ak & 1) ? -w->a[ak] : w->a[ak]) * 0.5;
+    gdouble x = xr - k;         /* D (d - k) */
+    gdouble sgn = (ak & 1) ? -1.0 : 1.0;
+    gdouble kc = w->ck[ak], ks = k > 0 ? w->sk[ak] : -w->sk[ak];
+    gdouble den, mag, er, ei;
 
-    dirichlet (d - k, n, &r, &i);
-    *sr += c * r;
-    *si += c * i;
-    dirichlet (d + k, n, &r, &i);
-    *sr += c * r;
-    *si += c * i;
+    if (x == 0.0) {
+      *sr += c * n;
+      continue;
+    }
+    /* sin (pi x / n): directly on the main lobe, where it is small */
+    den = fabs (x) < 0.5 ? sin (M_PI * x / n) : sx * kc - cx * ks;
+    mag = sgn * sp / den;       /* sin (pi (xr - k)) = (-1)^k sin (pi xr) */
+    /* exp (-i pi x (n-1)/n) = exp (i ph) (-1)^k exp (-i pi k / n) */
+    er = sgn * (cp * kc + spn * ks);
+    ei = sgn * (spn * kc - cp * ks);
+    *sr += c * mag * er;
+    *si += c * mag * ei;
   }
 }
 
 /* |W(d)|^2 */
 static gdouble
-response2 (const gdouble * a, guint na, guint n, gdouble d)
+response2 (const Win * w, gdouble d)
 {
   gdouble sr, si;
 
-  transform (a, na, n, d, &sr, &si);
+  transform (w, d, &sr, &si);
   return sr * sr + si * si;
 }
 
 /* Model power at bin j of a tone at f bins (both images), unnormalised. */
 static gdouble
-model (const gdouble * a, guint na, guint n, gdouble j, gdouble f)
+model (const Win * w, gdouble j, gdouble f)
 {
-  return response2 (a, na, n, j - f) + response2 (a, na, n, j + f);
+  return response2 (w, j - f) + response2 (w, j + f);
 }
 
 /* model ratio P_{k0+s} / P_{k0} for a tone at k0 + s*t */
 static gdouble
-model_ratio (const gdouble * a, guint na, guint n, guint k0, gint s,
-    gdouble t)
+model_ratio (const Win * w, guint k0, gint s, gdouble t)
 {
   gdouble f = k0 + s * t;
-  gdouble p0 = model (a, na, n, k0, f);
+  gdouble p0 = model (w, k0, f);
 
   if (!(p0 > 0.0))
     return G_MAXDOUBLE;
-  return model (a, na, n, (gdouble) k0 + s, f) / p0;
+  return model (w, (gdouble) k0 + s, f) / p0;
 }
 
 /* ---- coherent model near DC / Nyquist ----------------------------------
@@ -131,8 +152,7 @@ model_ratio (const gdouble * a, guint na, guint n, guint k0, gint s,
 
 typedef struct
 {
-  const gdouble *a;
-  guint na;
+  const Win *w;
   guint n;
   guint hop;
   guint frames;
@@ -153,6 +173,14 @@ frame_coherence (const Coherent * m, gdouble f)
   return fabs (sin (m->frames * x) / den);
 }
 
+/* cos (i pi / 8), i < 16 (sin (i pi / 8) = cos ((i + 12) pi / 8)): the
+ * phase grid of coherent_misfit */
+static const gdouble grid_cos[16] =
+    { 1.0, 0.9238795325112867, 0.7071067811865476, 0.38268343236508984, 0.0,
+      -0.3826834323650897, -0.7071067811865475, -0.9238795325112867, -1.0,
+      -0.9238795325112868, -0.7071067811865477, -0.38268343236509034, 0.0,
+      0.38268343236509, 0.7071067811865474, 0.9238795325112865 };
+
 /* relative residual of the best amplitude/phase at f; *u the amplitude
  * term A^2/4 (in the units of c / |W|^2) */
 static gdouble
@@ -168,8 +196,8 @@ coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
     gdouble w1r, w1i, w2r, w2i;
     gdouble cw = m->absolute ? cmax : MAX (m->c[r], 1e-9 * cmax);
 
-    transform (m->a, m->na, m->n, k - f, &w1r, &w1i);
-    transform (m->a, m->na, m->n, k + f, &w2r, &w2i);
+    transform (m->w, k - f, &w1r, &w1i);
+    transform (m->w, k + f, &w2r, &w2i);
     al[r] = (w1r * w1r + w1i * w1i + w2r * w2r + w2i * w2i) / cw;
     /* beta = W(k-f) conj (W(k+f)) */
     B[r] = 2.0 * (w1r * w2r + w1i * w2i) / cw;
@@ -178,67 +206,92 @@ coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
   }
   g = frame_coherence (m, f);
 
-  /* min over u of sum (t - u y)^2 = sum t^2 - (sum t y)^2 / sum y^2 */
-#define MISFIT(chi, out, uo) G_STMT_START {                             \
-    gdouble s1 = 0.0, s2 = 0.0, s0 = 0.0;                                \
-    gint rr;                                                             \
-    for (rr = 0; rr < 3; rr++) {                                         \
-      gdouble y = al[rr] + g * (cos (chi) * B[rr] - sin (chi) * C[rr]);  \
-      s0 += tg[rr] * tg[rr];                                             \
-      s1 += tg[rr] * y;                                                  \
-      s2 += y * y;                                                       \
-    }                                                                    \
+  /* y_r (chi) = al_r + g (cos chi B_r - sin chi C_r): the sums over r of
+   * t y and y^2 are trigonometric polynomials in chi whose coefficients
+   * are taken once here, so that each chi costs one sine and cosine. */
+  {
+    gdouble s0 = 0.0, ta = 0.0, tb = 0.0, tc = 0.0, aa = 0.0, ab = 0.0,
+        ac = 0.0, bb = 0.0, bc = 0.0, cc = 0.0;
+
+    for (r = 0; r < 3; r++) {
+      s0 += tg[r] * tg[r];
+      ta += tg[r] * al[r];
+      tb += tg[r] * B[r];
+      tc += tg[r] * C[r];
+      aa += al[r] * al[r];
+      ab += al[r] * B[r];
+      ac += al[r] * C[r];
+      bb += B[r] * B[r];
+      bc += B[r] * C[r];
+      cc += C[r] * C[r];
+    }
+    tb *= g;
+    tc *= g;
+    ab *= 2.0 * g;
+    ac *= 2.0 * g;
+    bb *= g * g;
+    bc *= 2.0 * g * g;
+    cc *= g * g;
+
+    /* min over u of sum (t - u y)^2 = sum t^2 - (sum t y)^2 / sum y^2 */
+#define MISFIT_CS(cs, sn, out, uo) G_STMT_START {                       \
+    gdouble s1 = ta + (cs) * tb - (sn) * tc;                             \
+    gdouble s2 = aa + (cs) * ab - (sn) * ac + (cs) * (cs) * bb           \
+        - (cs) * (sn) * bc + (sn) * (sn) * cc;                           \
     out = s2 > 0.0 ? s0 - s1 * s1 / s2 : G_MAXDOUBLE;                    \
     uo = s2 > 0.0 ? s1 / s2 : 0.0;                                       \
   } G_STMT_END
+#define MISFIT(chi, out, uo) MISFIT_CS (cos (chi), sin (chi), out, uo)
 
-  /* phase of zeta: grid, then golden section */
-  lo = 0.0;
-  for (i = 0; i < 16; i++) {
-    gdouble chi = i * (2.0 * M_PI / 16), v, uu;
+    /* phase of zeta: grid, then golden section */
+    lo = 0.0;
+    for (i = 0; i < 16; i++) {
+      gdouble chi = i * (2.0 * M_PI / 16), v, uu;
 
-    MISFIT (chi, v, uu);
-    if (v < best) {
-      best = v;
-      best_u = uu;
-      lo = chi;
-    }
-  }
-  hi = lo + 2.0 * M_PI / 16;
-  lo -= 2.0 * M_PI / 16;
-  {
-    gdouble x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo), v1, v2, u1,
-        u2;
-
-    MISFIT (x1, v1, u1);
-    MISFIT (x2, v2, u2);
-    for (i = 0; i < 20; i++) {
-      if (v1 < v2) {
-        hi = x2;
-        x2 = x1;
-        v2 = v1;
-        u2 = u1;
-        x1 = hi - gr * (hi - lo);
-        MISFIT (x1, v1, u1);
-      } else {
-        lo = x1;
-        x1 = x2;
-        v1 = v2;
-        u1 = u2;
-        x2 = lo + gr * (hi - lo);
-        MISFIT (x2, v2, u2);
-      }
-      if (v1 < best) {
-        best = v1;
-        best_u = u1;
-      }
-      if (v2 < best) {
-        best = v2;
-        best_u = u2;
+      MISFIT_CS (grid_cos[i], grid_cos[(i + 12) % 16], v, uu);
+      if (v < best) {
+        best = v;
+        best_u = uu;
+        lo = chi;
       }
     }
-  }
+    hi = lo + 2.0 * M_PI / 16;
+    lo -= 2.0 * M_PI / 16;
+    {
+      gdouble x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo), v1, v2, u1,
+          u2;
+
+      MISFIT (x1, v1, u1);
+      MISFIT (x2, v2, u2);
+      for (i = 0; i < 20; i++) {
+        if (v1 < v2) {
+          hi = x2;
+          x2 = x1;
+          v2 = v1;
+          u2 = u1;
+          x1 = hi - gr * (hi - lo);
+          MISFIT (x1, v1, u1);
+        } else {
+          lo = x1;
+          x1 = x2;
+          v1 = v2;
+          u1 = u2;
+          x2 = lo + gr * (hi - lo);
+          MISFIT (x2, v2, u2);
+        }
+        if (v1 < best) {
+          best = v1;
+          best_u = u1;
+        }
+        if (v2 < best) {
+          best = v2;
+          best_u = u2;
+        }
+      }
+    }
 #undef MISFIT
+#undef MISFIT_CS
+  }
   *u = best_u;
   return best;
 }
@@ -316,8 +369,7 @@ coherent_refine (const Coherent * m, gdouble centre, gdouble range,
  * the others: t = (2a-1)/(a+1), a = sqrt r) so that a few model
  * evaluations suffice. */
 static gdouble
-solve_ratio (GpufftWindow window, const gdouble * a, guint na, guint n,
-    guint bin, gint s, gdouble r)
+solve_ratio (GpufftWindow window, const Win * w, guint bin, gint s, gdouble r)
 {
   gdouble lo = 0.0, hi = 0.5, flo, fhi, t, amp = sqrt (r), t0;
   gint last = 0;
@@ -330,17 +382,17 @@ solve_ratio (GpufftWindow window, const gdouble * a, guint na, guint n,
    * 2e-5 bin from N = 256): take it as it is (the solver costs ~30
    * evaluations of the window transform, which add up with many
    * channels). */
-  if (n >= 256 && (window == GPUFFT_WINDOW_RECTANGULAR
+  if (w->n >= 256 && (window == GPUFFT_WINDOW_RECTANGULAR
           || window == GPUFFT_WINDOW_HANN))
     return t0;
-  flo = model_ratio (a, na, n, bin, s, MAX (t0 - 0.01, 0.0)) - r;
-  fhi = model_ratio (a, na, n, bin, s, MIN (t0 + 0.01, 0.5)) - r;
+  flo = model_ratio (w, bin, s, MAX (t0 - 0.01, 0.0)) - r;
+  fhi = model_ratio (w, bin, s, MIN (t0 + 0.01, 0.5)) - r;
   if (flo < 0.0 && fhi > 0.0) {
     lo = MAX (t0 - 0.01, 0.0);
     hi = MIN (t0 + 0.01, 0.5);
   } else {
-    flo = model_ratio (a, na, n, bin, s, lo) - r;
-    fhi = model_ratio (a, na, n, bin, s, hi) - r;
+    flo = model_ratio (w, bin, s, lo) - r;
+    fhi = model_ratio (w, bin, s, hi) - r;
     if (flo >= 0.0)
       return lo;
     if (fhi <= 0.0)
@@ -353,7 +405,7 @@ solve_ratio (GpufftWindow window, const gdouble * a, guint na, guint n,
 
     if (!(t_new > lo && t_new < hi))
       t_new = 0.5 * (lo + hi);
-    ft = model_ratio (a, na, n, bin, s, t_new) - r;
+    ft = model_ratio (w, bin, s, t_new) - r;
     if (fabs (t_new - t) < 1e-10 || ft == 0.0 || hi - lo < 1e-10)
       return t_new;
     t = t_new;
@@ -379,14 +431,14 @@ gst_gpu_fft_peak_refine (GpufftWindow window, guint fft_size, guint hop,
     guint n_frames, guint bin, const gdouble power[3], gdouble * refined_bin,
     gdouble * peak_power)
 {
-  const gdouble *a;
-  guint na = gst_gpu_fft_peak_window_coefficients (window, &a);
+  Win w;
   guint nyq = fft_size / 2;
   gdouble c[3], r, t, f, w0, m, mirror = 0.0;
   gint s, j;
 
   if (bin > nyq)
     return FALSE;
+  win_init (&w, window, fft_size);
   /* undo the one-sided doubling; neighbours outside the spectrum count 0 */
   for (j = -1; j <= 1; j++) {
     gint b = (gint) bin + j;
@@ -396,8 +448,7 @@ gst_gpu_fft_peak_refine (GpufftWindow window, guint fft_size, guint hop,
     else
       c[j + 1] = power[j + 1] / ((b == 0 || b == (gint) nyq) ? 1.0 : 2.0);
   }
-  if (!(c[1] > 0.0) || !isfinite (c[1]) || !isfinite (c[0]) ||
-      !isfinite (c[2]))
+  if (!(c[1] > 0.0) || !isfinite (c[1]) || !isfinite (c[0]) || !isfinite (c[2]))
     return FALSE;
 
   if (bin == 0)
@@ -409,10 +460,10 @@ gst_gpu_fft_peak_refine (GpufftWindow window, guint fft_size, guint hop,
   r = c[1 + s] / c[1];
   if (!isfinite (r) || r < 0.0)
     r = 0.0;
-  t = solve_ratio (window, a, na, fft_size, bin, s, r);
+  t = solve_ratio (window, &w, bin, s, r);
   f = (gdouble) bin + s * t;
-  w0 = response2 (a, na, fft_size, 0.0);
-  m = model (a, na, fft_size, bin, f);
+  w0 = response2 (&w, 0.0);
+  m = model (&w, bin, f);
   *peak_power = (m > 0.0) ? 2.0 * c[1] * w0 / m : power[1];
 
   /* near DC / Nyquist the mirror image interferes coherently: when it is
@@ -420,10 +471,10 @@ gst_gpu_fft_peak_refine (GpufftWindow window, guint fft_size, guint hop,
   if (bin >= 1 && bin < nyq && hop > 0 && n_frames > 0) {
     for (j = -1; j <= 1; j++) {
       gdouble k = (gdouble) bin + j;
-      gdouble direct = response2 (a, na, fft_size, k - f);
+      gdouble direct = response2 (&w, k - f);
 
       if (direct > 0.0)
-        mirror = MAX (mirror, response2 (a, na, fft_size, k + f) / direct);
+        mirror = MAX (mirror, response2 (&w, k + f) / direct);
     }
   }
   /* the cross term goes with the image's amplitude: above 1e-4 of the
@@ -435,8 +486,7 @@ gst_gpu_fft_peak_refine (GpufftWindow window, guint fft_size, guint hop,
     gdouble fc, u;
     gboolean ok;
 
-    cm.a = a;
-    cm.na = na;
+    cm.w = &w;
     cm.n = fft_size;
     cm.hop = hop;
     cm.frames = n_frames;
