@@ -1,4 +1,5 @@
 /* One Vulkan instance + device + compute queue per device per process. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpufft-context-private.h"
@@ -174,6 +175,7 @@ resolve_device (VkInstance instance, gint requested,
 static void context_destroy (GpufftContext * ctx);
 
 /* Threads started by gpufft_context_reap that have not returned yet. */
+#define RELEASE_EXIT_WAIT_MS 10000
 static GMutex reap_lock;
 static GCond reap_cond;
 static guint reap_running;
@@ -198,11 +200,28 @@ reap_thread (gpointer data)
   return NULL;
 }
 
+/* At exit: the process waits for the releases under way, so that the
+ * driver is not torn down under them (on NVIDIA's a vkDestroyDevice() on
+ * such a thread crashed the exit). Registered at the first release, after
+ * the driver was loaded: exit handlers run in the reverse order of their
+ * registration, so it runs before the driver's own. */
+static void
+reap_at_exit (void)
+{
+  gpufft_wait_released (RELEASE_EXIT_WAIT_MS);
+}
+
 gboolean
 gpufft_context_reap (const gchar * name, GThreadFunc func, gpointer data)
 {
+  static gsize exit_hook = 0;
   Reap *r = g_new (Reap, 1);
   GThread *thread;
+
+  if (g_once_init_enter (&exit_hook)) {
+    atexit (reap_at_exit);
+    g_once_init_leave (&exit_hook, 1);
+  }
 
   r->func = func;
   r->data = data;
