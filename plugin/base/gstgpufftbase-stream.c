@@ -230,6 +230,7 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
           &error))
     return FALSE;
   self->plan_job = NULL;
+  gst_gpu_fft_plan_job_prune (self->given_up_jobs);
   if (plan == NULL) {
     gst_gpu_fft_analysis_tables_clear (&tables);
     gst_gpu_fft_base_results_post_engine_error (self,

@@ -268,6 +268,7 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
 
+  gst_gpu_fft_plan_job_prune (self->given_up_jobs);
   ctx = gst_gpu_fft_device_open (GST_ELEMENT (self), index);
   if (ctx == NULL)
     return FALSE;

@@ -177,9 +177,10 @@ frame_coherence (const Coherent * m, gdouble f)
  * phase grid of coherent_misfit */
 static const gdouble grid_cos[16] =
     { 1.0, 0.9238795325112867, 0.7071067811865476, 0.38268343236508984, 0.0,
-      -0.3826834323650897, -0.7071067811865475, -0.9238795325112867, -1.0,
-      -0.9238795325112868, -0.7071067811865477, -0.38268343236509034, 0.0,
-      0.38268343236509, 0.7071067811865474, 0.9238795325112865 };
+  -0.3826834323650897, -0.7071067811865475, -0.9238795325112867, -1.0,
+  -0.9238795325112868, -0.7071067811865477, -0.38268343236509034, 0.0,
+  0.38268343236509, 0.7071067811865474, 0.9238795325112865
+};
 
 /* relative residual of the best amplitude/phase at f; *u the amplitude
  * term A^2/4 (in the units of c / |W|^2) */
@@ -206,38 +207,27 @@ coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
   }
   g = frame_coherence (m, f);
 
-  /* y_r (chi) = al_r + g (cos chi B_r - sin chi C_r): the sums over r of
-   * t y and y^2 are trigonometric polynomials in chi whose coefficients
-   * are taken once here, so that each chi costs one sine and cosine. */
+  /* y_r (chi) = al_r + g (cos chi B_r - sin chi C_r), summed directly (an
+   * expansion in cos chi and sin chi cancels badly where the image cancels
+   * the tone); one sine and cosine per chi */
   {
-    gdouble s0 = 0.0, ta = 0.0, tb = 0.0, tc = 0.0, aa = 0.0, ab = 0.0,
-        ac = 0.0, bb = 0.0, bc = 0.0, cc = 0.0;
+    gdouble s0 = 0.0;
 
     for (r = 0; r < 3; r++) {
       s0 += tg[r] * tg[r];
-      ta += tg[r] * al[r];
-      tb += tg[r] * B[r];
-      tc += tg[r] * C[r];
-      aa += al[r] * al[r];
-      ab += al[r] * B[r];
-      ac += al[r] * C[r];
-      bb += B[r] * B[r];
-      bc += B[r] * C[r];
-      cc += C[r] * C[r];
+      B[r] *= g;
+      C[r] *= g;
     }
-    tb *= g;
-    tc *= g;
-    ab *= 2.0 * g;
-    ac *= 2.0 * g;
-    bb *= g * g;
-    bc *= 2.0 * g * g;
-    cc *= g * g;
 
     /* min over u of sum (t - u y)^2 = sum t^2 - (sum t y)^2 / sum y^2 */
 #define MISFIT_CS(cs, sn, out, uo) G_STMT_START {                       \
-    gdouble s1 = ta + (cs) * tb - (sn) * tc;                             \
-    gdouble s2 = aa + (cs) * ab - (sn) * ac + (cs) * (cs) * bb           \
-        - (cs) * (sn) * bc + (sn) * (sn) * cc;                           \
+    gdouble s1 = 0.0, s2 = 0.0;                                          \
+    gint rr;                                                             \
+    for (rr = 0; rr < 3; rr++) {                                         \
+      gdouble y = al[rr] + (cs) * B[rr] - (sn) * C[rr];                  \
+      s1 += tg[rr] * y;                                                  \
+      s2 += y * y;                                                       \
+    }                                                                    \
     out = s2 > 0.0 ? s0 - s1 * s1 / s2 : G_MAXDOUBLE;                    \
     uo = s2 > 0.0 ? s1 / s2 : 0.0;                                       \
   } G_STMT_END

@@ -28,7 +28,7 @@ job_unref (GstGpuFftPlanJob * job)
     gpufft_plan_free (job->plan);
   g_clear_error (&job->error);
   gst_gpu_fft_analysis_tables_clear (&job->tables);
-  gpufft_context_unref (job->ctx);
+  g_clear_pointer (&job->ctx, gpufft_context_unref);
   g_mutex_clear (&job->lock);
   g_cond_clear (&job->cond);
   g_free (job);
@@ -41,6 +41,10 @@ job_thread (gpointer data)
   GError *error = NULL;
   GpufftPlan *plan = gpufft_plan_new (job->ctx, &job->config, &error);
 
+  /* (the plan holds its own reference: a last one dropped here is dropped
+   * before the owner can see the job done, so that an owner that waits for
+   * it waits for the device's release too) */
+  g_clear_pointer (&job->ctx, gpufft_context_unref);
   g_mutex_lock (&job->lock);
   job->plan = plan;
   job->error = error;
@@ -121,9 +125,15 @@ job_drop (GstGpuFftPlanJob * job, gboolean wait)
 void
 gst_gpu_fft_plan_job_abandon (GstGpuFftPlanJob * job, GPtrArray * given_up)
 {
+  g_ptr_array_add (given_up, job);
+  gst_gpu_fft_plan_job_prune (given_up);
+}
+
+void
+gst_gpu_fft_plan_job_prune (GPtrArray * given_up)
+{
   guint i = 0;
 
-  g_ptr_array_add (given_up, job);
   while (i < given_up->len) {
     if (job_drop (g_ptr_array_index (given_up, i), FALSE))
       g_ptr_array_remove_index_fast (given_up, i);

@@ -40,6 +40,9 @@ gboolean gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
 void gst_gpu_fft_plan_job_abandon (GstGpuFftPlanJob * job,
     GPtrArray * given_up);
 
+/* Frees the jobs of given_up that are done, their plans with them. */
+void gst_gpu_fft_plan_job_prune (GPtrArray * given_up);
+
 /* Waits for every job in given_up and frees them, their plans with them,
  * then waits (at most timeout_ms) for the engine's own releases
  * (gpufft_wait_released): an element's finalize, so that no thread keeps
