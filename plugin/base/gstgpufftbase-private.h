@@ -54,6 +54,8 @@ gboolean gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
 void gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
     gpointer user_data);
 gboolean gst_gpu_fft_base_results_drain (GstGpuFftBase * self);
+gboolean gst_gpu_fft_base_results_still_wanted (GstElement * element,
+    guint gen);
 void gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
     const gchar * what, const GError * error);
 

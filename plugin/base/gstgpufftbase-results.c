@@ -3,9 +3,11 @@
  * thread, in interval order per element, with no lock held (it takes the
  * object lock only to read the settings' reset_gen), builds the interval's
  * messages from the parameters its batch was tagged with
- * (gstgpufftmessage.c), and posts them. It owns the tag it is handed.
+ * (gstgpufftmessage.c), and hands them to the element's poster, which
+ * posts them from a thread of its own (gstgpufftposter.h: a bus handler
+ * that blocks delays this element only). It owns the tag it is handed.
  * gst_gpu_fft_base_results_drain() waits (streaming thread) until every
- * interval handed to the GPU is posted. Engine errors become one element
+ * interval handed to the GPU is posted (or the element is stopping). Engine errors become one element
  * error, from whichever thread sees them first. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -52,6 +54,8 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
   GstGpuFftBase *self = user_data;
   GstGpuFftMessageParams *p = result->tag;
   GstMessage *spectrum = NULL, *dominant = NULL;
+  gboolean compat;
+  guint gen;
 
   if (result->failed) {
     GError *error = NULL;
@@ -70,20 +74,12 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
     return;
   GST_LOG_OBJECT (self, "interval at %" GST_TIME_FORMAT ": %u frames",
       GST_TIME_ARGS (p->timestamp), result->n_frames);
-  if (p->compat) {
-    guint gen;
-
-    /* gpuspectrum: nothing measured with a geometry the application has
-     * changed since reaches it (the very next message has the new one) */
-    GST_OBJECT_LOCK (self);
-    gen = self->settings.reset_gen;
-    GST_OBJECT_UNLOCK (self);
-    if (gen != p->gen) {
-      GST_DEBUG_OBJECT (self, "interval measured before a property change: "
-          "not posted");
-      gst_gpu_fft_message_params_free (p);
-      return;
-    }
+  /* gpuspectrum: nothing measured with a geometry the application has
+   * changed since reaches it (the very next message has the new one) */
+  if (p->compat && !gst_gpu_fft_base_results_still_wanted (GST_ELEMENT (self),
+          p->gen)) {
+    gst_gpu_fft_message_params_free (p);
+    return;
   }
   if (result->n_frames > 0) {
     spectrum = gst_message_new_element (GST_OBJECT (self), p->compat ?
@@ -93,11 +89,30 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
       dominant = gst_message_new_element (GST_OBJECT (self),
           gst_gpu_fft_message_build_dominant (p, result));
   }
+  compat = p->compat;
+  gen = p->gen;
   gst_gpu_fft_message_params_free (p);
-  if (spectrum)
-    gst_element_post_message (GST_ELEMENT (self), spectrum);
-  if (dominant)
-    gst_element_post_message (GST_ELEMENT (self), dominant);
+  /* (gpuspectrum: checked again just before posting, for a change made
+   * by a bus handler of an earlier message) */
+  gst_gpu_fft_poster_push (self->poster, spectrum, dominant, compat, gen);
+}
+
+/* gpuspectrum: a message measured before the application's last property
+ * change is not posted (the poster asks just before posting) */
+gboolean
+gst_gpu_fft_base_results_still_wanted (GstElement * element, guint gen)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (element);
+  guint now;
+
+  GST_OBJECT_LOCK (self);
+  now = self->settings.reset_gen;
+  GST_OBJECT_UNLOCK (self);
+  if (now == gen)
+    return TRUE;
+  GST_DEBUG_OBJECT (self, "interval measured before a property change: "
+      "not posted");
+  return FALSE;
 }
 
 /* Waits until every interval handed to the GPU has been posted: only where
@@ -115,5 +130,6 @@ gst_gpu_fft_base_results_drain (GstGpuFftBase * self)
     g_clear_error (&error);
     return FALSE;
   }
+  gst_gpu_fft_poster_wait (self->poster);
   return TRUE;
 }

@@ -118,11 +118,28 @@ static gboolean gst_gpu_fft_base_setup (GstAudioFilter * filter,
 /* ------------------------------------------------------------------------ */
 /* class                                                                    */
 
+/* PAUSED to READY: a streaming thread that waits for the element's
+ * messages to be posted stops waiting (a synchronous bus handler that
+ * stops the pipeline from the posting thread would otherwise wait for that
+ * streaming thread); READY to PAUSED: it waits again. */
+static GstStateChangeReturn
+gst_gpu_fft_base_change_state (GstElement * element, GstStateChange transition)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (element);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gst_gpu_fft_poster_set_stopping (self->poster, TRUE);
+  else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+}
+
 static void
 gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS (klass);
   GstCaps *caps;
 
@@ -149,6 +166,8 @@ gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
   gst_audio_filter_class_add_pad_templates (filter_class, caps);
   gst_caps_unref (caps);
 
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_gpu_fft_base_change_state);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_sink_event);
@@ -175,6 +194,8 @@ gst_gpu_fft_base_init (GstGpuFftBase * self)
   self->is_live = -1;
   gst_gpu_fft_store_init (&self->store, 2, 1, FALSE);
   self->given_up_jobs = g_ptr_array_new ();
+  self->poster = gst_gpu_fft_poster_new (GST_ELEMENT (self),
+      gst_gpu_fft_base_results_still_wanted);
 }
 
 static void
@@ -194,6 +215,7 @@ gst_gpu_fft_base_finalize (GObject * object)
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "
         "%u ms", RELEASE_WAIT_MS);
   g_ptr_array_unref (self->given_up_jobs);
+  gst_gpu_fft_poster_free (self->poster);
   gst_gpu_fft_store_clear (&self->store);
   g_free (self->batch_groups);
   g_free (self->engine_groups);
@@ -309,6 +331,10 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
     gpufft_plan_free (self->plan);
     self->plan = NULL;
   }
+  /* no message of this run is posted after stop returns (the one being
+   * posted is waited for, except on its own thread: a bus handler that
+   * stops the pipeline) */
+  gst_gpu_fft_poster_stop (self->poster);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   GST_OBJECT_LOCK (self);
   ctx = self->ctx;

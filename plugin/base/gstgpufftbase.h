@@ -29,6 +29,7 @@
 #include "gstgpufftanalysis.h"
 #include "gstgpufftenums.h"
 #include "gstgpufftframing.h"
+#include "gstgpufftposter.h"
 #include "gstgpufftstore.h"
 
 G_BEGIN_DECLS
@@ -104,6 +105,7 @@ struct _GstGpuFftBase
   GpufftPlan *plan;
   /* the plan being made (gstgpufftplanjob.h); `plan` NULL meanwhile */
   struct _GstGpuFftPlanJob *plan_job;
+  GstGpuFftPoster *poster;      /* posts the messages (gstgpufftposter.h) */
   GPtrArray *given_up_jobs;     /* plan jobs given up, until their threads
                                  * are done (gstgpufftplanjob.h) */
   /* live: the plan came after samples were stored; closed intervals wait

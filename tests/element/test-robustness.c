@@ -200,9 +200,9 @@ GST_START_TEST (test_planar_without_meta)
   GST_BUFFER_PTS (bad) = 10 * GST_MSECOND;
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (bad)),
       GST_FLOW_OK);
-  out = gst_harness_pull (h);                   /* the first good buffer */
+  out = gst_harness_pull (h);   /* the first good buffer */
   gst_buffer_unref (out);
-  out = gst_harness_pull (h);                   /* the unreadable one, as is */
+  out = gst_harness_pull (h);   /* the unreadable one, as is */
   fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
   fail_unless_equals_int (map.size, 480 * 2 * 4);
   fail_unless_equals_int (map.data[100], 0x3f);
@@ -242,7 +242,7 @@ GST_START_TEST (test_gap_and_timestamp_jump)
   Msgs *m;
 
   gen_tone (x, 960, 1, 0.5, 1000, 48000, 0);
-  push_samples (h, &f, x, 720, 720, 0, FALSE);          /* 0..15 ms */
+  push_samples (h, &f, x, 720, 720, 0, FALSE);  /* 0..15 ms */
   push_samples (h, &f, x, 720, 720, GST_SECOND, FALSE); /* jump: 1 s */
   fail_unless (gst_harness_push_event (h,
           gst_event_new_gap (GST_SECOND + 15 * GST_MSECOND,
@@ -386,7 +386,7 @@ GST_START_TEST (test_renegotiation)
 {
   RefConfig ca = { 512, 256, REF_HANN, FALSE, 48000, 50 * GST_MSECOND };
   RefConfig cb = { 512, 256, REF_HANN, FALSE, 32000, 50 * GST_MSECOND };
-  Fmt fa = { "F32LE", 48000, 1, FALSE }, fb = { "S16LE", 32000, 2, FALSE};
+  Fmt fa = { "F32LE", 48000, 1, FALSE }, fb = { "S16LE", 32000, 2, FALSE };
   gsize na = 6000, nb = 4800, i;
   gdouble *xa = test_signal (na, 48000), *xb = g_new0 (gdouble, nb * 2);
   gdouble *b0 = g_new (gdouble, nb), *b1 = g_new (gdouble, nb);
@@ -705,8 +705,7 @@ GST_START_TEST (test_property_roundtrip)
 
   for (i = 0; i < G_N_ELEMENTS (defaults); i++) {
     GValue want = G_VALUE_INIT, got = G_VALUE_INIT;
-    ps = g_object_class_find_property (G_OBJECT_GET_CLASS (el),
-        defaults[i][0]);
+    ps = g_object_class_find_property (G_OBJECT_GET_CLASS (el), defaults[i][0]);
     fail_unless (ps != NULL, "no property %s", defaults[i][0]);
     g_value_init (&want, ps->value_type);
     g_value_init (&got, ps->value_type);
@@ -793,8 +792,7 @@ GST_START_TEST (test_device_index_out_of_range)
 
   g_object_set (el, "device-index", 99, NULL);
   m = start_must_fail (el, GST_STATE_PAUSED);
-  g_print ("device-index 99: %s\n", (gchar *) g_ptr_array_index (m->errors,
-          0));
+  g_print ("device-index 99: %s\n", (gchar *) g_ptr_array_index (m->errors, 0));
   fail_unless (any_contains (m->errors, "device"));
   fail_unless (any_contains (m->errors, "99"));
   start_failed_free (el, m);
@@ -940,10 +938,9 @@ stop_handler (GstBus * bus, GstMessage * msg, gpointer data)
  * (NULL) from a synchronous handler of the element's message. It used to
  * print a critical and leak the plan; now the plan is freed by the
  * engine's own thread, and the pipeline plays again afterwards (the test
- * runs with G_DEBUG=fatal-criticals). A live source: a non-live one can
- * still deadlock there (its streaming thread waits for a slot that the
- * handler's thread would free). */
-GST_START_TEST (test_stop_from_sync_handler)
+ * runs with G_DEBUG=fatal-criticals). Live and not live. */
+static void
+stop_from_sync_handler (gboolean live)
 {
   StopCtx ctx = { NULL };
   GstBus *bus;
@@ -951,9 +948,13 @@ GST_START_TEST (test_stop_from_sync_handler)
   gint64 end;
   gint round;
 
-  ctx.pipe = gst_parse_launch ("audiotestsrc is-live=true "
+  gchar *desc = g_strdup_printf ("audiotestsrc is-live=%s "
       "samplesperbuffer=480 ! audio/x-raw,rate=48000,channels=2 ! "
-      "gpufftspectrum interval=10000000 fft-size=256 ! fakesink", NULL);
+      "gpufftspectrum interval=10000000 fft-size=256 ! fakesink",
+      live ? "true" : "false");
+
+  ctx.pipe = gst_parse_launch (desc, NULL);
+  g_free (desc);
   g_mutex_init (&ctx.lock);
   g_cond_init (&ctx.cond);
   bus = gst_element_get_bus (ctx.pipe);
@@ -980,6 +981,117 @@ GST_START_TEST (test_stop_from_sync_handler)
   gst_object_unref (ctx.pipe);
   g_mutex_clear (&ctx.lock);
   g_cond_clear (&ctx.cond);
+}
+
+
+GST_START_TEST (test_stop_from_sync_handler)
+{
+  stop_from_sync_handler (TRUE);
+}
+
+GST_END_TEST;
+
+/* The same with a source that is not live: its streaming thread waits for
+ * the element's messages at times (ordering), and the handler that stops
+ * the pipeline runs on the thread that posts them; the stop lets that wait
+ * go (it deadlocked while the messages were posted by the device's
+ * completion thread, which the streaming thread also waited for). */
+GST_START_TEST (test_stop_from_sync_handler_not_live)
+{
+  stop_from_sync_handler (FALSE);
+}
+
+GST_END_TEST;
+
+/* ---- one application's slow bus handler and another's stream ---------- */
+
+typedef struct
+{
+  guint slow_messages;
+} SlowCtx;
+
+static GstBusSyncReply
+slow_handler (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  SlowCtx *c = data;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT) {
+    g_atomic_int_inc (&c->slow_messages);
+    g_usleep (400 * 1000);
+  }
+  return GST_BUS_PASS;
+}
+
+/* Two live pipelines on one device: A's synchronous bus handler takes
+ * 0.4 s per element message (10 a second come). B's messages keep coming
+ * on time, none of B's intervals is dropped, and A's own messages are all
+ * posted in order, late, until A stops. (While every element's messages
+ * were posted by the device's one completion thread, B got about one every
+ * 0.4 s.) */
+GST_START_TEST (test_slow_handler_isolated)
+{
+  const gchar *desc = "audiotestsrc is-live=true samplesperbuffer=480 ! "
+      "audio/x-raw,rate=48000,channels=2 ! gpufftspectrum name=a "
+      "interval=100000000 ! fakesink";
+  GstElement *pa = gst_parse_launch (desc, NULL), *pb =
+      gst_parse_launch (desc, NULL);
+  GstBus *bus_a = gst_element_get_bus (pa), *bus_b = gst_element_get_bus (pb);
+  SlowCtx c = { 0 };
+  GstMessage *msg;
+  gint64 end;
+  guint b_msgs = 0, b_warnings = 0;
+
+  fail_unless (pa != NULL && pb != NULL);
+  gst_bus_set_sync_handler (bus_a, slow_handler, &c, NULL);
+  fail_if (gst_element_set_state (pa, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (pb, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  /* 3 s of B, counted once its first message came (after its plan) */
+  end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+  while (b_msgs == 0 && g_get_monotonic_time () < end) {
+    msg = gst_bus_timed_pop_filtered (bus_b, 100 * GST_MSECOND,
+        GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR);
+    if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (gst_message_get_structure (msg), "spectrum"))
+      b_msgs++;
+    fail_if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+    g_clear_pointer (&msg, gst_message_unref);
+  }
+  fail_unless (b_msgs == 1, "B posted nothing within 30 s");
+  b_msgs = 0;
+  end = g_get_monotonic_time () + 3 * G_TIME_SPAN_SECOND;
+  while (g_get_monotonic_time () < end) {
+    msg = gst_bus_timed_pop_filtered (bus_b, 50 * GST_MSECOND,
+        GST_MESSAGE_ELEMENT | GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+    if (msg == NULL)
+      continue;
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)
+      b_warnings++;
+    else if (gst_structure_has_name (gst_message_get_structure (msg),
+            "spectrum"))
+      b_msgs++;
+    gst_message_unref (msg);
+  }
+  GST_INFO ("B: %u messages in 3 s, %u warnings; A's handler: %u", b_msgs,
+      b_warnings, g_atomic_int_get (&c.slow_messages));
+  /* 30 intervals of 100 ms; room for a slow machine, far above the ~3 a
+   * blocked completion thread let through */
+  fail_unless (b_msgs >= 24, "B: %u messages in 3 s (30 intervals)", b_msgs);
+  fail_unless_equals_int (b_warnings, 0);
+  /* A's handler ran, slowly; A's stop drops its backlog instead of
+   * waiting 0.4 s for each queued message */
+  fail_unless (g_atomic_int_get (&c.slow_messages) >= 2);
+  fail_unless_equals_int (gst_element_set_state (pb, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (pa, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_bus_set_sync_handler (bus_a, NULL, NULL, NULL);
+  gst_object_unref (bus_a);
+  gst_object_unref (bus_b);
+  gst_object_unref (pa);
+  gst_object_unref (pb);
 }
 
 GST_END_TEST;
@@ -1010,6 +1122,8 @@ robustness_suite (void)
   tcase_add_test (tc, test_device_index_out_of_range);
   tcase_add_test (tc, test_device_name);
   tcase_add_test (tc, test_stop_from_sync_handler);
+  tcase_add_test (tc, test_stop_from_sync_handler_not_live);
+  tcase_add_test (tc, test_slow_handler_isolated);
   tcase_add_test (tc, test_sync_bus_handler_no_deadlock);
   return s;
 }

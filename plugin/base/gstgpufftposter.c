@@ -1,0 +1,196 @@
+/* GstGpuFftBase: an element's messages, posted off the device's completion
+ * thread (see the header). */
+#include "gstgpufftposter.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_base_debug);
+#define GST_CAT_DEFAULT gst_gpu_fft_base_debug
+
+typedef struct
+{
+  GstMessage *message;
+  gboolean with_gen;
+  guint gen;
+} Item;
+
+struct _GstGpuFftPoster
+{
+  GstElement *element;          /* not referenced (it owns the poster) */
+  GstGpuFftPosterCheck check;
+  GMutex lock;
+  GCond idle_cond;
+  /* --- under lock --- */
+  GQueue queue;                 /* Item, in posting order */
+  gboolean posting;             /* a task of the pool is on it */
+  gboolean stopping;
+  guint dropped;                /* messages dropped from a full queue */
+};
+
+#define MAX_QUEUED 1024
+
+/* the poster whose messages this thread is posting (a bus handler that
+ * waits for its own poster would wait for itself) */
+static GPrivate current_poster;
+
+static void
+post_task (gpointer data, gpointer user_data)
+{
+  GstGpuFftPoster *p = data;
+  GstElement *element = p->element;     /* referenced by push */
+  Item *it;
+
+  g_private_set (&current_poster, p);
+  for (;;) {
+    g_mutex_lock (&p->lock);
+    it = g_queue_pop_head (&p->queue);
+    if (it == NULL) {
+      p->posting = FALSE;
+      g_cond_broadcast (&p->idle_cond);
+      g_mutex_unlock (&p->lock);
+      break;
+    }
+    g_mutex_unlock (&p->lock);
+    if (it->with_gen && p->check && !p->check (element, it->gen))
+      gst_message_unref (it->message);
+    else
+      gst_element_post_message (element, it->message);
+    g_free (it);
+  }
+  g_private_set (&current_poster, NULL);
+  /* (last: the element, and with it the poster, may go here) */
+  gst_object_unref (element);
+}
+
+static GThreadPool *
+pool_get (void)
+{
+  static GThreadPool *pool = NULL;
+
+  if (g_once_init_enter (&pool)) {
+    /* not exclusive, no limit: a thread per element that is posting, taken
+     * back by the pool when idle */
+    GThreadPool *p = g_thread_pool_new (post_task, NULL, -1, FALSE, NULL);
+
+    g_once_init_leave (&pool, p);
+  }
+  return pool;
+}
+
+static void
+item_free (gpointer data)
+{
+  Item *it = data;
+
+  gst_message_unref (it->message);
+  g_free (it);
+}
+
+static void
+queue_message (GstGpuFftPoster * p, GstMessage * m, gboolean with_gen,
+    guint gen)
+{
+  Item *it = g_new (Item, 1);
+
+  it->message = m;
+  it->with_gen = with_gen;
+  it->gen = gen;
+  g_queue_push_tail (&p->queue, it);
+}
+
+GstGpuFftPoster *
+gst_gpu_fft_poster_new (GstElement * element, GstGpuFftPosterCheck check)
+{
+  GstGpuFftPoster *p = g_new0 (GstGpuFftPoster, 1);
+
+  p->element = element;
+  p->check = check;
+  g_mutex_init (&p->lock);
+  g_cond_init (&p->idle_cond);
+  g_queue_init (&p->queue);
+  return p;
+}
+
+void
+gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
+    GstMessage * second, gboolean with_gen, guint gen)
+{
+  gboolean start;
+  GError *error = NULL;
+
+  if (first == NULL && second == NULL)
+    return;
+  g_mutex_lock (&p->lock);
+  while (g_queue_get_length (&p->queue) >= MAX_QUEUED) {
+    /* a bus handler that does not keep up: the oldest go */
+    item_free (g_queue_pop_head (&p->queue));
+    if (p->dropped++ == 0)
+      GST_WARNING_OBJECT (p->element, "the application's bus handler does "
+          "not keep up with this element's messages: the oldest are "
+          "dropped (%u queued at most)", MAX_QUEUED);
+  }
+  if (first)
+    queue_message (p, first, with_gen, gen);
+  if (second)
+    queue_message (p, second, with_gen, gen);
+  start = !p->posting;
+  p->posting = TRUE;
+  g_mutex_unlock (&p->lock);
+  if (!start)
+    return;
+  gst_object_ref (p->element);
+  if (!g_thread_pool_push (pool_get (), p, &error)) {
+    /* no thread: posted here, as before */
+    GST_WARNING_OBJECT (p->element, "no thread to post messages: %s",
+        error->message);
+    g_clear_error (&error);
+    post_task (p, NULL);
+  }
+}
+
+static void
+wait_idle (GstGpuFftPoster * p, gboolean even_stopping)
+{
+  if (g_private_get (&current_poster) == p)
+    return;
+  g_mutex_lock (&p->lock);
+  while (p->posting && (even_stopping || !p->stopping))
+    g_cond_wait (&p->idle_cond, &p->lock);
+  g_mutex_unlock (&p->lock);
+}
+
+void
+gst_gpu_fft_poster_wait (GstGpuFftPoster * p)
+{
+  wait_idle (p, FALSE);
+}
+
+void
+gst_gpu_fft_poster_stop (GstGpuFftPoster * p)
+{
+  guint dropped;
+
+  g_mutex_lock (&p->lock);
+  dropped = g_queue_get_length (&p->queue);
+  g_queue_clear_full (&p->queue, item_free);
+  g_mutex_unlock (&p->lock);
+  if (dropped > 0)
+    GST_DEBUG_OBJECT (p->element, "stopping: %u messages not posted", dropped);
+  wait_idle (p, TRUE);
+}
+
+void
+gst_gpu_fft_poster_set_stopping (GstGpuFftPoster * p, gboolean stopping)
+{
+  g_mutex_lock (&p->lock);
+  p->stopping = stopping;
+  g_cond_broadcast (&p->idle_cond);
+  g_mutex_unlock (&p->lock);
+}
+
+void
+gst_gpu_fft_poster_free (GstGpuFftPoster * p)
+{
+  g_queue_clear_full (&p->queue, item_free);
+  g_mutex_clear (&p->lock);
+  g_cond_clear (&p->idle_cond);
+  g_free (p);
+}

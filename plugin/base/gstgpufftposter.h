@@ -1,0 +1,57 @@
+/* GstGpuFftBase: an element's messages, posted off the device's completion
+ * thread.
+ *
+ * The completion thread hands each interval's messages to the element's
+ * poster and goes on; a thread of a pool shared by the process posts
+ * them, in order, one element at a time per thread. A synchronous bus
+ * handler that blocks then delays its own element's messages only: the
+ * device's work and the other elements' messages go on. One that never
+ * keeps up loses the oldest of at most 1024 queued messages (a warning
+ * says so); a stop drops what is queued.
+ *
+ * Threads: push from one thread at a time (the completion thread); wait
+ * and set_stopping from any thread; free once the element is done with
+ * it (its finalize), when no thread of the pool holds it any more (a
+ * posting thread holds a reference to the element). No lock of the poster
+ * is held while a message is posted. */
+#ifndef __GST_GPU_FFT_POSTER_H__
+#define __GST_GPU_FFT_POSTER_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS typedef struct _GstGpuFftPoster GstGpuFftPoster;
+
+/* Asked on the posting thread, just before a message pushed with a
+ * generation is posted: FALSE drops it (settings changed since it was
+ * measured, by a bus handler of an earlier message, say). */
+typedef gboolean (*GstGpuFftPosterCheck) (GstElement * element, guint gen);
+
+/* A poster for element (not referenced: it owns the poster). */
+GstGpuFftPoster *gst_gpu_fft_poster_new (GstElement * element,
+    GstGpuFftPosterCheck check);
+
+/* Queues the messages (either may be NULL; taken) to be posted in order;
+ * with_gen: each is checked against gen first. */
+void gst_gpu_fft_poster_push (GstGpuFftPoster * poster, GstMessage * first,
+    GstMessage * second, gboolean with_gen, guint gen);
+
+/* Waits until every message pushed so far is posted. Returns at once on
+ * the poster's own posting thread (a bus handler that stops its pipeline),
+ * and once the poster is stopping. */
+void gst_gpu_fft_poster_wait (GstGpuFftPoster * poster);
+
+/* The element's stop: drops the messages not posted yet and waits for the
+ * one being posted (at once on the poster's own posting thread). */
+void gst_gpu_fft_poster_stop (GstGpuFftPoster * poster);
+
+/* While stopping, waits return at once (set when the element goes from
+ * PAUSED to READY, so that a streaming thread waiting for a bus handler
+ * that stops the pipeline lets the state change through). */
+void gst_gpu_fft_poster_set_stopping (GstGpuFftPoster * poster,
+    gboolean stopping);
+
+/* Drops the messages not posted yet and frees the poster. */
+void gst_gpu_fft_poster_free (GstGpuFftPoster * poster);
+
+G_END_DECLS
+#endif /* __GST_GPU_FFT_POSTER_H__ */
