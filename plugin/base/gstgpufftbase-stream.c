@@ -43,6 +43,8 @@ gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self, guint64 sample)
  * than one buffer's worth of them, and the engine's 8 slots of this size
  * bound the plan's memory in flight. */
 #define AUTO_BATCH_BYTES (4u << 20)
+/* not live: messages queued for posting before a batch waits for them */
+#define POSTER_BACKLOG 64
 
 static guint
 auto_batch_frames (GstGpuFftBase * self,
@@ -493,6 +495,10 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   /* (live: a full device drops the batch, but for the backlog of a late
    * plan, flushed at a restart or the end: that waits for a slot) */
   batch.no_wait = self->is_live > 0 && !(flush && self->catching_up);
+
+  /* not live: the bus handler's pace, not an unbounded queue of messages */
+  if (!batch.no_wait)
+    gst_gpu_fft_poster_wait_below (self->poster, POSTER_BACKLOG);
 
   GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
       ", %u groups%s", bp->n_frames, s0, bp->n_groups,

@@ -127,11 +127,17 @@ gst_gpu_fft_base_change_state (GstElement * element, GstStateChange transition)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (element);
 
+  GstStateChangeReturn ret;
+
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gst_gpu_fft_poster_set_stopping (self->poster, TRUE);
   else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
     gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
-  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (ret == GST_STATE_CHANGE_FAILURE
+      && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
+  return ret;
 }
 
 static void
@@ -454,8 +460,14 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
 
   switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      /* a streaming thread waiting for the messages lets go */
+      gst_gpu_fft_poster_set_flushing (self->poster, TRUE);
+      break;
     case GST_EVENT_EOS:
     case GST_EVENT_FLUSH_STOP:
+      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+        gst_gpu_fft_poster_set_flushing (self->poster, FALSE);
       /* every interval's messages are posted before these go on */
       if (self->running) {
         gst_gpu_fft_base_settings_read_live (self);

@@ -22,6 +22,7 @@ struct _GstGpuFftPoster
   GQueue queue;                 /* Item, in posting order */
   gboolean posting;             /* a task of the pool is on it */
   gboolean stopping;
+  gboolean flushing;
   guint dropped;                /* messages dropped from a full queue */
 };
 
@@ -48,6 +49,7 @@ post_task (gpointer data, gpointer user_data)
       g_mutex_unlock (&p->lock);
       break;
     }
+    g_cond_broadcast (&p->idle_cond);   /* (wait_below) */
     g_mutex_unlock (&p->lock);
     if (it->with_gen && p->check && !p->check (element, it->gen))
       gst_message_unref (it->message);
@@ -137,30 +139,40 @@ gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
   if (!start)
     return;
   gst_object_ref (p->element);
+  /* (on failure the task stays queued in the pool, for its next thread) */
   if (!g_thread_pool_push (pool_get (), p, &error)) {
-    /* no thread: posted here, as before */
-    GST_WARNING_OBJECT (p->element, "no thread to post messages: %s",
+    GST_WARNING_OBJECT (p->element, "no thread to post messages yet: %s",
         error->message);
     g_clear_error (&error);
-    post_task (p, NULL);
   }
-}
-
-static void
-wait_idle (GstGpuFftPoster * p, gboolean even_stopping)
-{
-  if (g_private_get (&current_poster) == p)
-    return;
-  g_mutex_lock (&p->lock);
-  while (p->posting && (even_stopping || !p->stopping))
-    g_cond_wait (&p->idle_cond, &p->lock);
-  g_mutex_unlock (&p->lock);
 }
 
 void
 gst_gpu_fft_poster_wait (GstGpuFftPoster * p)
 {
-  wait_idle (p, FALSE);
+  gst_gpu_fft_poster_wait_below (p, 1);
+}
+
+void
+gst_gpu_fft_poster_wait_below (GstGpuFftPoster * p, guint n)
+{
+  if (g_private_get (&current_poster) == p)
+    return;
+  g_mutex_lock (&p->lock);
+  /* (n == 1: until the one being posted is done too) */
+  while (p->posting && !p->stopping && !p->flushing
+      && (n <= 1 || g_queue_get_length (&p->queue) >= n))
+    g_cond_wait (&p->idle_cond, &p->lock);
+  g_mutex_unlock (&p->lock);
+}
+
+void
+gst_gpu_fft_poster_set_flushing (GstGpuFftPoster * p, gboolean flushing)
+{
+  g_mutex_lock (&p->lock);
+  p->flushing = flushing;
+  g_cond_broadcast (&p->idle_cond);
+  g_mutex_unlock (&p->lock);
 }
 
 void
@@ -174,7 +186,15 @@ gst_gpu_fft_poster_stop (GstGpuFftPoster * p)
   g_mutex_unlock (&p->lock);
   if (dropped > 0)
     GST_DEBUG_OBJECT (p->element, "stopping: %u messages not posted", dropped);
-  wait_idle (p, TRUE);
+  /* (not on a posting thread: a bus handler stopping the pipeline, whose
+   * set_state may wait for another element's handler, and that one for
+   * this state change) */
+  if (g_private_get (&current_poster) != NULL)
+    return;
+  g_mutex_lock (&p->lock);
+  while (p->posting)
+    g_cond_wait (&p->idle_cond, &p->lock);
+  g_mutex_unlock (&p->lock);
 }
 
 void

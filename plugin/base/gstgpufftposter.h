@@ -40,8 +40,19 @@ void gst_gpu_fft_poster_push (GstGpuFftPoster * poster, GstMessage * first,
  * and once the poster is stopping. */
 void gst_gpu_fft_poster_wait (GstGpuFftPoster * poster);
 
+/* Waits while n or more messages are queued (a stream that is not live
+ * waits for its bus handler instead of queueing without bound); returns
+ * as gst_gpu_fft_poster_wait() does. */
+void gst_gpu_fft_poster_wait_below (GstGpuFftPoster * poster, guint n);
+
+/* From FLUSH_START to FLUSH_STOP, waits return at once (a flushing seek
+ * lets the streaming thread go). */
+void gst_gpu_fft_poster_set_flushing (GstGpuFftPoster * poster,
+    gboolean flushing);
+
 /* The element's stop: drops the messages not posted yet and waits for the
- * one being posted (at once on the poster's own posting thread). */
+ * one being posted (not on a posting thread: a bus handler stopping its
+ * pipeline). */
 void gst_gpu_fft_poster_stop (GstGpuFftPoster * poster);
 
 /* While stopping, waits return at once (set when the element goes from

@@ -1059,6 +1059,15 @@ GST_START_TEST (test_slow_handler_isolated)
     g_clear_pointer (&msg, gst_message_unref);
   }
   fail_unless (b_msgs == 1, "B posted nothing within 30 s");
+  /* and A's plan is made too (its compile would take B's CPU on a CPU
+   * device) */
+  while (g_atomic_int_get (&c.slow_messages) == 0
+      && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  fail_unless (g_atomic_int_get (&c.slow_messages) > 0,
+      "A posted nothing within 30 s");
+  while ((msg = gst_bus_pop (bus_b)) != NULL)
+    gst_message_unref (msg);
   b_msgs = 0;
   end = g_get_monotonic_time () + 3 * G_TIME_SPAN_SECOND;
   while (g_get_monotonic_time () < end) {
