@@ -43,8 +43,7 @@ gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self, guint64 sample)
  * than one buffer's worth of them, and the engine's 8 slots of this size
  * bound the plan's memory in flight. */
 #define AUTO_BATCH_BYTES (4u << 20)
-/* not live: messages queued for posting before a batch waits for them */
-#define POSTER_BACKLOG 64
+
 
 static guint
 auto_batch_frames (GstGpuFftBase * self,
@@ -496,9 +495,12 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
    * plan, flushed at a restart or the end: that waits for a slot) */
   batch.no_wait = self->is_live > 0 && !(flush && self->catching_up);
 
-  /* not live: the bus handler's pace, not an unbounded queue of messages */
+  /* not live: the messages of earlier batches are posted first, as when
+   * the device's completion thread posted them (a bus handler that is
+   * slow holds the stream, and its property changes apply at the next
+   * batch) */
   if (!batch.no_wait)
-    gst_gpu_fft_poster_wait_below (self->poster, POSTER_BACKLOG);
+    gst_gpu_fft_poster_wait (self->poster);
 
   GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
       ", %u groups%s", bp->n_frames, s0, bp->n_groups,

@@ -49,7 +49,6 @@ post_task (gpointer data, gpointer user_data)
       g_mutex_unlock (&p->lock);
       break;
     }
-    g_cond_broadcast (&p->idle_cond);   /* (wait_below) */
     g_mutex_unlock (&p->lock);
     if (it->with_gen && p->check && !p->check (element, it->gen))
       gst_message_unref (it->message);
@@ -150,18 +149,10 @@ gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
 void
 gst_gpu_fft_poster_wait (GstGpuFftPoster * p)
 {
-  gst_gpu_fft_poster_wait_below (p, 1);
-}
-
-void
-gst_gpu_fft_poster_wait_below (GstGpuFftPoster * p, guint n)
-{
   if (g_private_get (&current_poster) == p)
     return;
   g_mutex_lock (&p->lock);
-  /* (n == 1: until the one being posted is done too) */
-  while (p->posting && !p->stopping && !p->flushing
-      && (n <= 1 || g_queue_get_length (&p->queue) >= n))
+  while (p->posting && !p->stopping && !p->flushing)
     g_cond_wait (&p->idle_cond, &p->lock);
   g_mutex_unlock (&p->lock);
 }

@@ -5,12 +5,12 @@
  * poster and goes on; a thread of a pool shared by the process posts
  * them, in order, one element at a time per thread. A synchronous bus
  * handler that blocks then delays its own element's messages only: the
- * device's work and the other elements' messages go on. One that never
- * keeps up loses the oldest of at most 1024 queued messages (a warning
- * says so); a stop drops what is queued.
+ * device's work and the other elements' messages go on. A stream that is
+ * not live waits for it before each batch (gst_gpu_fft_poster_wait); on a
+ * live one a handler that never keeps up loses the oldest of at most 1024
+ * queued messages (a warning says so). A stop drops what is queued.
  *
- * Threads: push from one thread at a time (the completion thread); wait
- * and set_stopping from any thread; free once the element is done with
+ * Threads: push, wait, stop and the flags from any thread; free once the element is done with
  * it (its finalize), when no thread of the pool holds it any more (a
  * posting thread holds a reference to the element). No lock of the poster
  * is held while a message is posted. */
@@ -39,11 +39,6 @@ void gst_gpu_fft_poster_push (GstGpuFftPoster * poster, GstMessage * first,
  * the poster's own posting thread (a bus handler that stops its pipeline),
  * and once the poster is stopping. */
 void gst_gpu_fft_poster_wait (GstGpuFftPoster * poster);
-
-/* Waits while n or more messages are queued (a stream that is not live
- * waits for its bus handler instead of queueing without bound); returns
- * as gst_gpu_fft_poster_wait() does. */
-void gst_gpu_fft_poster_wait_below (GstGpuFftPoster * poster, guint n);
 
 /* From FLUSH_START to FLUSH_STOP, waits return at once (a flushing seek
  * lets the streaming thread go). */
