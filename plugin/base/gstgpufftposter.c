@@ -27,6 +27,7 @@ struct _GstGpuFftPoster
 };
 
 #define MAX_QUEUED 1024
+#define MAX_UNUSED_THREADS 32
 
 /* the poster whose messages this thread is posting (a bus handler that
  * waits for its own poster would wait for itself) */
@@ -70,6 +71,13 @@ pool_get (void)
     /* not exclusive, no limit: a thread per element that is posting, taken
      * back by the pool when idle */
     GThreadPool *p = g_thread_pool_new (post_task, NULL, -1, FALSE, NULL);
+    gint unused = g_thread_pool_get_max_unused_threads ();
+
+    /* idle threads are kept rather than ended and started again for every
+     * interval's messages (a thread's start is most of a message's cost
+     * then; the limit is GLib's, shared by its non-exclusive pools) */
+    if (unused >= 0 && unused < MAX_UNUSED_THREADS)
+      g_thread_pool_set_max_unused_threads (MAX_UNUSED_THREADS);
 
     g_once_init_leave (&pool, p);
   }
