@@ -94,7 +94,11 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
   gst_gpu_fft_message_params_free (p);
   /* (gpuspectrum: checked again just before posting, for a change made
    * by a bus handler of an earlier message) */
-  gst_gpu_fft_poster_push (self->poster, spectrum, dominant, compat, gen);
+  /* (not live: the streaming thread waits for the poster before each
+   * batch, so nothing is dropped; is_live is the streaming thread's, set
+   * before any batch) */
+  gst_gpu_fft_poster_push (self->poster, spectrum, dominant, compat, gen,
+      self->is_live > 0);
 }
 
 /* gpuspectrum: a message measured before the application's last property

@@ -120,7 +120,7 @@ gst_gpu_fft_poster_new (GstElement * element, GstGpuFftPosterCheck check)
 
 void
 gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
-    GstMessage * second, gboolean with_gen, guint gen)
+    GstMessage * second, gboolean with_gen, guint gen, gboolean bounded)
 {
   gboolean start;
   GError *error = NULL;
@@ -128,7 +128,7 @@ gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
   if (first == NULL && second == NULL)
     return;
   g_mutex_lock (&p->lock);
-  while (g_queue_get_length (&p->queue) >= MAX_QUEUED) {
+  while (bounded && g_queue_get_length (&p->queue) >= MAX_QUEUED) {
     /* a bus handler that does not keep up: the oldest go */
     item_free (g_queue_pop_head (&p->queue));
     if (p->dropped++ == 0)

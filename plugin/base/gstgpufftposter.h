@@ -31,9 +31,10 @@ GstGpuFftPoster *gst_gpu_fft_poster_new (GstElement * element,
     GstGpuFftPosterCheck check);
 
 /* Queues the messages (either may be NULL; taken) to be posted in order;
- * with_gen: each is checked against gen first. */
+ * with_gen: each is checked against gen first; bounded (a live stream): at
+ * most 1024 wait, the oldest are dropped beyond. */
 void gst_gpu_fft_poster_push (GstGpuFftPoster * poster, GstMessage * first,
-    GstMessage * second, gboolean with_gen, guint gen);
+    GstMessage * second, gboolean with_gen, guint gen, gboolean bounded);
 
 /* Waits until every message pushed so far is posted. Returns at once on
  * the poster's own posting thread (a bus handler that stops its pipeline),
