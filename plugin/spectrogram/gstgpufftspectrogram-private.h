@@ -95,10 +95,14 @@ struct _GstGpuFftSpectrogram
   GstGpuFftFreqAxis axis;
   guint fft_size, frame_hop, column_hop, n_values, max_columns;
 
-  /* audio: the padded stream (fft_size / 2 zeros, then the samples) from
+  /* audio: the padded stream (fft_size / 2 mirrored samples, then the
+   * samples) from
    * padded sample fifo_origin on, interleaved raw samples */
   GByteArray *fifo;
   guint64 fifo_origin;
+  /* the start's pad (fft_size / 2 samples before the first) is not
+   * written yet: it mirrors the first samples once they came */
+  gboolean pad_pending;
   guint64 next_frame;           /* next analysis frame to submit */
   guint64 next_column;          /* column of the open (or next) group */
   guint open_frames;            /* frames of that column submitted so far */

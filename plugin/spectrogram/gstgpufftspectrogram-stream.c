@@ -1,9 +1,12 @@
 /* gpufftspectrogram: the streaming path (streaming thread only).
  *
  *   audio buffer -> FIFO of interleaved raw samples (planar input is
- *   interleaved here), the stream padded with fft_size / 2 zeros at its
+ *   interleaved here), the stream padded with fft_size / 2 samples at its
  *   start (and at EOS its end) so that analysis frame k is centred on
- *   sample k * frame_hop
+ *   sample k * frame_hop: the stream's first (last) samples mirrored, so
+ *   that a steady tone goes on steadily through the pad instead of
+ *   starting and stopping there (zeros drew a bright column of leakage at
+ *   each edge)
  *   -> for each video frame f, once its last sample S(f+1) came: the
  *   analysis frames complete by then go to the engine plan in batches, one
  *   group per waterfall column (column j: frames kf(j) .. kf(j+1) - 1,
@@ -70,6 +73,7 @@ gst_gpu_fft_spectrogram_stream_reset (GstGpuFftSpectrogram * self)
   if (self->columns)
     g_array_set_size (self->columns, 0);
   self->fifo_origin = 0;
+  self->pad_pending = FALSE;
   self->next_frame = 0;
   self->next_column = 0;
   self->open_frames = 0;
@@ -356,6 +360,7 @@ ensure_state (GstGpuFftSpectrogram * self)
     g_byte_array_set_size (self->fifo, 0);
     g_array_set_size (self->columns, 0);
     self->fifo_origin = 0;
+    self->pad_pending = FALSE;
     self->next_frame = 0;
     self->next_column = 0;
     self->columns_rendered = 0;
@@ -389,6 +394,104 @@ fifo_append_zeros (GstGpuFftSpectrogram * self, guint64 n)
 
   g_byte_array_set_size (self->fifo, len + add);
   memset (self->fifo->data + len, 0, add);
+}
+
+/* One raw sample of the FIFO's format as a double, and back (integers
+ * rounded and clamped). */
+static gdouble
+sample_get (GstAudioFormat f, const guint8 * p)
+{
+  switch (f) {
+    case GST_AUDIO_FORMAT_S16LE:
+      return (gint16) GST_READ_UINT16_LE (p);
+    case GST_AUDIO_FORMAT_S24LE:
+      return ((gint32) (GST_READ_UINT24_LE (p) << 8)) >> 8;
+    case GST_AUDIO_FORMAT_S32LE:
+      return (gint32) GST_READ_UINT32_LE (p);
+    case GST_AUDIO_FORMAT_F32LE:
+      return GST_READ_FLOAT_LE (p);
+    default:
+      return GST_READ_DOUBLE_LE (p);
+  }
+}
+
+static void
+sample_set (GstAudioFormat f, guint8 * p, gdouble v)
+{
+  switch (f) {
+    case GST_AUDIO_FORMAT_S16LE:
+      GST_WRITE_UINT16_LE (p, (guint16) (gint16) CLAMP (round (v), -32768,
+              32767));
+      break;
+    case GST_AUDIO_FORMAT_S24LE:
+      GST_WRITE_UINT24_LE (p, (guint32) (gint32) CLAMP (round (v), -8388608,
+              8388607));
+      break;
+    case GST_AUDIO_FORMAT_S32LE:
+      GST_WRITE_UINT32_LE (p, (guint32) (gint32) CLAMP (round (v),
+              -2147483648.0, 2147483647.0));
+      break;
+    case GST_AUDIO_FORMAT_F32LE:
+      GST_WRITE_FLOAT_LE (p, (gfloat) v);
+      break;
+    default:
+      GST_WRITE_DOUBLE_LE (p, v);
+      break;
+  }
+}
+
+/* Padded sample `to` = 2 e - (padded sample `from`), e the edge sample at
+ * padded index `edge`, channel by channel: the stream reflected through
+ * its edge point, so that its value and slope go on through the pad (a
+ * mirror kept the value only: its kink still drew a column of leakage). */
+static void
+reflect_sample (GstGpuFftSpectrogram * self, guint64 to, guint64 from,
+    guint64 edge)
+{
+  GstAudioFormat f = GST_AUDIO_INFO_FORMAT (&self->ainfo);
+  guint bps = GST_AUDIO_INFO_BPF (&self->ainfo) /
+      GST_AUDIO_INFO_CHANNELS (&self->ainfo);
+  guint c;
+
+  for (c = 0; c < (guint) GST_AUDIO_INFO_CHANNELS (&self->ainfo); c++) {
+    gdouble e = sample_get (f, fifo_at (self, edge) + c * bps);
+    gdouble x = sample_get (f, fifo_at (self, from) + c * bps);
+
+    sample_set (f, fifo_at (self, to) + c * bps, 2 * e - x);
+  }
+}
+
+/* Writes the start's pad: padded sample h - k (h = fft_size / 2) is the
+ * stream's sample k reflected through sample 0, k = 1 .. h, where the
+ * stream has it (zeros otherwise). The FIFO still holds the pad and the
+ * first samples. */
+static void
+fifo_mirror_start (GstGpuFftSpectrogram * self)
+{
+  guint64 h = self->fft_size / 2, k;
+
+  for (k = 1; k <= h && k < self->samples; k++)
+    reflect_sample (self, h - k, h + k, h);
+  self->pad_pending = FALSE;
+}
+
+/* Appends the end's pad: sample n - 1 - k of the stream reflected through
+ * its last sample, k = 1 .. h (n samples so far), where the FIFO still
+ * has it (zeros otherwise). */
+static void
+fifo_append_mirror_end (GstGpuFftSpectrogram * self)
+{
+  guint64 h = self->fft_size / 2, n = self->samples, k;
+  guint64 last = h + n - 1;     /* padded index of the last sample */
+
+  fifo_append_zeros (self, h);
+  if (n == 0 || last < self->fifo_origin)
+    return;
+  for (k = 1; k <= h; k++) {
+    if (k + 1 > n || last - k < self->fifo_origin)
+      break;
+    reflect_sample (self, last + k, last - k, last);
+  }
 }
 
 static guint64
@@ -772,10 +875,18 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
     self->samples = 0;
     self->video_frame = 0;
   }
-  if (self->fifo_origin == 0 && self->next_frame == 0 && self->fifo->len == 0)
+  if (self->fifo_origin == 0 && self->next_frame == 0 && self->fifo->len == 0) {
     fifo_append_zeros (self, self->fft_size / 2);
+    self->pad_pending = TRUE;
+  }
   fifo_append (self, buf, n);
   self->samples += n;
+  if (self->pad_pending) {
+    /* (no frame reads the pad before its mirror is complete) */
+    if (self->samples <= self->fft_size / 2)
+      return GST_FLOW_OK;
+    fifo_mirror_start (self);
+  }
   return render_due (self);
 }
 
@@ -788,6 +899,8 @@ gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self)
   if (!self->plan || !self->render || !self->fifo
       || !GST_CLOCK_TIME_IS_VALID (self->t0))
     return GST_FLOW_OK;
+  if (self->pad_pending)
+    fifo_mirror_start (self);
   ret = render_due (self);
   if (ret != GST_FLOW_OK)
     return ret;
@@ -795,8 +908,8 @@ gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self)
   if (self->samples <= start)
     return GST_FLOW_OK;
   /* the samples after the last whole frame: one shorter frame, with the
-   * columns up to the last sample (the stream padded with zeros) */
-  fifo_append_zeros (self, self->fft_size / 2);
+   * columns up to the last sample (the stream's end mirrored) */
+  fifo_append_mirror_end (self);
   if (!analyse (self, self->fft_size / 2 + self->samples +
           self->fft_size / 2, TRUE))
     return GST_FLOW_ERROR;

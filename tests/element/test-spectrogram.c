@@ -319,6 +319,71 @@ GST_END_TEST;
 
 /* A linear sweep from 2 to 14 kHz over 2 s draws a line rising by
  * (df/dt) (column_hop / rate) H / (hi - lo) rows per column. */
+/* rows of a grey column at or above -80 dB (min-db -100, max-db 0) */
+static guint
+rows_above_80 (const guint8 * v, guint wh)
+{
+  guint r, n = 0;
+
+  for (r = 0; r < wh; r++)
+    if (v[r] >= expected_gray (-80, -100, 0))
+      n++;
+  return n;
+}
+
+/* A steady tone's first and last columns (the stream's edges, where the
+ * analysis frames reach past the audio). With the stream padded by zeros
+ * the tone started and stopped abruptly there: the first column lit 157 of
+ * 368 rows at or above -80 dB against 5 in the middle (a mirror, 140).
+ * Reflected through its edge sample (value and slope go on) it lights 46:
+ * fewer than 60 here; the last column as the middle ones. */
+GST_START_TEST (test_edge_columns)
+{
+  const gchar *props[] = { "frequency-axis", "linear", "fft-size", "4096",
+    "colormap", "grayscale", "min-db", "-100", "max-db", "0", NULL
+  };
+  gdouble *x = tone (RATE, 0.5, 85 * DF + 0.37 * DF);
+  Pictures *p = render ("video/x-raw, format=RGBA, width=640, height=400, "
+      "framerate=10/1", props, x, RATE);
+  guint wh = lay (p, "waterfall-height"), ww = lay (p, "waterfall-width");
+  guint age, first = 0, mid, n_last, n_first, n_mid;
+  guint8 *v;
+
+  /* the oldest column of the stream: the last one with the tone's row */
+  for (age = 0; age < ww; age++) {
+    guint8 *c = gray_column (p, age);
+    guint r, top = 0;
+
+    for (r = 0; r < wh; r++)
+      top = MAX (top, c[r]);
+    g_free (c);
+    if (top < expected_gray (-30, -100, 0))
+      break;
+    first = age;
+  }
+  fail_unless (first >= 20, "only %u columns of tone", first + 1);
+  mid = first / 2;
+  v = gray_column (p, 0);
+  n_last = rows_above_80 (v, wh);
+  g_free (v);
+  v = gray_column (p, first);
+  n_first = rows_above_80 (v, wh);
+  g_free (v);
+  v = gray_column (p, mid);
+  n_mid = rows_above_80 (v, wh);
+  g_free (v);
+  GST_INFO ("rows at or above -80 dB: first column %u, middle %u, last %u "
+      "(of %u; %u columns)", n_first, n_mid, n_last, wh, first + 1);
+  fail_unless (n_first < 60, "first column: %u rows above -80 dB, middle "
+      "%u", n_first, n_mid);
+  fail_unless (n_last <= 2 * n_mid + 4, "last column: %u rows above "
+      "-80 dB, middle %u", n_last, n_mid);
+  pictures_free (p);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_chirp_slope)
 {
   const gchar *props[] = { "fft-size", "1024", "colormap", "grayscale",
@@ -977,6 +1042,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_tone_row_mel);
   tcase_add_test (tc, test_tone_row_octave);
   tcase_add_test (tc, test_chirp_slope);
+  tcase_add_test (tc, test_edge_columns);
   tcase_add_test (tc, test_silence_floor);
   tcase_add_test (tc, test_two_tone_colours);
   tcase_add_test (tc, test_tick_labels);
