@@ -10,8 +10,9 @@
  * shorter frame. Waterfall column j shows the spectrum centred on sample
  * j * column_hop (rate * time-span / columns, rounded): the mean power of
  * the analysis frames (fft-size long, frame_hop = min (column_hop,
- * fft-size (1 - overlap)) apart, the stream padded with fft-size / 2 zeros
- * at the start) whose centres fall within half a column of it. A frame
+ * fft-size (1 - overlap)) apart, the stream padded with fft-size / 2
+ * samples at the start, the stream reflected through its first sample)
+ * whose centres fall within half a column of it. A frame
  * shows every column complete by its end (the newest at the right edge).
  *
  * Levels: dB re a full-scale sine (a sine of amplitude A reads 20 log10 A

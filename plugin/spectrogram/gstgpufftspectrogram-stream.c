@@ -456,8 +456,10 @@ reflect_sample (GstGpuFftSpectrogram * self, guint64 to, guint64 from,
   for (c = 0; c < (guint) GST_AUDIO_INFO_CHANNELS (&self->ainfo); c++) {
     gdouble e = sample_get (f, fifo_at (self, edge) + c * bps);
     gdouble x = sample_get (f, fifo_at (self, from) + c * bps);
+    gdouble y = 2 * e - x;
 
-    sample_set (f, fifo_at (self, to) + c * bps, 2 * e - x);
+    /* (a non-finite sample spreads no further than the edge's own) */
+    sample_set (f, fifo_at (self, to) + c * bps, isfinite (y) ? y : e);
   }
 }
 
@@ -794,7 +796,10 @@ render_due (GstGpuFftSpectrogram * self)
       && frame_start (self, self->video_frame + 1) <= self->samples) {
     guint64 f = self->video_frame;
 
-    if (!analyse (self, self->fft_size / 2 + frame_start (self, f + 1), FALSE))
+    /* (no analysis frame reads the start's pad before it is written; none
+     * is complete before then but when exactly fft_size / 2 samples came) */
+    if (!self->pad_pending && !analyse (self, self->fft_size / 2 +
+            frame_start (self, f + 1), FALSE))
       return GST_FLOW_ERROR;
     ret = render_frame (self, f, frame_pts (self, f + 1) - frame_pts (self, f));
     self->video_frame++;
@@ -881,12 +886,8 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
   }
   fifo_append (self, buf, n);
   self->samples += n;
-  if (self->pad_pending) {
-    /* (no frame reads the pad before its mirror is complete) */
-    if (self->samples <= self->fft_size / 2)
-      return GST_FLOW_OK;
+  if (self->pad_pending && self->samples > self->fft_size / 2)
     fifo_mirror_start (self);
-  }
   return render_due (self);
 }
 
