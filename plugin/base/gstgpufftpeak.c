@@ -182,16 +182,94 @@ static const gdouble grid_cos[16] =
   0.38268343236509, 0.7071067811865474, 0.9238795325112865
 };
 
+/* Golden-section search for the minimum of f on [lo, hi]: iters steps
+ * after the two first points; every point is compared with *best (a
+ * smaller value replaces *best, its abscissa *best_x and its *best_u). */
+typedef gdouble (*Objective) (gconstpointer data, gdouble x, gdouble * u);
+
+static void
+golden_min (Objective f, gconstpointer data, gdouble lo, gdouble hi,
+    guint iters, gdouble * best, gdouble * best_x, gdouble * best_u)
+{
+  const gdouble gr = 0.6180339887498949;
+  gdouble x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo), u1, u2;
+  gdouble v1 = f (data, x1, &u1), v2 = f (data, x2, &u2);
+  guint i;
+
+  for (i = 0; i < iters; i++) {
+    if (v1 < v2) {
+      hi = x2;
+      x2 = x1;
+      v2 = v1;
+      u2 = u1;
+      x1 = hi - gr * (hi - lo);
+      v1 = f (data, x1, &u1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      v1 = v2;
+      u1 = u2;
+      x2 = lo + gr * (hi - lo);
+      v2 = f (data, x2, &u2);
+    }
+    if (v1 < *best) {
+      *best = v1;
+      *best_x = x1;
+      *best_u = u1;
+    }
+    if (v2 < *best) {
+      *best = v2;
+      *best_x = x2;
+      *best_u = u2;
+    }
+  }
+}
+
+/* The phase fit at one frequency: y_r (chi) = al_r + cos chi B_r - sin chi
+ * C_r (B and C times |Gamma|) against the measured t_r, s0 = sum t^2. */
+typedef struct
+{
+  gdouble al[3], B[3], C[3], tg[3], s0;
+} PhaseFit;
+
+/* min over u of sum (t - u y)^2 = sum t^2 - (sum t y)^2 / sum y^2 at the
+ * phase whose cosine and sine are cs, sn (the residuals summed directly:
+ * an expansion in cos chi and sin chi cancels badly where the image
+ * cancels the tone); *u the best u */
+static gdouble
+phase_misfit (const PhaseFit * pf, gdouble cs, gdouble sn, gdouble * u)
+{
+  gdouble s1 = 0.0, s2 = 0.0;
+  gint r;
+
+  for (r = 0; r < 3; r++) {
+    gdouble y = pf->al[r] + cs * pf->B[r] - sn * pf->C[r];
+
+    s1 += pf->tg[r] * y;
+    s2 += y * y;
+  }
+  *u = s2 > 0.0 ? s1 / s2 : 0.0;
+  return s2 > 0.0 ? pf->s0 - s1 * s1 / s2 : G_MAXDOUBLE;
+}
+
+static gdouble
+phase_objective (gconstpointer pf, gdouble chi, gdouble * u)
+{
+  return phase_misfit (pf, cos (chi), sin (chi), u);
+}
+
 /* relative residual of the best amplitude/phase at f; *u the amplitude
  * term A^2/4 (in the units of c / |W|^2) */
 static gdouble
 coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
 {
-  gdouble al[3], B[3], C[3], tg[3], g, best = G_MAXDOUBLE, best_u = 0.0;
-  gdouble lo, hi, cmax = MAX (MAX (m->c[0], m->c[1]), m->c[2]);
-  const gdouble gr = 0.6180339887498949;
+  PhaseFit pf;
+  gdouble g, best = G_MAXDOUBLE, best_u = 0.0, best_chi = 0.0;
+  gdouble lo, cmax = MAX (MAX (m->c[0], m->c[1]), m->c[2]);
   gint r, i;
 
+  g = frame_coherence (m, f);
+  pf.s0 = 0.0;
   for (r = 0; r < 3; r++) {
     gdouble k = (gdouble) m->k0 - 1 + r;
     gdouble w1r, w1i, w2r, w2i;
@@ -199,101 +277,44 @@ coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
 
     transform (m->w, k - f, &w1r, &w1i);
     transform (m->w, k + f, &w2r, &w2i);
-    al[r] = (w1r * w1r + w1i * w1i + w2r * w2r + w2i * w2i) / cw;
+    pf.al[r] = (w1r * w1r + w1i * w1i + w2r * w2r + w2i * w2i) / cw;
     /* beta = W(k-f) conj (W(k+f)) */
-    B[r] = 2.0 * (w1r * w2r + w1i * w2i) / cw;
-    C[r] = 2.0 * (w1i * w2r - w1r * w2i) / cw;
-    tg[r] = m->c[r] / cw;
+    pf.B[r] = 2.0 * (w1r * w2r + w1i * w2i) / cw * g;
+    pf.C[r] = 2.0 * (w1i * w2r - w1r * w2i) / cw * g;
+    pf.tg[r] = m->c[r] / cw;
+    pf.s0 += pf.tg[r] * pf.tg[r];
   }
-  g = frame_coherence (m, f);
 
-  /* y_r (chi) = al_r + g (cos chi B_r - sin chi C_r), summed directly (an
-   * expansion in cos chi and sin chi cancels badly where the image cancels
-   * the tone); one sine and cosine per chi */
-  {
-    gdouble s0 = 0.0;
+  /* phase of zeta: grid, then golden section */
+  lo = 0.0;
+  for (i = 0; i < 16; i++) {
+    gdouble uu, v = phase_misfit (&pf, grid_cos[i], grid_cos[(i + 12) % 16],
+        &uu);
 
-    for (r = 0; r < 3; r++) {
-      s0 += tg[r] * tg[r];
-      B[r] *= g;
-      C[r] *= g;
+    if (v < best) {
+      best = v;
+      best_u = uu;
+      lo = i * (2.0 * M_PI / 16);
     }
-
-    /* min over u of sum (t - u y)^2 = sum t^2 - (sum t y)^2 / sum y^2 */
-#define MISFIT_CS(cs, sn, out, uo) G_STMT_START {                       \
-    gdouble s1 = 0.0, s2 = 0.0;                                          \
-    gint rr;                                                             \
-    for (rr = 0; rr < 3; rr++) {                                         \
-      gdouble y = al[rr] + (cs) * B[rr] - (sn) * C[rr];                  \
-      s1 += tg[rr] * y;                                                  \
-      s2 += y * y;                                                       \
-    }                                                                    \
-    out = s2 > 0.0 ? s0 - s1 * s1 / s2 : G_MAXDOUBLE;                    \
-    uo = s2 > 0.0 ? s1 / s2 : 0.0;                                       \
-  } G_STMT_END
-#define MISFIT(chi, out, uo) MISFIT_CS (cos (chi), sin (chi), out, uo)
-
-    /* phase of zeta: grid, then golden section */
-    lo = 0.0;
-    for (i = 0; i < 16; i++) {
-      gdouble chi = i * (2.0 * M_PI / 16), v, uu;
-
-      MISFIT_CS (grid_cos[i], grid_cos[(i + 12) % 16], v, uu);
-      if (v < best) {
-        best = v;
-        best_u = uu;
-        lo = chi;
-      }
-    }
-    hi = lo + 2.0 * M_PI / 16;
-    lo -= 2.0 * M_PI / 16;
-    {
-      gdouble x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo), v1, v2, u1,
-          u2;
-
-      MISFIT (x1, v1, u1);
-      MISFIT (x2, v2, u2);
-      for (i = 0; i < 20; i++) {
-        if (v1 < v2) {
-          hi = x2;
-          x2 = x1;
-          v2 = v1;
-          u2 = u1;
-          x1 = hi - gr * (hi - lo);
-          MISFIT (x1, v1, u1);
-        } else {
-          lo = x1;
-          x1 = x2;
-          v1 = v2;
-          u1 = u2;
-          x2 = lo + gr * (hi - lo);
-          MISFIT (x2, v2, u2);
-        }
-        if (v1 < best) {
-          best = v1;
-          best_u = u1;
-        }
-        if (v2 < best) {
-          best = v2;
-          best_u = u2;
-        }
-      }
-    }
-#undef MISFIT
-#undef MISFIT_CS
   }
+  golden_min (phase_objective, &pf, lo - 2.0 * M_PI / 16,
+      lo + 2.0 * M_PI / 16, 20, &best, &best_chi, &best_u);
   *u = best_u;
   return best;
+}
+
+static gdouble
+coherent_objective (gconstpointer m, gdouble f, gdouble * u)
+{
+  return coherent_misfit (m, f, u);
 }
 
 static gboolean
 coherent_refine (const Coherent * m, gdouble centre, gdouble range,
     gdouble step, gdouble * f_out, gdouble * u_out)
 {
-  const gdouble gr = 0.6180339887498949;
   gdouble nyq = m->n / 2, best = G_MAXDOUBLE, best_f = -1.0, best_u = 0.0;
-  gdouble f, lo, hi, u;
-  gint i;
+  gdouble f, u;
 
   for (f = centre - range; f <= centre + range + 1e-9; f += step) {
     gdouble v;
@@ -309,41 +330,8 @@ coherent_refine (const Coherent * m, gdouble centre, gdouble range,
   }
   if (best_f < 0.0)
     return FALSE;
-  lo = MAX (best_f - step, 0.0);
-  hi = MIN (best_f + step, nyq);
-  {
-    gdouble x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo), u1, u2;
-    gdouble v1 = coherent_misfit (m, x1, &u1), v2 = coherent_misfit (m, x2,
-        &u2);
-
-    for (i = 0; i < 36; i++) {
-      if (v1 < v2) {
-        hi = x2;
-        x2 = x1;
-        v2 = v1;
-        u2 = u1;
-        x1 = hi - gr * (hi - lo);
-        v1 = coherent_misfit (m, x1, &u1);
-      } else {
-        lo = x1;
-        x1 = x2;
-        v1 = v2;
-        u1 = u2;
-        x2 = lo + gr * (hi - lo);
-        v2 = coherent_misfit (m, x2, &u2);
-      }
-      if (v1 < best) {
-        best = v1;
-        best_f = x1;
-        best_u = u1;
-      }
-      if (v2 < best) {
-        best = v2;
-        best_f = x2;
-        best_u = u2;
-      }
-    }
-  }
+  golden_min (coherent_objective, m, MAX (best_f - step, 0.0),
+      MIN (best_f + step, nyq), 36, &best, &best_f, &best_u);
   if (!(best_u > 0.0) || !isfinite (best_u))
     return FALSE;
   *f_out = best_f;
