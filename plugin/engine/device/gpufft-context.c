@@ -174,11 +174,20 @@ resolve_device (VkInstance instance, gint requested,
 
 static void context_destroy (GpufftContext * ctx);
 
-/* Threads started by gpufft_context_reap that have not returned yet. */
 #define RELEASE_EXIT_WAIT_MS 10000
+/* Threads started by gpufft_context_reap that have not returned yet. */
 static GMutex reap_lock;
 static GCond reap_cond;
 static guint reap_running;
+
+static void
+reap_count (gint delta)
+{
+  g_mutex_lock (&reap_lock);
+  reap_running += delta;
+  g_cond_broadcast (&reap_cond);
+  g_mutex_unlock (&reap_lock);
+}
 
 typedef struct
 {
@@ -193,10 +202,7 @@ reap_thread (gpointer data)
 
   r->func (r->data);
   g_free (r);
-  g_mutex_lock (&reap_lock);
-  reap_running--;
-  g_cond_broadcast (&reap_cond);
-  g_mutex_unlock (&reap_lock);
+  reap_count (-1);
   return NULL;
 }
 
@@ -225,19 +231,14 @@ gpufft_context_reap (const gchar * name, GThreadFunc func, gpointer data)
 
   r->func = func;
   r->data = data;
-  g_mutex_lock (&reap_lock);
-  reap_running++;
-  g_mutex_unlock (&reap_lock);
+  reap_count (1);
   thread = g_thread_try_new (name, reap_thread, r, NULL);
   if (thread) {
     g_thread_unref (thread);
     return TRUE;
   }
   g_free (r);
-  g_mutex_lock (&reap_lock);
-  reap_running--;
-  g_cond_broadcast (&reap_cond);
-  g_mutex_unlock (&reap_lock);
+  reap_count (-1);
   return FALSE;
 }
 
