@@ -368,7 +368,7 @@ on_sync (GstBus * bus, GstMessage * msg, gpointer data)
 GST_START_TEST (test_sync_handler_changes_bands)
 {
   Fmt f = { "F32LE", RATE, 1, FALSE };
-  gsize n = 30 * INTERVAL_SAMPLES;
+  gsize n = 100 * INTERVAL_SAMPLES;
   gdouble *x = bin_tones (1, n, 254, 20);
   gchar *caps = fmt_caps_string (&f);
   SyncState st = { 0, 0, 0 };
@@ -381,7 +381,8 @@ GST_START_TEST (test_sync_handler_changes_bands)
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   GST_INFO ("%u messages", st.n);
   /* every message after a change has the new size; some intervals are
-   * dropped by the changes, not all */
+   * dropped by the changes, not all (a change drops the intervals still
+   * on the GPU, up to the plan's slots, 8 to 10 of them on lavapipe) */
   fail_unless (st.n >= 5, "only %u messages", st.n);
   fail_unless_equals_int (st.mismatches, 0);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
