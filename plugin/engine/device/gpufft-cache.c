@@ -6,6 +6,7 @@
 #include "gpufft-bluestein.h"
 #include "gpufft-command.h"
 #include "gpufft-context-private.h"
+#include "gpufft-pipeline-cache.h"
 #include "gpufft-warmup.h"
 
 typedef enum
@@ -75,11 +76,12 @@ cache_free (gpointer data)
 }
 
 /* The entry for the key words[0..n_words), made by make (args) on first
- * use, under the cache's lock; NULL with error set when making it failed
- * (nothing is kept then). */
+ * use, under the cache's lock (*made set then); NULL with error set when
+ * making it failed (nothing is kept then). */
 static Entry *
 cache_get (GpufftContext * ctx, const guint64 * words, gsize n_words,
-    Kind kind, MakeFunc make, gconstpointer args, GError ** error)
+    Kind kind, MakeFunc make, gconstpointer args, gboolean * made,
+    GError ** error)
 {
   Cache *c = gpufft_context_service (ctx, GPUFFT_SERVICE_CACHE, cache_new,
       cache_free, NULL, error);
@@ -96,6 +98,7 @@ cache_get (GpufftContext * ctx, const guint64 * words, gsize n_words,
     e->kind = kind;
     if (make (ctx, e, args, error)) {
       g_hash_table_insert (c->entries, g_bytes_ref (key), e);
+      *made = TRUE;
     } else {
       entry_free (ctx, e);
       e = NULL;
@@ -121,16 +124,21 @@ make_pipeline (GpufftContext * ctx, Entry * e, gconstpointer args,
     GError ** error)
 {
   const PipelineArgs *a = args;
+  gint64 t0 = g_get_monotonic_time (), t1;
 
   if (!gpufft_pipeline_init (&e->pipeline, ctx, a->spirv, a->spirv_bytes,
           a->n_buffers, a->kinds, a->push_size, a->spec_values, a->n_spec,
           error))
     return FALSE;
+  t1 = g_get_monotonic_time ();
   /* (CPU devices: compiled now, not in the first batch) */
   if (!gpufft_warmup_pipeline (ctx, &e->pipeline, error)) {
     gpufft_pipeline_clear (&e->pipeline, ctx);
     return FALSE;
   }
+  g_debug ("pipeline of %" G_GSIZE_FORMAT " bytes of SPIR-V, %u constants: "
+      "made in %.1f ms, warmed up in %.1f ms", a->spirv_bytes, a->n_spec,
+      (t1 - t0) / 1e3, (g_get_monotonic_time () - t1) / 1e3);
   return TRUE;
 }
 
@@ -145,6 +153,7 @@ gpufft_cache_pipeline (GpufftContext * ctx, const guint32 * spirv,
   /* (the module's address identifies it: every module is embedded) */
   guint64 words[4 + 8 + GPUFFT_MAX_BINDINGS / 8];
   guint8 *kind_bytes = (guint8 *) (words + 12);
+  gboolean made = FALSE;
   guint i;
   Entry *e;
 
@@ -159,7 +168,10 @@ gpufft_cache_pipeline (GpufftContext * ctx, const guint32 * spirv,
   for (i = 0; kinds && i < n_buffers; i++)
     kind_bytes[i] = kinds[i];
   e = cache_get (ctx, words, G_N_ELEMENTS (words), KIND_PIPELINE,
-      make_pipeline, &args, error);
+      make_pipeline, &args, &made, error);
+  /* (outside the cache's lock: another geometry need not wait for it) */
+  if (made)
+    gpufft_pipeline_cache_save (ctx);
   return e ? &e->pipeline : NULL;
 }
 
@@ -226,8 +238,9 @@ cache_constants (GpufftContext * ctx, Kind kind, GpufftWindow window,
 {
   ConstantArgs args = { kind, window, n };
   guint64 words[3] = { kind, window, n };
+  gboolean made = FALSE;
   Entry *e = cache_get (ctx, words, G_N_ELEMENTS (words), kind,
-      make_constants, &args, error);
+      make_constants, &args, &made, error);
 
   return e ? &e->buffer : NULL;
 }

@@ -15,6 +15,8 @@ typedef enum
   GPUFFT_SERVICE_SCHEDULER,     /* gpufft-scheduler.h (first: it waits for
                                  * the work in flight) */
   GPUFFT_SERVICE_CACHE,         /* gpufft-cache.h */
+  GPUFFT_SERVICE_PIPELINE_CACHE,        /* gpufft-pipeline-cache.h (after the
+                                         * pipelines made with it) */
   GPUFFT_N_SERVICES
 } GpufftService;
 

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "gpufft-pipeline.h"
+#include "gpufft-pipeline-cache.h"
 #include "gpufft-vk-error.h"
 
 gboolean
@@ -84,8 +85,7 @@ gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
   }
   sinfo.bindingCount = n_buffers;
   sinfo.pBindings = bindings;
-  res = vkCreateDescriptorSetLayout (ctx->device, &sinfo, NULL,
-      &p->set_layout);
+  res = vkCreateDescriptorSetLayout (ctx->device, &sinfo, NULL, &p->set_layout);
   g_free (bindings);
   if (!gpufft_vk_check (res, "vkCreateDescriptorSetLayout", error)) {
     p->set_layout = VK_NULL_HANDLE;
@@ -120,8 +120,8 @@ gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
   }
   cinfo.stage.module = p->module;
   cinfo.layout = p->layout;
-  res = vkCreateComputePipelines (ctx->device, VK_NULL_HANDLE, 1, &cinfo,
-      NULL, &p->pipeline);
+  res = vkCreateComputePipelines (ctx->device,
+      gpufft_pipeline_cache_get (ctx), 1, &cinfo, NULL, &p->pipeline);
   g_free (entries);
   if (!gpufft_vk_check (res, "vkCreateComputePipelines", error)) {
     p->pipeline = VK_NULL_HANDLE;

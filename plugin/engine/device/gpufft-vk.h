@@ -47,6 +47,7 @@ G_BEGIN_DECLS
   F (CreateDevice) \
   F (CreateFence) \
   F (CreateInstance) \
+  F (CreatePipelineCache) \
   F (CreatePipelineLayout) \
   F (CreateQueryPool) \
   F (CreateShaderModule) \
@@ -59,6 +60,7 @@ G_BEGIN_DECLS
   F (DestroyFence) \
   F (DestroyInstance) \
   F (DestroyPipeline) \
+  F (DestroyPipelineCache) \
   F (DestroyPipelineLayout) \
   F (DestroyQueryPool) \
   F (DestroyShaderModule) \
@@ -70,6 +72,7 @@ G_BEGIN_DECLS
   F (FreeMemory) \
   F (GetBufferMemoryRequirements) \
   F (GetDeviceProcAddr) \
+  F (GetPipelineCacheData) \
   F (GetDeviceQueue) \
   F (GetPhysicalDeviceFeatures2) \
   F (GetPhysicalDeviceFormatProperties) \
@@ -114,6 +117,7 @@ GPUFFT_VK_FUNCTIONS (GPUFFT_VK_DECLARE)
 #define vkCreateDevice gpufft_vkCreateDevice
 #define vkCreateFence gpufft_vkCreateFence
 #define vkCreateInstance gpufft_vkCreateInstance
+#define vkCreatePipelineCache gpufft_vkCreatePipelineCache
 #define vkCreatePipelineLayout gpufft_vkCreatePipelineLayout
 #define vkCreateQueryPool gpufft_vkCreateQueryPool
 #define vkCreateShaderModule gpufft_vkCreateShaderModule
@@ -126,6 +130,7 @@ GPUFFT_VK_FUNCTIONS (GPUFFT_VK_DECLARE)
 #define vkDestroyFence gpufft_vkDestroyFence
 #define vkDestroyInstance gpufft_vkDestroyInstance
 #define vkDestroyPipeline gpufft_vkDestroyPipeline
+#define vkDestroyPipelineCache gpufft_vkDestroyPipelineCache
 #define vkDestroyPipelineLayout gpufft_vkDestroyPipelineLayout
 #define vkDestroyQueryPool gpufft_vkDestroyQueryPool
 #define vkDestroyShaderModule gpufft_vkDestroyShaderModule
@@ -137,6 +142,7 @@ GPUFFT_VK_FUNCTIONS (GPUFFT_VK_DECLARE)
 #define vkFreeMemory gpufft_vkFreeMemory
 #define vkGetBufferMemoryRequirements gpufft_vkGetBufferMemoryRequirements
 #define vkGetDeviceProcAddr gpufft_vkGetDeviceProcAddr
+#define vkGetPipelineCacheData gpufft_vkGetPipelineCacheData
 #define vkGetDeviceQueue gpufft_vkGetDeviceQueue
 #define vkGetPhysicalDeviceFeatures2 gpufft_vkGetPhysicalDeviceFeatures2
 #define vkGetPhysicalDeviceFormatProperties gpufft_vkGetPhysicalDeviceFormatProperties
