@@ -678,6 +678,7 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
     if (!open_device (self))
       return GST_STATE_CHANGE_FAILURE;
     gst_segment_init (&self->segment, GST_FORMAT_TIME);
+    self->is_live = -1;
     self->have_audio = FALSE;
     self->have_video = FALSE;
     GST_OBJECT_LOCK (self);
@@ -707,7 +708,7 @@ gst_gpu_fft_spectrogram_finalize (GObject * object)
   gst_gpu_fft_spectrogram_stream_free (self);
   g_clear_pointer (&self->ctx, gpufft_context_unref);
   /* (no thread of the engine's keeps using the device after the element) */
-  if (!gpufft_wait_released (10000))
+  if (!gst_gpu_fft_spectrogram_stream_wait_released (self, 10000))
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "
         "10 s");
   g_free (self->settings.title);

@@ -185,7 +185,7 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
     /* (made beside the stream: the buffers pass on, their samples wait in
      * the store until the plan is ready) */
     self->plan_job = gst_gpu_fft_plan_job_start (self->ctx, &config, &tables,
-        &error);
+        NULL, &error);
     if (self->plan_job == NULL) {
       gst_gpu_fft_analysis_tables_clear (&tables);
       gst_gpu_fft_base_results_post_engine_error (self,
@@ -227,8 +227,8 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     *failed = TRUE;
     return FALSE;
   }
-  if (!gst_gpu_fft_plan_job_finish (self->plan_job, wait, &plan, &tables,
-          &error))
+  if (!gst_gpu_fft_plan_job_finish (self->plan_job, wait, &plan, NULL,
+          &tables, &error))
     return FALSE;
   self->plan_job = NULL;
   gst_gpu_fft_plan_job_prune (self->given_up_jobs);

@@ -30,10 +30,9 @@
 #include "gstgpufftspectrogram.h"
 #include "gstgpufftlayout.h"
 #include "gstgpufftenums.h"
+#include "gstgpufftplanjob.h"
 
-G_BEGIN_DECLS
-
-GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_spectrogram_debug);
+G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_spectrogram_debug);
 
 typedef struct
 {
@@ -88,8 +87,11 @@ struct _GstGpuFftSpectrogram
 
   guint cookie;                 /* settings_cookie the state below is for */
   GstGpuFftSpectrogramSettings cur;     /* copy of the settings in use */
-  GpufftPlan *plan;
-  GpufftRender *render;
+  GpufftPlan *plan;             /* NULL while the job makes it */
+  GpufftRender *render;         /* likewise */
+  GstGpuFftPlanJob *job;        /* making plan and renderer */
+  GPtrArray *given_up;          /* jobs given up, until they are done */
+  gint is_live;                 /* upstream: -1 not asked yet */
   GstGpuFftBands *bands;        /* octave axis */
   GstGpuFftLayout layout;
   GstGpuFftFreqAxis axis;
@@ -124,10 +126,12 @@ void gst_gpu_fft_spectrogram_stream_free (GstGpuFftSpectrogram * self);
  * every video frame they complete, in buffers of self->pool. */
 GstFlowReturn gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram *
     self, GstBuffer * buf);
+/* Waits for the plans given up (and the engine's releases), at most
+ * timeout_ms: finalize. FALSE when the time ran out. */
+gboolean gst_gpu_fft_spectrogram_stream_wait_released (GstGpuFftSpectrogram
+    * self, guint timeout_ms);
 /* EOS: pushes the last, shorter frame. */
-GstFlowReturn gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram *
-    self);
+GstFlowReturn gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self);
 
 G_END_DECLS
-
 #endif /* __GST_GPU_FFT_SPECTROGRAM_PRIVATE_H__ */

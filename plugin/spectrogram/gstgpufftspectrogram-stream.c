@@ -20,7 +20,13 @@
  * State is rebuilt (plan, renderer, layout, overlay) when the settings
  * cookie moved and something that shapes the picture changed; a change of
  * levels, colour map, title or peak fall only redraws the LUT and the
- * overlay. */
+ * overlay. Plan and renderer are made on a thread of their own
+ * (gstgpufftplanjob.h), never here: meanwhile the samples wait in the FIFO
+ * (a live stream's for at most PLAN_WAIT_SECONDS, then the analysis
+ * starts again from the newest buffer), a stream that is not live waits
+ * for them (its frames then come as its buffers do), and a live one gets
+ * a GAP event for each video frame that falls due, so that its sink goes
+ * on; the first frame drawn has the columns of every sample that waited. */
 #include <math.h>
 #include <string.h>
 
@@ -30,6 +36,9 @@
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrogram_debug
 
 #define DB_FLOOR -200.0f
+/* how much audio a live stream keeps while its plan is being made */
+#define PLAN_WAIT_SECONDS 30
+#define PLAN_WAIT_BYTES (64u << 20)
 #define DB_OFFSET 3.0102999566398120    /* 10 log10 2: a sine reads 20 log10 A */
 
 static guint
@@ -58,6 +67,12 @@ shaping_equal (const GstGpuFftSpectrogramSettings * a,
 static void
 free_state (GstGpuFftSpectrogram * self)
 {
+  if (self->job) {
+    if (!self->given_up)
+      self->given_up = g_ptr_array_new ();
+    gst_gpu_fft_plan_job_abandon (self->job, self->given_up);
+    self->job = NULL;
+  }
   g_clear_pointer (&self->plan, gpufft_plan_free);
   g_clear_pointer (&self->render, gpufft_render_free);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
@@ -95,6 +110,22 @@ gst_gpu_fft_spectrogram_stream_free (GstGpuFftSpectrogram * self)
     g_array_unref (self->columns);
     self->columns = NULL;
   }
+  if (self->given_up)
+    gst_gpu_fft_plan_job_prune (self->given_up);
+}
+
+gboolean
+gst_gpu_fft_spectrogram_stream_wait_released (GstGpuFftSpectrogram * self,
+    guint timeout_ms)
+{
+  gboolean done;
+
+  if (!self->given_up)
+    return gpufft_wait_released (timeout_ms);
+  done = gst_gpu_fft_plan_job_wait_given_up (self->given_up, timeout_ms);
+  g_ptr_array_unref (self->given_up);
+  self->given_up = NULL;
+  return done;
 }
 
 static gboolean
@@ -261,12 +292,8 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
     gst_gpu_fft_analysis_tables_clear (&tables);
     return FALSE;
   }
-  self->plan = gpufft_plan_new (self->ctx, &pc, &error);
   if (tables.bands)
     self->bands = gst_gpu_fft_bands_ref (tables.bands);
-  gst_gpu_fft_analysis_tables_clear (&tables);
-  if (!self->plan)
-    goto engine_error;
   self->n_values = self->bands ? self->bands->n_bands : n / 2 + 1;
 
   /* the renderer */
@@ -291,11 +318,12 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
   gst_gpu_fft_layout_map (map + l->wf_h, l->sp_w, &self->axis, n, rate,
       self->bands);
   rc.map = map;
-  self->render = gpufft_render_new (self->ctx, &rc, &error);
+  /* (plan and renderer are made beside the stream: state_ready()) */
+  self->job = gst_gpu_fft_plan_job_start (self->ctx, &pc, &tables, &rc, &error);
   g_free (map);
-  if (!self->render)
+  gst_gpu_fft_analysis_tables_clear (&tables);
+  if (!self->job)
     goto engine_error;
-  draw_look (self);
 
   GST_INFO_OBJECT (self, "%ux%u waterfall %ux%u at (%u,%u), spectrum %ux%u; "
       "fft-size %u, frame hop %u, column hop %u, %u values, axis %g..%g Hz",
@@ -316,14 +344,83 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
 
 engine_error:
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", error->message),
-      ("making the spectrogram's plan or renderer"));
+      ("starting the thread that makes the spectrogram's plan and "
+          "renderer"));
   g_clear_error (&error);
   free_state (self);
   return FALSE;
 }
 
-/* Makes sure plan and renderer match the settings. A rebuild restarts the
- * analysis (the columns start afresh at the next sample). */
+/* TRUE once plan and renderer are ready (wait: blocks until then; the
+ * compiler runs on the job's thread all the same). FALSE with *failed set
+ * after posting the error when making them failed. */
+static gboolean
+state_ready (GstGpuFftSpectrogram * self, gboolean wait, gboolean * failed)
+{
+  GstGpuFftAnalysisTables tables;
+  GpufftPlan *plan = NULL;
+  GpufftRender *render = NULL;
+  GError *error = NULL;
+
+  *failed = FALSE;
+  if (self->plan)
+    return TRUE;
+  if (!self->job) {
+    GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
+        ("no plan, made or being made"));
+    *failed = TRUE;
+    return FALSE;
+  }
+  if (!gst_gpu_fft_plan_job_finish (self->job, wait, &plan, &render, &tables,
+          &error))
+    return FALSE;
+  self->job = NULL;
+  gst_gpu_fft_analysis_tables_clear (&tables);
+  if (self->given_up)
+    gst_gpu_fft_plan_job_prune (self->given_up);
+  if (!plan) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", error->message),
+        ("making the spectrogram's plan or renderer"));
+    g_clear_error (&error);
+    free_state (self);
+    *failed = TRUE;
+    return FALSE;
+  }
+  self->plan = plan;
+  self->render = render;
+  draw_look (self);
+  GST_DEBUG_OBJECT (self, "plan and renderer ready, %" G_GUINT64_FORMAT
+      " samples waiting", self->samples);
+  return TRUE;
+}
+
+/* The analysis starts afresh with the next sample (FIFO, pad and columns
+ * dropped); the timing goes on from there. */
+static void
+restart_analysis (GstGpuFftSpectrogram * self)
+{
+  guint64 keep_samples = self->samples;
+  GstClockTime keep_t0 = self->t0;
+
+  g_byte_array_set_size (self->fifo, 0);
+  g_array_set_size (self->columns, 0);
+  self->fifo_origin = 0;
+  self->pad_pending = FALSE;
+  self->next_frame = 0;
+  self->next_column = 0;
+  self->columns_rendered = 0;
+  if (GST_CLOCK_TIME_IS_VALID (keep_t0) && keep_samples > 0) {
+    /* the new origin is the next sample */
+    self->t0 = keep_t0 + gst_util_uint64_scale_int (keep_samples,
+        GST_SECOND, GST_AUDIO_INFO_RATE (&self->ainfo));
+    self->video_frame = 0;
+    self->samples = 0;
+  }
+}
+
+/* Makes sure plan and renderer match the settings, or are being made for
+ * them. A rebuild restarts the analysis (the columns start afresh at the
+ * next sample). */
 static gboolean
 ensure_state (GstGpuFftSpectrogram * self)
 {
@@ -333,7 +430,7 @@ ensure_state (GstGpuFftSpectrogram * self)
 
   GST_OBJECT_LOCK (self);
   cookie = self->settings_cookie;
-  if (cookie == self->cookie && self->plan && self->render) {
+  if (cookie == self->cookie && (self->plan || self->job)) {
     GST_OBJECT_UNLOCK (self);
     return TRUE;
   }
@@ -347,31 +444,15 @@ ensure_state (GstGpuFftSpectrogram * self)
     g_free (s.title);
     return FALSE;
   }
-  rebuild = !self->plan || !self->render || !shaping_equal (&s, &self->cur);
+  rebuild = (!self->plan && !self->job) || !shaping_equal (&s, &self->cur);
   g_free (self->cur.title);
   self->cur = s;
   if (rebuild) {
-    guint64 keep_samples = self->samples;
-    GstClockTime keep_t0 = self->t0;
-
     if (!build (self, &s))
       return FALSE;
-    /* analysis restarts with the next sample; the timing goes on */
-    g_byte_array_set_size (self->fifo, 0);
-    g_array_set_size (self->columns, 0);
-    self->fifo_origin = 0;
-    self->pad_pending = FALSE;
-    self->next_frame = 0;
-    self->next_column = 0;
-    self->columns_rendered = 0;
-    if (GST_CLOCK_TIME_IS_VALID (keep_t0) && keep_samples > 0) {
-      /* the new origin is the next sample */
-      self->t0 = keep_t0 + gst_util_uint64_scale_int (keep_samples,
-          GST_SECOND, GST_AUDIO_INFO_RATE (&self->ainfo));
-      self->video_frame = 0;
-      self->samples = 0;
-    }
-  } else {
+    restart_analysis (self);
+  } else if (self->render) {
+    /* (one being made draws the look when it is ready) */
     draw_look (self);
   }
   self->cookie = cookie;
@@ -786,6 +867,45 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
   return gst_pad_push (self->srcpad, out);
 }
 
+/* Asked once per start: a live stream's frames do not wait for the plan. */
+static gboolean
+upstream_is_live (GstGpuFftSpectrogram * self)
+{
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+
+  if (gst_pad_peer_query (self->sinkpad, q))
+    gst_query_parse_latency (q, &live, NULL, NULL);
+  gst_query_unref (q);
+  GST_DEBUG_OBJECT (self, "upstream is %slive", live ? "" : "not ");
+  return live;
+}
+
+/* A live stream whose plan is being made: a GAP event for every video
+ * frame whose last sample came (its samples wait in the FIFO, at most
+ * PLAN_WAIT_SECONDS of them: beyond, the analysis starts again). */
+static GstFlowReturn
+gaps_due (GstGpuFftSpectrogram * self)
+{
+  guint bpf = GST_AUDIO_INFO_BPF (&self->ainfo);
+  guint64 bound = MIN ((guint64) GST_AUDIO_INFO_RATE (&self->ainfo) *
+      PLAN_WAIT_SECONDS, PLAN_WAIT_BYTES / bpf);
+
+  while (frame_start (self, self->video_frame + 1) <= self->samples) {
+    GstClockTime pts = frame_pts (self, self->video_frame);
+
+    gst_pad_push_event (self->srcpad, gst_event_new_gap (pts,
+            frame_pts (self, self->video_frame + 1) - pts));
+    self->video_frame++;
+  }
+  if (self->fifo->len / bpf > bound) {
+    GST_DEBUG_OBJECT (self, "the plan is not ready after %" G_GUINT64_FORMAT
+        " samples: the analysis starts again", self->samples);
+    restart_analysis (self);
+  }
+  return GST_FLOW_OK;
+}
+
 /* Renders every video frame whose last sample came. */
 static GstFlowReturn
 render_due (GstGpuFftSpectrogram * self)
@@ -888,6 +1008,14 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
   self->samples += n;
   if (self->pad_pending && self->samples > self->fft_size / 2)
     fifo_mirror_start (self);
+  if (!self->plan) {
+    gboolean failed;
+
+    if (self->is_live < 0)
+      self->is_live = upstream_is_live (self) ? 1 : 0;
+    if (!state_ready (self, self->is_live == 0, &failed))
+      return failed ? GST_FLOW_ERROR : gaps_due (self);
+  }
   return render_due (self);
 }
 
@@ -897,9 +1025,14 @@ gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self)
   GstFlowReturn ret;
   guint64 start;
 
-  if (!self->plan || !self->render || !self->fifo
+  gboolean failed;
+
+  if ((!self->plan && !self->job) || !self->fifo
       || !GST_CLOCK_TIME_IS_VALID (self->t0))
     return GST_FLOW_OK;
+  /* (the end waits for a plan being made) */
+  if (!state_ready (self, TRUE, &failed))
+    return GST_FLOW_ERROR;
   if (self->pad_pending)
     fifo_mirror_start (self);
   ret = render_due (self);

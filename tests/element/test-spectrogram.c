@@ -56,6 +56,9 @@ spectrogram_harness (const gchar * video_caps, const gchar * const *props)
   GstHarness *h = gst_harness_new ("gpufftspectrogram");
   guint i;
 
+  /* (not live, as a file: every frame is drawn; a live stream's frames do
+   * not wait for the plan, test_live_plan_wait) */
+  gst_harness_set_live (h, FALSE);
   for (i = 0; props && props[i]; i += 2)
     gst_util_set_object_arg (G_OBJECT (h->element), props[i], props[i + 1]);
   gst_harness_set_sink_caps_str (h, video_caps);
@@ -782,6 +785,7 @@ render_stereo (gboolean planar, const gdouble * l, const gdouble * r, gsize n)
   GstBuffer *b;
   gsize i, chunk = 4800;
 
+  gst_harness_set_live (h, FALSE);
   gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=320, "
       "height=200, framerate=10/1");
   gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, RATE, 2, NULL);
@@ -997,6 +1001,88 @@ GST_START_TEST (test_gap_is_silence)
 
 GST_END_TEST;
 
+/* A live stream whose plan takes 3 s to make (GPUFFT_DEBUG_SLOW_PLAN_MS,
+ * read by the engine as it makes the plan): its first second of buffers is
+ * taken at once, and each of the 10 video frames due meanwhile is a GAP
+ * event with the frame's time and duration, no frame; once the plan is
+ * ready, the first frame drawn shows the samples that waited: a tone's
+ * row, at its level, in the columns of that first second. */
+GST_START_TEST (test_live_plan_wait)
+{
+  const gchar *props[] = { "fft-size", "1024", "time-span", "10",
+    "colormap", "grayscale", "min-db", "-100", "max-db", "0", NULL
+  };
+  gdouble f = 85 * RATE / 1024.0;       /* a bin centre */
+  gdouble *x = tone (30 * RATE, 0.1, f);
+  GstHarness *h;
+  Pictures *p = g_new0 (Pictures, 1);
+  gsize offset = 0;
+  guint gaps = 0, wh, row, age, r, best = 0;
+  GstClockTime end;
+  GstEvent *ev;
+  guint8 *v;
+
+  g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", "3000", TRUE);
+  h = spectrogram_harness ("video/x-raw, format=RGBA, width=640, "
+      "height=400, framerate=10/1", props);
+  gst_harness_set_live (h, TRUE);
+  p->frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  push_mono (h, x, RATE, 4800, &offset);
+  pull_all (h, p);
+  fail_unless_equals_int (p->frames->len, 0);
+  while ((ev = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP) {
+      GstClockTime ts, dur;
+
+      gst_event_parse_gap (ev, &ts, &dur);
+      fail_unless_equals_uint64 (ts, gaps * GST_SECOND / 10);
+      fail_unless_equals_uint64 (dur, GST_SECOND / 10);
+      gaps++;
+    }
+    gst_event_unref (ev);
+  }
+  fail_unless_equals_int (gaps, 10);
+
+  /* on in real time until a frame comes */
+  while (p->frames->len == 0 && offset + 4800 <= 30 * RATE) {
+    g_usleep (G_USEC_PER_SEC / 10);
+    push_mono (h, x + offset, 4800, 4800, &offset);
+    pull_all (h, p);
+  }
+  fail_unless (p->frames->len > 0, "no frame after %.1f s",
+      (gdouble) offset / RATE);
+  g_ptr_array_set_size (p->frames, 1);
+  p->caps = gst_pad_get_current_caps (h->sinkpad);
+  g_object_get (h->element, "layout", &p->layout, "stats", &p->stats, NULL);
+
+  /* the column of t = 0.5 s: its age before the frame's newest column, the
+   * one that ends with the frame */
+  end = GST_BUFFER_PTS (g_ptr_array_index (p->frames, 0)) +
+      GST_BUFFER_DURATION (g_ptr_array_index (p->frames, 0));
+  age = (guint) round ((end / 1e9 - 0.5) * RATE / lay (p, "column-hop"));
+  fail_unless (age < lay (p, "waterfall-width"), "t = 0.5 s is off the "
+      "picture (age %u)", age);
+  wh = lay (p, "waterfall-height");
+  row = axis_row ("linear", 0, RATE / 2.0, f, wh);
+  v = gray_column (p, age);
+  for (r = 0; r < wh; r++)
+    if (v[r] > v[best])
+      best = r;
+  fail_unless_equals_int (best, row);
+  fail_unless (abs ((gint) v[row] - (gint) expected_gray (-20, -100, 0)) <= 1,
+      "level %u, expected %u (-20 dB)", v[row], expected_gray (-20, -100, 0));
+  GST_INFO ("first frame at %" GST_TIME_FORMAT ", %.1f s of audio pushed",
+      GST_TIME_ARGS (end), (gdouble) offset / RATE);
+  g_free (v);
+  gst_harness_teardown (h);
+  g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  pictures_free (p);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* A bad property combination is an element error naming the properties. */
 GST_START_TEST (test_bad_range)
 {
@@ -1054,6 +1140,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_renegotiate_size);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_gap_is_silence);
+  tcase_add_test (tc, test_live_plan_wait);
   tcase_add_test (tc, test_bad_range);
   return s;
 }

@@ -1,4 +1,4 @@
-/* GstGpuFftBase: a plan made on a thread of its own: see
+/* A plan (and renderer) made on a thread of its own: see
  * gstgpufftplanjob.h. */
 #include <string.h>
 
@@ -10,12 +10,15 @@ struct _GstGpuFftPlanJob
   GpufftContext *ctx;
   GpufftPlanConfig config;
   GstGpuFftAnalysisTables tables;
+  gboolean want_render;
+  GpufftRenderConfig render_config;     /* its map: a copy the job owns */
 
   GMutex lock;
   GCond cond;
   /* --- under lock --- */
   gboolean done;
   GpufftPlan *plan;
+  GpufftRender *render;
   GError *error;
 };
 
@@ -26,6 +29,9 @@ job_unref (GstGpuFftPlanJob * job)
     return;
   if (job->plan)
     gpufft_plan_free (job->plan);
+  if (job->render)
+    gpufft_render_free (job->render);
+  g_free ((gpointer) job->render_config.map);
   g_clear_error (&job->error);
   gst_gpu_fft_analysis_tables_clear (&job->tables);
   g_clear_pointer (&job->ctx, gpufft_context_unref);
@@ -40,6 +46,13 @@ job_thread (gpointer data)
   GstGpuFftPlanJob *job = data;
   GError *error = NULL;
   GpufftPlan *plan = gpufft_plan_new (job->ctx, &job->config, &error);
+  GpufftRender *render = NULL;
+
+  if (plan && job->want_render) {
+    render = gpufft_render_new (job->ctx, &job->render_config, &error);
+    if (render == NULL)
+      g_clear_pointer (&plan, gpufft_plan_free);
+  }
 
   /* (the plan holds its own reference: a last one dropped here is dropped
    * before the owner can see the job done, so that an owner that waits for
@@ -47,6 +60,7 @@ job_thread (gpointer data)
   g_clear_pointer (&job->ctx, gpufft_context_unref);
   g_mutex_lock (&job->lock);
   job->plan = plan;
+  job->render = render;
   job->error = error;
   job->done = TRUE;
   g_cond_signal (&job->cond);
@@ -59,7 +73,7 @@ job_thread (gpointer data)
 GstGpuFftPlanJob *
 gst_gpu_fft_plan_job_start (GpufftContext * ctx,
     const GpufftPlanConfig * config, GstGpuFftAnalysisTables * tables,
-    GError ** error)
+    const GpufftRenderConfig * render, GError ** error)
 {
   GstGpuFftPlanJob *job = g_new0 (GstGpuFftPlanJob, 1);
   GThread *thread;
@@ -69,6 +83,12 @@ gst_gpu_fft_plan_job_start (GpufftContext * ctx,
   job->config = *config;
   job->tables = *tables;
   memset (tables, 0, sizeof (*tables));
+  if (render) {
+    job->want_render = TRUE;
+    job->render_config = *render;
+    job->render_config.map = g_memdup2 (render->map,
+        (gsize) (render->wf_h + render->sp_w) * sizeof (GpufftRenderMap));
+  }
   g_mutex_init (&job->lock);
   g_cond_init (&job->cond);
   thread = g_thread_try_new ("gpufft-plan", job_thread, job, error);
@@ -85,7 +105,8 @@ gst_gpu_fft_plan_job_start (GpufftContext * ctx,
 
 gboolean
 gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
-    GpufftPlan ** plan, GstGpuFftAnalysisTables * tables, GError ** error)
+    GpufftPlan ** plan, GpufftRender ** render,
+    GstGpuFftAnalysisTables * tables, GError ** error)
 {
   g_mutex_lock (&job->lock);
   while (wait && !job->done)
@@ -96,6 +117,10 @@ gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
   }
   *plan = job->plan;
   job->plan = NULL;
+  if (render) {
+    *render = job->render;
+    job->render = NULL;
+  }
   if (job->error)
     g_propagate_error (error, job->error);
   job->error = NULL;
@@ -106,18 +131,21 @@ gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
   return TRUE;
 }
 
-/* Finishes a job that is done (wait: once it is), freeing its plan and
- * tables. FALSE when it is still running. */
+/* Finishes a job that is done (wait: once it is), freeing what it made
+ * and its tables. FALSE when it is still running. */
 static gboolean
 job_drop (GstGpuFftPlanJob * job, gboolean wait)
 {
   GpufftPlan *plan = NULL;
+  GpufftRender *render = NULL;
   GstGpuFftAnalysisTables tables;
 
-  if (!gst_gpu_fft_plan_job_finish (job, wait, &plan, &tables, NULL))
+  if (!gst_gpu_fft_plan_job_finish (job, wait, &plan, &render, &tables, NULL))
     return FALSE;
   if (plan)
     gpufft_plan_free (plan);
+  if (render)
+    gpufft_render_free (render);
   gst_gpu_fft_analysis_tables_clear (&tables);
   return TRUE;
 }
