@@ -307,6 +307,7 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   self->device_name = g_strdup (gpufft_context_get_device_name (ctx));
   self->dropped_total = 0;
   GST_OBJECT_UNLOCK (self);
+  gst_gpu_fft_poster_start (self->poster);
   GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
       gpufft_context_get_device_index (self->ctx),
       gpufft_context_get_device_name (self->ctx));

@@ -23,7 +23,8 @@ struct _GstGpuFftPoster
   gboolean posting;             /* a task of the pool is on it */
   gboolean stopping;
   gboolean flushing;
-  guint dropped;                /* messages dropped from a full queue */
+  guint64 dropped;              /* messages dropped from a full queue since
+                                 * the element started */
 };
 
 #define MAX_QUEUED 1024
@@ -194,6 +195,25 @@ gst_gpu_fft_poster_stop (GstGpuFftPoster * p)
   while (p->posting)
     g_cond_wait (&p->idle_cond, &p->lock);
   g_mutex_unlock (&p->lock);
+}
+
+void
+gst_gpu_fft_poster_start (GstGpuFftPoster * p)
+{
+  g_mutex_lock (&p->lock);
+  p->dropped = 0;
+  g_mutex_unlock (&p->lock);
+}
+
+guint64
+gst_gpu_fft_poster_get_dropped (GstGpuFftPoster * p)
+{
+  guint64 dropped;
+
+  g_mutex_lock (&p->lock);
+  dropped = p->dropped;
+  g_mutex_unlock (&p->lock);
+  return dropped;
 }
 
 void

@@ -8,7 +8,8 @@
  * device's work and the other elements' messages go on. A stream that is
  * not live waits for it before each batch (gst_gpu_fft_poster_wait); on a
  * live one a handler that never keeps up loses the oldest of at most 1024
- * queued messages (a warning says so). A stop drops what is queued.
+ * queued messages (a debug warning says so once, and they are counted:
+ * gst_gpu_fft_poster_get_dropped). A stop drops what is queued.
  *
  * Threads: push, wait, stop and the flags from any thread; free once the element is done with
  * it (its finalize), when no thread of the pool holds it any more (a
@@ -50,6 +51,13 @@ void gst_gpu_fft_poster_set_flushing (GstGpuFftPoster * poster,
  * one being posted (not on a posting thread: a bus handler stopping its
  * pipeline). */
 void gst_gpu_fft_poster_stop (GstGpuFftPoster * poster);
+
+/* The element's start: the count of dropped messages starts at 0. */
+void gst_gpu_fft_poster_start (GstGpuFftPoster * poster);
+
+/* Messages dropped from the full queue of a live stream since the
+ * element's start (its `stats`). */
+guint64 gst_gpu_fft_poster_get_dropped (GstGpuFftPoster * poster);
 
 /* While stopping, waits return at once (set when the element goes from
  * PAUSED to READY, so that a streaming thread waiting for a bus handler
