@@ -325,7 +325,8 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
 
 /* Live input whose analysis is behind: the batch's intervals are not
  * analysed (the audio passes on time); counted in the next message, with a
- * warning at most every 10 s. */
+ * warning at most every 10 s, posted by the element's poster after the
+ * messages of the intervals before (not ahead of them). */
 #define DROP_WARNING_INTERVAL_US (10 * G_USEC_PER_SEC)
 
 void
@@ -333,6 +334,8 @@ gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
     gboolean plan_pending)
 {
   gint64 now = g_get_monotonic_time ();
+  GError *err;
+  gchar *debug;
 
   self->dropped_pending += n;
   GST_OBJECT_LOCK (self);       /* (read by the stats property) */
@@ -340,22 +343,23 @@ gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "%s: %u intervals dropped", plan_pending ?
       "plan not ready" : "GPU behind", n);
-  if (self->drop_warned_at == 0
-      || now - self->drop_warned_at >= DROP_WARNING_INTERVAL_US) {
-    self->drop_warned_at = now;
-    if (plan_pending)
-      GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
-          ("The GPU analysis is still being prepared (its shaders compile): "
-              "intervals of analysis are dropped (the audio passes on time)"),
-          ("%" G_GUINT64_FORMAT " intervals dropped so far; the next message "
-              "says how many in its `dropped` field", self->dropped_total));
-    else
-      GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
-          ("The GPU falls behind the live stream: intervals of analysis are "
-              "dropped (the audio passes on time)"),
-          ("%" G_GUINT64_FORMAT " intervals dropped so far; the next message "
-              "says how many in its `dropped` field", self->dropped_total));
-  }
+  if (self->drop_warned_at != 0
+      && now - self->drop_warned_at < DROP_WARNING_INTERVAL_US)
+    return;
+  self->drop_warned_at = now;
+  err = g_error_new_literal (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
+      plan_pending ? "The GPU analysis is still being prepared (its shaders "
+      "compile): intervals of analysis are dropped (the audio passes on "
+      "time)" : "The GPU falls behind the live stream: intervals of "
+      "analysis are dropped (the audio passes on time)");
+  debug = g_strdup_printf ("%" G_GUINT64_FORMAT " intervals dropped so far; "
+      "the next message says how many in its `dropped` field",
+      self->dropped_total);
+  GST_WARNING_OBJECT (self, "%s (%s)", err->message, debug);
+  gst_gpu_fft_poster_push (self->poster, gst_message_new_warning
+      (GST_OBJECT (self), err, debug), NULL, FALSE, 0, FALSE);
+  g_error_free (err);
+  g_free (debug);
 }
 
 static void
