@@ -10,8 +10,9 @@
  * flush, a store that would outgrow its bound, a stream that is not
  * live). The job's thread only calls gpufft_plan_new() and
  * gpufft_render_new(): it takes no lock of the element and posts nothing.
- * A job given up (stop, a new geometry) is kept by its owner until it is
- * done, then freed with what it made. No GStreamer type. */
+ * A job given up (stop, a new geometry) is kept by its owner, and freed
+ * with what it made at the owner's next prune once it is done (its
+ * finalize waits for it). No GStreamer type. */
 #ifndef __GST_GPU_FFT_PLAN_JOB_H__
 #define __GST_GPU_FFT_PLAN_JOB_H__
 
@@ -19,12 +20,15 @@
 #include "gpufft-render.h"
 #include "gstgpufftanalysis.h"
 
-G_BEGIN_DECLS typedef struct _GstGpuFftPlanJob GstGpuFftPlanJob;
+G_BEGIN_DECLS
+
+typedef struct _GstGpuFftPlanJob GstGpuFftPlanJob;
 
 /* Starts making a plan on ctx (a reference is taken), and after it a
  * renderer when render is not NULL (the job copies it and its map).
  * config's arrays point into tables, which the job takes (the caller's are
- * emptied). NULL with error set when no thread could be started. */
+ * emptied; on failure they stay the caller's). NULL with error set when no
+ * thread could be started. */
 GstGpuFftPlanJob *gst_gpu_fft_plan_job_start (GpufftContext * ctx,
     const GpufftPlanConfig * config, GstGpuFftAnalysisTables * tables,
     const GpufftRenderConfig * render, GError ** error);

@@ -126,8 +126,9 @@ void gst_gpu_fft_spectrogram_stream_free (GstGpuFftSpectrogram * self);
  * every video frame they complete, in buffers of self->pool. */
 GstFlowReturn gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram *
     self, GstBuffer * buf);
-/* Waits for the plans given up (and the engine's releases), at most
- * timeout_ms: finalize. FALSE when the time ran out. */
+/* Waits for the plans given up to be made and freed, then at most
+ * timeout_ms for the engine's releases: finalize. FALSE when the time ran
+ * out. */
 gboolean gst_gpu_fft_spectrogram_stream_wait_released (GstGpuFftSpectrogram
     * self, guint timeout_ms);
 /* EOS: pushes the last, shorter frame. */

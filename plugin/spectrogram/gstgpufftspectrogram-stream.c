@@ -22,8 +22,8 @@
  * levels, colour map, title or peak fall only redraws the LUT and the
  * overlay. Plan and renderer are made on a thread of their own
  * (gstgpufftplanjob.h), never here: meanwhile the samples wait in the FIFO
- * (a live stream's for at most PLAN_WAIT_SECONDS, then the analysis
- * starts again from the newest buffer), a stream that is not live waits
+ * (a live stream's for at most PLAN_WAIT_SECONDS, then they are dropped
+ * and the analysis starts again from the next buffer), a stream that is not live waits
  * for them (its frames then come as its buffers do), and a live one gets
  * a GAP event for each video frame that falls due, so that its sink goes
  * on; the first frame drawn has the columns of every sample that waited. */

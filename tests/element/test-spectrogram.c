@@ -1009,7 +1009,7 @@ GST_END_TEST;
  * row, at its level, in the columns of that first second. */
 GST_START_TEST (test_live_plan_wait)
 {
-  const gchar *props[] = { "fft-size", "1024", "time-span", "10",
+  const gchar *props[] = { "fft-size", "1024", "time-span", "30",
     "colormap", "grayscale", "min-db", "-100", "max-db", "0", NULL
   };
   gdouble f = 85 * RATE / 1024.0;       /* a bin centre */

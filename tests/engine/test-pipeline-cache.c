@@ -1,8 +1,9 @@
 /* The pipeline cache file (gpufft-pipeline-cache.h): written after a plan
  * made its pipelines, read by the next process, and ignored, with a debug
  * line saying why, when it is truncated, corrupt, foreign or not ours;
- * no file where GPUFFT_CACHE_DIR is empty, and plans still made where the
- * folder cannot be written.
+ * no file where GPUFFT_CACHE_DIR is empty, the default folder
+ * ($XDG_CACHE_HOME/gst-gpufft) where it is unset, and plans still made
+ * where the folder cannot be written.
  *
  * Each run is a fresh process (g_test_trap_subprocess), as a new
  * pipeline is: a context reads its file once. The file's layout is written
@@ -14,7 +15,8 @@
 
 #define PREFIX 56               /* magic, version, 0, size, SHA-256 */
 
-static gchar *cache_dir;
+static gchar *cache_dir;        /* GPUFFT_CACHE_DIR of the children */
+static gchar *xdg_dir;          /* their XDG_CACHE_HOME */
 
 /* The child: one context, one plan (its pipelines), nothing else. */
 static void
@@ -129,7 +131,9 @@ test_written_and_read (void)
   g_assert_true (g_str_has_suffix (path, ".vkcache"));
   assert_valid (data, len);
   g_free (data);
+  /* read, and not written again: nothing new was made */
   run_child ("*pipeline cache *bytes loaded*");
+  g_test_trap_assert_stdout_unmatched ("*bytes written*");
   g_free (path);
 }
 
@@ -204,15 +208,39 @@ test_bad_files (void)
 static void
 test_no_file (void)
 {
-  gchar *blocker;
+  gchar *blocker, *xdg_sub;
 
   if (!et_context ())
     return;
-  /* GPUFFT_CACHE_DIR empty: none written */
+  xdg_sub = g_build_filename (xdg_dir, "gst-gpufft", NULL);
+  /* GPUFFT_CACHE_DIR empty: none written, not even in the default folder */
   g_setenv ("GPUFFT_CACHE_DIR", "", TRUE);
   run_child (NULL);
+  g_test_trap_assert_stdout_unmatched ("*pipeline cache*");
+  g_assert_null (the_file (NULL, NULL));
+  g_assert_false (g_file_test (xdg_sub, G_FILE_TEST_EXISTS));
+  /* GPUFFT_CACHE_DIR unset: the default folder, $XDG_CACHE_HOME/gst-gpufft */
+  g_unsetenv ("GPUFFT_CACHE_DIR");
+  run_child ("*pipeline cache *gst-gpufft*bytes written*");
   g_setenv ("GPUFFT_CACHE_DIR", cache_dir, TRUE);
   g_assert_null (the_file (NULL, NULL));
+  g_assert_true (g_file_test (xdg_sub, G_FILE_TEST_IS_DIR));
+  {
+    GDir *d = g_dir_open (xdg_sub, 0, NULL);
+    const gchar *name;
+
+    g_assert_nonnull (d);
+    while ((name = g_dir_read_name (d))) {
+      gchar *f = g_build_filename (xdg_sub, name, NULL);
+
+      g_assert_true (g_str_has_suffix (name, ".vkcache"));
+      g_remove (f);
+      g_free (f);
+    }
+    g_dir_close (d);
+  }
+  g_rmdir (xdg_sub);
+  g_free (xdg_sub);
   /* a folder that cannot be made (a file stands in its way): the plan is
    * made all the same */
   blocker = g_build_filename (cache_dir, "blocker", NULL);
@@ -240,6 +268,7 @@ static void
 wrap (gconstpointer func)
 {
   if (g_test_subprocess ()) {
+    g_setenv ("G_MESSAGES_DEBUG", "gpufft", TRUE);
     make_plan ();
     return;
   }
@@ -258,12 +287,13 @@ main (int argc, char **argv)
   for (i = 1; i < argc; i++)
     child = child || strcmp (argv[i], "--GTestSubprocess") == 0;
   if (!child) {
-    /* (a folder of its own, inherited by the children; the engine's debug
-     * lines in their output) */
+    /* (folders of its own, inherited by the children) */
     cache_dir = g_dir_make_tmp ("gpufft-pcache-XXXXXX", NULL);
+    xdg_dir = g_dir_make_tmp ("gpufft-pcache-xdg-XXXXXX", NULL);
     g_assert_nonnull (cache_dir);
+    g_assert_nonnull (xdg_dir);
     g_setenv ("GPUFFT_CACHE_DIR", cache_dir, TRUE);
-    g_setenv ("G_MESSAGES_DEBUG", "gpufft", TRUE);
+    g_setenv ("XDG_CACHE_HOME", xdg_dir, TRUE);
   }
   et_init (&argc, &argv);
   g_test_add_data_func ("/pipeline-cache/written-and-read",
@@ -274,7 +304,9 @@ main (int argc, char **argv)
   if (cache_dir) {
     clear_dir ();
     g_rmdir (cache_dir);
+    g_rmdir (xdg_dir);
     g_free (cache_dir);
+    g_free (xdg_dir);
   }
   return ret;
 }

@@ -169,9 +169,9 @@ gpufft_cache_pipeline (GpufftContext * ctx, const guint32 * spirv,
     kind_bytes[i] = kinds[i];
   e = cache_get (ctx, words, G_N_ELEMENTS (words), KIND_PIPELINE,
       make_pipeline, &args, &made, error);
-  /* (outside the cache's lock: another geometry need not wait for it) */
+  /* (the file is written when the plan or renderer is made) */
   if (made)
-    gpufft_pipeline_cache_save (ctx);
+    gpufft_pipeline_cache_made (ctx);
   return e ? &e->pipeline : NULL;
 }
 

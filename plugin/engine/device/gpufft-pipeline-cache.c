@@ -16,6 +16,7 @@ typedef struct
   gchar *path;                  /* NULL: no file */
   GMutex lock;                  /* the file, and: */
   guint8 sum[32];               /* SHA-256 of the data last read or written */
+  gboolean dirty;               /* a pipeline was made since */
 } PipelineCache;
 
 static guint32
@@ -197,8 +198,9 @@ gpufft_pipeline_cache_get (GpufftContext * ctx)
   return get (ctx)->cache;
 }
 
-/* Writes the file: the driver's data behind the prefix. */
-static void
+/* Writes the file: the driver's data behind the prefix. TRUE when it is
+ * written or holds these data already. */
+static gboolean
 write_file (PipelineCache * pc)
 {
   gsize size = 0;
@@ -206,22 +208,23 @@ write_file (PipelineCache * pc)
   gchar *dir;
   GError *err = NULL;
   VkResult res;
+  gboolean ok = FALSE;
 
   res = vkGetPipelineCacheData (pc->ctx->device, pc->cache, &size, NULL);
   if (res != VK_SUCCESS || size < VK_HEADER_BYTES) {
     g_debug ("pipeline cache not written: vkGetPipelineCacheData: %s, %"
         G_GSIZE_FORMAT " bytes", gpufft_vk_result_string (res), size);
-    return;
+    return FALSE;
   }
   file = g_malloc0 (PREFIX_BYTES + size);
   res = vkGetPipelineCacheData (pc->ctx->device, pc->cache, &size,
       file + PREFIX_BYTES);
-  /* (VK_INCOMPLETE: it grew meanwhile; what was written is whole) */
-  if (res != VK_SUCCESS && res != VK_INCOMPLETE) {
+  /* (VK_INCOMPLETE: it grew meanwhile; the next save writes it whole) */
+  if (res != VK_SUCCESS) {
     g_debug ("pipeline cache not written: vkGetPipelineCacheData: %s",
         gpufft_vk_result_string (res));
     g_free (file);
-    return;
+    return FALSE;
   }
   memcpy (file, MAGIC, 8);
   write_u32 (file + 8, FORMAT_VERSION);
@@ -231,9 +234,8 @@ write_file (PipelineCache * pc)
   /* (a driver that keeps nothing, or only what the file has) */
   if (memcmp (file + 24, pc->sum, 32) == 0) {
     g_free (file);
-    return;
+    return TRUE;
   }
-  memcpy (pc->sum, file + 24, 32);
 
   dir = g_path_get_dirname (pc->path);
   if (g_mkdir_with_parents (dir, 0700) != 0)
@@ -241,12 +243,26 @@ write_file (PipelineCache * pc)
   else if (!g_file_set_contents (pc->path, (const gchar *) file,
           PREFIX_BYTES + size, &err))
     g_debug ("pipeline cache not written: %s", err->message);
-  else
+  else {
     g_debug ("pipeline cache %s: %" G_GSIZE_FORMAT " bytes written",
         pc->path, size);
+    memcpy (pc->sum, file + 24, 32);
+    ok = TRUE;
+  }
   g_clear_error (&err);
   g_free (dir);
   g_free (file);
+  return ok;
+}
+
+void
+gpufft_pipeline_cache_made (GpufftContext * ctx)
+{
+  PipelineCache *pc = get (ctx);
+
+  g_mutex_lock (&pc->lock);
+  pc->dirty = TRUE;
+  g_mutex_unlock (&pc->lock);
 }
 
 void
@@ -257,6 +273,7 @@ gpufft_pipeline_cache_save (GpufftContext * ctx)
   if (pc->path == NULL || pc->cache == VK_NULL_HANDLE)
     return;
   g_mutex_lock (&pc->lock);
-  write_file (pc);
+  if (pc->dirty && write_file (pc))
+    pc->dirty = FALSE;
   g_mutex_unlock (&pc->lock);
 }

@@ -38,7 +38,11 @@ G_BEGIN_DECLS
  * made without). */
     VkPipelineCache gpufft_pipeline_cache_get (GpufftContext * ctx);
 
-/* A pipeline was made with the cache: its file is rewritten. */
+/* A pipeline was made with the cache (gpufft-cache.c). */
+void gpufft_pipeline_cache_made (GpufftContext * ctx);
+
+/* Writes the file if a pipeline was made since it was last written (the
+ * end of a plan's or renderer's making). */
 void gpufft_pipeline_cache_save (GpufftContext * ctx);
 
 /* The file's path for this context's device and driver (NULL when no file

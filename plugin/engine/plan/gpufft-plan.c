@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gpufft-plan-private.h"
+#include "gpufft-pipeline-cache.h"
 #include "gpufft-merge.h"
 #include "gpufft-scheduler.h"
 #include "gpufft-cache.h"
@@ -654,6 +655,8 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   stats.plans = 1;
   stats.plan_ns = (guint64) (g_get_monotonic_time () - t0) * 1000;
   gpufft_context_add_stats (ctx, &stats);
+  /* (the pipelines it made, for the next process) */
+  gpufft_pipeline_cache_save (ctx);
   return plan;
 
 fail:

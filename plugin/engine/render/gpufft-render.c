@@ -8,6 +8,7 @@
 #include "gpufft-descriptor-pool.h"
 #include "gpufft-import.h"
 #include "gpufft-cache.h"
+#include "gpufft-pipeline-cache.h"
 #include "gpufft-vk-error.h"
 
 static const guint32 render_spv[] =
@@ -221,6 +222,8 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
     goto fail;
   if (!gpufft_command_init (&r->cmd, ctx, 0, error))
     goto fail;
+  /* (the pipelines it made, for the next process) */
+  gpufft_pipeline_cache_save (ctx);
   return r;
 
 fail:
