@@ -105,12 +105,14 @@ gst_gpu_fft_plan_job_start (GpufftContext * ctx,
 
 gboolean
 gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
-    GpufftPlan ** plan, GpufftRender ** render,
+    const gint * cancel, GpufftPlan ** plan, GpufftRender ** render,
     GstGpuFftAnalysisTables * tables, GError ** error)
 {
   g_mutex_lock (&job->lock);
-  while (wait && !job->done)
-    g_cond_wait (&job->cond, &job->lock);
+  /* (the cancel flag is the owner's: looked at every 20 ms) */
+  while (wait && !job->done && !(cancel && g_atomic_int_get (cancel)))
+    g_cond_wait_until (&job->cond, &job->lock, g_get_monotonic_time () +
+        20 * G_TIME_SPAN_MILLISECOND);
   if (!job->done) {
     g_mutex_unlock (&job->lock);
     return FALSE;
@@ -140,7 +142,8 @@ job_drop (GstGpuFftPlanJob * job, gboolean wait)
   GpufftRender *render = NULL;
   GstGpuFftAnalysisTables tables;
 
-  if (!gst_gpu_fft_plan_job_finish (job, wait, &plan, &render, &tables, NULL))
+  if (!gst_gpu_fft_plan_job_finish (job, wait, NULL, &plan, &render, &tables,
+          NULL))
     return FALSE;
   if (plan)
     gpufft_plan_free (plan);

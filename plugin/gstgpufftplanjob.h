@@ -34,12 +34,14 @@ GstGpuFftPlanJob *gst_gpu_fft_plan_job_start (GpufftContext * ctx,
     const GpufftRenderConfig * render, GError ** error);
 
 /* TRUE once the plan (and renderer) are made or failed. wait: blocks until
- * then. On TRUE the job is finished: *plan is the plan (the caller owns
+ * then, or until *cancel (when not NULL; set from any thread, read
+ * atomically) is non-zero: a flush or a stop lets the streaming thread
+ * go. On TRUE the job is finished: *plan is the plan (the caller owns
  * it; NULL when it or the renderer failed, error set), *render the
  * renderer when one was asked for (render may be NULL otherwise), *tables
  * the analysis tables (the caller clears them), and the job is freed. */
 gboolean gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
-    GpufftPlan ** plan, GpufftRender ** render,
+    const gint * cancel, GpufftPlan ** plan, GpufftRender ** render,
     GstGpuFftAnalysisTables * tables, GError ** error);
 
 /* Gives the job up without waiting for it: it joins given_up (an array
@@ -61,4 +63,5 @@ gboolean gst_gpu_fft_plan_job_wait_given_up (GPtrArray * given_up,
     guint timeout_ms);
 
 G_END_DECLS
+
 #endif /* __GST_GPU_FFT_PLAN_JOB_H__ */

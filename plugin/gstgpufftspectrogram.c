@@ -543,8 +543,13 @@ gst_gpu_fft_spectrogram_sink_event (GstPad * pad, GstObject * parent,
         return FALSE;
       }
       return gst_pad_push_event (self->srcpad, event);
+    case GST_EVENT_FLUSH_START:
+      /* a streaming thread waiting for the plan lets go */
+      g_atomic_int_set (&self->plan_wait_cancel, 1);
+      return gst_pad_push_event (self->srcpad, event);
     case GST_EVENT_FLUSH_STOP:
       gst_gpu_fft_spectrogram_stream_reset (self);
+      g_atomic_int_set (&self->plan_wait_cancel, 0);
       GST_OBJECT_LOCK (self);
       self->qos_earliest = GST_CLOCK_TIME_NONE;
       GST_OBJECT_UNLOCK (self);
@@ -674,7 +679,11 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
   GstGpuFftSpectrogram *self = GST_GPU_FFT_SPECTROGRAM (element);
   GstStateChangeReturn ret;
 
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    /* (the pads' deactivation takes the stream lock) */
+    g_atomic_int_set (&self->plan_wait_cancel, 1);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    g_atomic_int_set (&self->plan_wait_cancel, 0);
     if (!open_device (self))
       return GST_STATE_CHANGE_FAILURE;
     gst_segment_init (&self->segment, GST_FORMAT_TIME);

@@ -44,6 +44,9 @@ void gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
 /* Live input whose plan is still being made: what the store holds is not
  * analysed (counted as dropped intervals); the analysis restarts. */
 void gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self);
+/* A flush while the plan is being made: what the store holds is let go,
+ * not counted; the next buffer starts the analysis anew. */
+void gst_gpu_fft_base_stream_forget_stored (GstGpuFftBase * self);
 /* Closes the pending interval (partial) and restarts the framing. ending
  * (EOS, flush): a live stream waits for a plan still being made, to
  * analyse what the store holds; otherwise only a non-live one does. */

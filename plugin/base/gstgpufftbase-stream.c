@@ -227,8 +227,8 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     *failed = TRUE;
     return FALSE;
   }
-  if (!gst_gpu_fft_plan_job_finish (self->plan_job, wait, &plan, NULL,
-          &tables, &error))
+  if (!gst_gpu_fft_plan_job_finish (self->plan_job, wait,
+          &self->plan_wait_cancel, &plan, NULL, &tables, &error))
     return FALSE;
   self->plan_job = NULL;
   gst_gpu_fft_plan_job_prune (self->given_up_jobs);
@@ -595,6 +595,14 @@ forget_received (GstGpuFftBase * self)
   self->received = 0;
   self->catching_up = FALSE;
   gst_gpu_fft_store_reset (&self->store, 0);
+}
+
+void
+gst_gpu_fft_base_stream_forget_stored (GstGpuFftBase * self)
+{
+  GST_DEBUG_OBJECT (self, "flush: %" G_GSIZE_FORMAT " stored bytes let go",
+      (gsize) self->store.len);
+  forget_received (self);
 }
 
 void

@@ -121,7 +121,8 @@ static gboolean gst_gpu_fft_base_setup (GstAudioFilter * filter,
 /* PAUSED to READY: a streaming thread that waits for the element's
  * messages to be posted stops waiting (a synchronous bus handler that
  * stops the pipeline from the posting thread would otherwise wait for that
- * streaming thread); READY to PAUSED: it waits again. */
+ * streaming thread), and one that waits for the plan (the pads'
+ * deactivation takes the stream lock); READY to PAUSED: they wait again. */
 static GstStateChangeReturn
 gst_gpu_fft_base_change_state (GstElement * element, GstStateChange transition)
 {
@@ -129,14 +130,19 @@ gst_gpu_fft_base_change_state (GstElement * element, GstStateChange transition)
 
   GstStateChangeReturn ret;
 
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     gst_gpu_fft_poster_set_stopping (self->poster, TRUE);
-  else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    g_atomic_int_set (&self->plan_wait_cancel, 1);
+  } else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
+    g_atomic_int_set (&self->plan_wait_cancel, 0);
+  }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
   if (ret == GST_STATE_CHANGE_FAILURE
-      && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+      && transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
+    g_atomic_int_set (&self->plan_wait_cancel, 0);
+  }
   return ret;
 }
 
@@ -462,13 +468,20 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
-      /* a streaming thread waiting for the messages lets go */
+      /* a streaming thread waiting for the messages or the plan lets go */
       gst_gpu_fft_poster_set_flushing (self->poster, TRUE);
+      g_atomic_int_set (&self->plan_wait_cancel, 1);
       break;
     case GST_EVENT_EOS:
     case GST_EVENT_FLUSH_STOP:
-      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
         gst_gpu_fft_poster_set_flushing (self->poster, FALSE);
+        /* (the samples before the flush do not wait for a plan being
+         * made: they are let go, uncounted) */
+        if (self->plan == NULL && self->plan_job != NULL)
+          gst_gpu_fft_base_stream_forget_stored (self);
+        g_atomic_int_set (&self->plan_wait_cancel, 0);
+      }
       /* every interval's messages are posted before these go on */
       if (self->running) {
         gst_gpu_fft_base_settings_read_live (self);

@@ -157,6 +157,9 @@ struct _GstGpuFftBase
   /* the `reset` action (any thread): the next batch restarts the
    * averaging state */
   gint reset_pending;
+  /* set (atomically) from FLUSH_START to FLUSH_STOP and while stopping: a
+   * streaming thread waiting for the plan lets go */
+  gint plan_wait_cancel;
 
   /* set once an engine error was posted (any thread) */
   gint error_posted;

@@ -76,6 +76,10 @@ struct _GstGpuFftSpectrogram
   guint64 frames_rendered, frames_dropped;
   guint64 frames_written;       /* by the device into the output buffer */
 
+  /* set (atomically, any thread) from FLUSH_START to FLUSH_STOP and while
+   * stopping: a streaming thread waiting for the plan lets go */
+  gint plan_wait_cancel;
+
   /* --- streaming thread --- */
   GstAudioInfo ainfo;
   gboolean have_audio;
@@ -92,6 +96,8 @@ struct _GstGpuFftSpectrogram
   GstGpuFftPlanJob *job;        /* making plan and renderer */
   GPtrArray *given_up;          /* jobs given up, until they are done */
   gint is_live;                 /* upstream: -1 not asked yet */
+  gboolean gapped;              /* frames went out as GAP events since the
+                                 * last one drawn */
   GstGpuFftBands *bands;        /* octave axis */
   GstGpuFftLayout layout;
   GstGpuFftFreqAxis axis;
@@ -135,4 +141,5 @@ gboolean gst_gpu_fft_spectrogram_stream_wait_released (GstGpuFftSpectrogram
 GstFlowReturn gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self);
 
 G_END_DECLS
+
 #endif /* __GST_GPU_FFT_SPECTROGRAM_PRIVATE_H__ */

@@ -89,6 +89,7 @@ gst_gpu_fft_spectrogram_stream_reset (GstGpuFftSpectrogram * self)
     g_array_set_size (self->columns, 0);
   self->fifo_origin = 0;
   self->pad_pending = FALSE;
+  self->gapped = FALSE;
   self->next_frame = 0;
   self->next_column = 0;
   self->open_frames = 0;
@@ -351,9 +352,10 @@ engine_error:
   return FALSE;
 }
 
-/* TRUE once plan and renderer are ready (wait: blocks until then; the
- * compiler runs on the job's thread all the same). FALSE with *failed set
- * after posting the error when making them failed. */
+/* TRUE once plan and renderer are ready (wait: blocks until then, or a
+ * flush or stop; the compiler runs on the job's thread all the same).
+ * FALSE with *failed set after posting the error when making them
+ * failed. */
 static gboolean
 state_ready (GstGpuFftSpectrogram * self, gboolean wait, gboolean * failed)
 {
@@ -371,8 +373,8 @@ state_ready (GstGpuFftSpectrogram * self, gboolean wait, gboolean * failed)
     *failed = TRUE;
     return FALSE;
   }
-  if (!gst_gpu_fft_plan_job_finish (self->job, wait, &plan, &render, &tables,
-          &error))
+  if (!gst_gpu_fft_plan_job_finish (self->job, wait, &self->plan_wait_cancel,
+          &plan, &render, &tables, &error))
     return FALSE;
   self->job = NULL;
   gst_gpu_fft_analysis_tables_clear (&tables);
@@ -861,6 +863,7 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
     GST_BUFFER_FLAG_SET (out, GST_BUFFER_FLAG_DISCONT);
   GST_OBJECT_LOCK (self);
   self->frames_rendered++;
+  self->gapped = FALSE;
   if (written)
     self->frames_written++;
   GST_OBJECT_UNLOCK (self);
@@ -897,6 +900,7 @@ gaps_due (GstGpuFftSpectrogram * self)
     gst_pad_push_event (self->srcpad, gst_event_new_gap (pts,
             frame_pts (self, self->video_frame + 1) - pts));
     self->video_frame++;
+    self->gapped = TRUE;
   }
   if (self->fifo->len / bpf > bound) {
     GST_DEBUG_OBJECT (self, "the plan is not ready after %" G_GUINT64_FORMAT
@@ -1014,7 +1018,8 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
     if (self->is_live < 0)
       self->is_live = upstream_is_live (self) ? 1 : 0;
     if (!state_ready (self, self->is_live == 0, &failed))
-      return failed ? GST_FLOW_ERROR : gaps_due (self);
+      return failed ? GST_FLOW_ERROR : self->is_live == 0 ?
+          GST_FLOW_FLUSHING : gaps_due (self);
   }
   return render_due (self);
 }
@@ -1032,13 +1037,23 @@ gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self)
     return GST_FLOW_OK;
   /* (the end waits for a plan being made) */
   if (!state_ready (self, TRUE, &failed))
-    return GST_FLOW_ERROR;
+    return failed ? GST_FLOW_ERROR : GST_FLOW_FLUSHING;
   if (self->pad_pending)
     fifo_mirror_start (self);
   ret = render_due (self);
   if (ret != GST_FLOW_OK)
     return ret;
   start = frame_start (self, self->video_frame);
+  if (self->samples <= start && self->gapped) {
+    /* a live stream that ends before any frame was drawn since the plan
+     * came: one more frame, with the columns of the samples that waited */
+    if (!analyse (self, self->fft_size / 2 + self->samples, FALSE))
+      return GST_FLOW_ERROR;
+    ret = render_frame (self, self->video_frame, frame_pts (self,
+            self->video_frame + 1) - frame_pts (self, self->video_frame));
+    self->video_frame++;
+    return ret;
+  }
   if (self->samples <= start)
     return GST_FLOW_OK;
   /* the samples after the last whole frame: one shorter frame, with the

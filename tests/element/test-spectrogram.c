@@ -1083,6 +1083,60 @@ GST_START_TEST (test_live_plan_wait)
 
 GST_END_TEST;
 
+/* A live stream that ends (0.5 s) before its plan is ready (1.5 s): EOS
+ * waits for it, and after the 5 GAP events one frame shows the samples
+ * that waited (the tone's row in the column of 0.25 s). */
+GST_START_TEST (test_live_ends_before_plan)
+{
+  const gchar *props[] = { "fft-size", "1024", "time-span", "10",
+    "colormap", "grayscale", "min-db", "-100", "max-db", "0", NULL
+  };
+  gdouble f = 85 * RATE / 1024.0;
+  gdouble *x = tone (RATE / 2, 0.1, f);
+  GstHarness *h;
+  Pictures *p = g_new0 (Pictures, 1);
+  gsize offset = 0;
+  guint gaps = 0, wh, row, age, r, best = 0;
+  GstClockTime end;
+  GstEvent *ev;
+  guint8 *v;
+
+  g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", "1500", TRUE);
+  h = spectrogram_harness ("video/x-raw, format=RGBA, width=640, "
+      "height=400, framerate=10/1", props);
+  gst_harness_set_live (h, TRUE);
+  p->frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, p);
+  while ((ev = gst_harness_try_pull_event (h))) {
+    gaps += GST_EVENT_TYPE (ev) == GST_EVENT_GAP;
+    gst_event_unref (ev);
+  }
+  fail_unless_equals_int (gaps, 5);
+  fail_unless_equals_int (p->frames->len, 1);
+  p->caps = gst_pad_get_current_caps (h->sinkpad);
+  g_object_get (h->element, "layout", &p->layout, "stats", &p->stats, NULL);
+  end = GST_BUFFER_PTS (g_ptr_array_index (p->frames, 0));
+  fail_unless_equals_uint64 (end, GST_SECOND / 2);
+  age = (guint) round ((end / 1e9 - 0.25) * RATE / lay (p, "column-hop"));
+  wh = lay (p, "waterfall-height");
+  row = axis_row ("linear", 0, RATE / 2.0, f, wh);
+  v = gray_column (p, age);
+  for (r = 0; r < wh; r++)
+    if (v[r] > v[best])
+      best = r;
+  fail_unless_equals_int (best, row);
+  g_free (v);
+  gst_harness_teardown (h);
+  g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  pictures_free (p);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* A bad property combination is an element error naming the properties. */
 GST_START_TEST (test_bad_range)
 {
@@ -1141,6 +1195,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_gap_is_silence);
   tcase_add_test (tc, test_live_plan_wait);
+  tcase_add_test (tc, test_live_ends_before_plan);
   tcase_add_test (tc, test_bad_range);
   return s;
 }

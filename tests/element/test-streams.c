@@ -627,6 +627,127 @@ GST_START_TEST (test_live_slow_plan_discont)
 
 GST_END_TEST;
 
+/* ---- a flush or a stop while a stream that is not live waits for its
+ * plan ------------------------------------------------------------------- */
+
+#define WAIT_PLAN_MS 6000
+
+typedef struct
+{
+  GstHarness *h;
+  GstBuffer *buf;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+} Pusher;
+
+static gpointer
+pusher_thread (gpointer data)
+{
+  Pusher *p = data;
+
+  gst_harness_push (p->h, p->buf);
+  g_mutex_lock (&p->lock);
+  p->done = TRUE;
+  g_cond_signal (&p->cond);
+  g_mutex_unlock (&p->lock);
+  return NULL;
+}
+
+/* Pushes buf on a thread of its own (it waits for the plan), runs
+ * interrupt, and checks that the push returned well before the plan could
+ * be ready. */
+static void
+push_then_interrupt (GstHarness * h, GstBuffer * buf,
+    void (*interrupt) (GstHarness *), const gchar * what)
+{
+  Pusher p = { h, buf };
+  GThread *t;
+  gint64 end;
+  gboolean done;
+
+  g_mutex_init (&p.lock);
+  g_cond_init (&p.cond);
+  t = g_thread_new ("pusher", pusher_thread, &p);
+  g_usleep (300 * 1000);
+  g_mutex_lock (&p.lock);
+  fail_if (p.done, "%s: the push did not wait for the plan", what);
+  g_mutex_unlock (&p.lock);
+  interrupt (h);
+  end = g_get_monotonic_time () + (WAIT_PLAN_MS - 2000) * 1000;
+  g_mutex_lock (&p.lock);
+  while (!p.done && g_cond_wait_until (&p.cond, &p.lock, end));
+  done = p.done;
+  g_mutex_unlock (&p.lock);
+  fail_unless (done, "%s: the streaming thread kept waiting for the plan",
+      what);
+  g_thread_join (t);
+  g_mutex_clear (&p.lock);
+  g_cond_clear (&p.cond);
+}
+
+static void
+flush_start (GstHarness * h)
+{
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+}
+
+static void
+stop_element (GstHarness * h)
+{
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+}
+
+static GstBuffer *
+silence (gsize samples, guint channels)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, samples * channels * 4, NULL);
+
+  gst_buffer_memset (b, 0, 0, samples * channels * 4);
+  GST_BUFFER_PTS (b) = 0;
+  GST_BUFFER_DURATION (b) = gst_util_uint64_scale (samples, GST_SECOND, RATE);
+  return b;
+}
+
+/* A stream that is not live waits for its plan (6 s to make here,
+ * GPUFFT_DEBUG_SLOW_PLAN_MS): a flushing seek (FLUSH_START) lets its
+ * streaming thread go at once, and so does a stop (to NULL, which must
+ * take the stream lock), for gpufftspectrum and gpufftspectrogram; after
+ * the flush the element takes buffers again. */
+static void
+interrupted_plan_wait (const gchar * element)
+{
+  GstHarness *h = gst_harness_new (element);
+
+  g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (WAIT_PLAN_MS), TRUE);
+  gst_harness_set_live (h, FALSE);
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate="
+      G_STRINGIFY (RATE) ", channels=2, layout=interleaved");
+  if (g_str_equal (element, "gpufftspectrogram"))
+    gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, "
+        "width=160, height=120, framerate=10/1");
+  push_then_interrupt (h, silence (RATE / 5, 2), flush_start, "flush");
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  {
+    GstSegment seg;
+
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  }
+  push_then_interrupt (h, silence (RATE / 5, 2), stop_element, "stop");
+  gst_harness_teardown (h);
+  g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+}
+
+GST_START_TEST (test_flush_and_stop_while_plan_made)
+{
+  interrupted_plan_wait ("gpufftspectrum");
+  interrupted_plan_wait ("gpufftspectrogram");
+}
+
+GST_END_TEST;
+
 static Suite *
 streams_suite (void)
 {
@@ -641,6 +762,7 @@ streams_suite (void)
   tcase_add_test (tc, test_live_falls_behind_unaligned);
   tcase_add_test (tc, test_live_slow_plan);
   tcase_add_test (tc, test_live_slow_plan_discont);
+  tcase_add_test (tc, test_flush_and_stop_while_plan_made);
   return s;
 }
 
