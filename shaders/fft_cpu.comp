@@ -15,24 +15,24 @@
 //    (the chunk's frames in turn), so a batch of one frame still fills the
 //    SIMD register; no shared memory, no barrier;
 //  - the frame's M complex points z[j] = x[2j] + i x[2j+1] are split by
-//    j mod R, R = 8E: lane l holds the E subsequences s = E l + e (Q = M/R
-//    points each), two of them read as one 16-byte texel per lane and block
+//    j mod 16: lane l holds the E = 2 subsequences s = 2l + e (Q = M/16
+//    points each), read together as one 16-byte texel per lane and block
 //    (a texel buffer: lavapipe fetches it as a vector gather);
 //  - each lane computes the Q-point FFTs of its subsequences alone, fully
-//    unrolled, in registers, with constant twiddles (LOG2Q and LOG2E are
-//    build-time constants: one SPIR-V module per size, shaders/meson.build);
-//  - the last radix-R step runs across the lanes: an 8-point DFT by three
-//    subgroup shuffles (one permute instruction each) and an E-point DFT
-//    inside the lane. Lane l then holds Z[k + Q (r + 8 j)], k < Q, j < E,
-//    r = rev3 (l). With E = 2 a frame is one straight run of code; with
-//    E > 2 a runtime loop takes the subsequences two by two, and the
-//    E-point DFT is summed pass after pass (so that the unrolled code, and
-//    the driver's compile time, stays that of Q points: fully unrolled,
-//    N = 4096 took lavapipe 87 s to compile, and glslc ran out of memory);
+//    unrolled, in registers, with constant twiddles (LOG2Q is a build-time
+//    constant: one SPIR-V module per size, shaders/meson.build);
+//  - the last radix-16 step runs across the lanes: an 8-point DFT by three
+//    subgroup shuffles (one permute instruction each) and a 2-point DFT
+//    inside the lane. Lane l then holds Z[k + Q (r + 8 j)], k < Q, j < 2,
+//    r = rev3 (l): a frame is one straight run of code;
 //  - the real-input post-processing pairs Z[k] with Z[M - k], which lives
 //    in lane l ^ 7 (k = 0: in lane pi (l)): one more shuffle.
-// Sizes N = 16 E Q: E = 2 and Q = 1..32 (N = 32..1024), Q = 32 and E = 4, 8
-// (N = 2048, 4096); gpufft-plan-cpu.c chooses.
+// Sizes N = 32 Q, Q = 1..32 (N = 32..1024). From 2048 fft_cpu_large.comp
+// runs (its four-step keeps the unrolled code, and the driver's compile
+// time, small: this kernel's 2048 and 4096, summing E = 4 and 8
+// subsequences per lane pass after pass, ran 1.5x faster but took lavapipe
+// 0.4-0.9 s to translate in every process and 5-7 s to compile on an empty
+// shader cache); gpufft-plan-cpu.c chooses.
 //
 // Bindings and push constants: cpu_kernel.glsl (the twiddle table is
 // unused here). One workgroup per (chunk, output channel).
@@ -42,13 +42,12 @@
 #include "common.glsl"
 #include "cpu_lanes.glsl"
 
-const uint LQ = LOG2Q, LE = LOG2E;
+const uint LQ = LOG2Q;
 const uint Q = 1u << LQ;        // points per subsequence
-const uint E = 1u << LE;        // subsequences per lane (even)
-const uint H = E / 2u;          // passes: two subsequences each
+const uint E = 2u;              // subsequences per lane
 const uint R = 8u * E;          // subsequences
 const uint M = R * Q;
-const uint LOG2_R = LE + 3u;
+const uint LOG2_R = 4u;
 const uint LOG2_M = LQ + LOG2_R;
 const uint LOG2_N = LOG2_M + 1u;
 const uint NB = M + 1u;         // one-sided bins
@@ -56,16 +55,15 @@ const uint RS = NB + 1u;        // partial row: NB power sums + frames used
 
 #include "cpu_kernel.glsl"
 
-// Subsequences 2p and 2p + 1 of the lane, windowed, in bit-reversed order.
+// Subsequences 2l and 2l + 1 of lane l, windowed, in bit-reversed order.
 vec2 Y0[Q], Y1[Q];
 
-void load_pair (uint start, uint ch, uint p)
+void load_pair (uint start, uint ch)
 {
   vec4 x[Q];
 
-  // Element m of subsequence E l + 2p (+1) is z[R m + E l + 2p] (+1): the
-  // samples n .. n + 3 from n = 2 R m + 2 E l + 4 p, texel n / 4 of the
-  // window. (The interleaved loads downmix by themselves; the others add
+  // Element m of subsequence 2l (+1) is z[R m + 2l] (+1): the samples
+  // n .. n + 3 from n = 2 R m + 4 l, texel n / 4 of the window. (The interleaved loads downmix by themselves; the others add
   // the channels one after the other, the channel loop outermost so that
   // the block loop stays unrolled.)
   if (DOWNMIX != 0u && LOAD != LOAD_IL2 && LOAD != LOAD_IL4) {
@@ -73,14 +71,13 @@ void load_pair (uint start, uint ch, uint p)
       x[m] = vec4 (0.0);
     for (uint c = 0u; c < pc.in_channels; c++)
       [[unroll]] for (uint m = 0u; m < Q; m++)
-        x[m] += load4 (start, 2u * R * m + 2u * E * lane + 4u * p, c);
+        x[m] += load4 (start, 2u * R * m + 2u * E * lane, c);
   } else {
     [[unroll]] for (uint m = 0u; m < Q; m++)
-      x[m] = load4 (start, 2u * R * m + 2u * E * lane + 4u * p, ch);
+      x[m] = load4 (start, 2u * R * m + 2u * E * lane, ch);
   }
   [[unroll]] for (uint m = 0u; m < Q; m++) {
-    vec4 v = x[m] * texelFetch (win_texels, int ((R * m + E * lane) / 2u +
-            p));
+    vec4 v = x[m] * texelFetch (win_texels, int ((R * m + E * lane) / 2u));
     if (DOWNMIX != 0u)
       v *= pc.inv_channels;
     Y0[brev (m, LQ)] = v.xy;
@@ -91,40 +88,22 @@ void load_pair (uint start, uint ch, uint p)
 // Z[k + Q (r + 8 j)] of the frame, k < Q, j < E.
 vec2 X[E][Q];
 
-// The lane's two subsequences of pass p: their FFTs, the twiddles of the
-// radix-R step, the 8-point DFTs across lanes, and their share of each
-// X[j][k]. zk[k] = W_M^{2pk} and V[j] = W_R^{2p (r + 8j)} (j < H, also
-// the factor of j + H) are carried from pass to pass.
-vec2 zk[Q], V[H];
-
-void radix_pass (uint p)
+// The lane's two subsequences: their FFTs, the twiddles of the radix-16
+// step, the 8-point DFTs across lanes and the 2-point DFT in the lane.
+void radix_step ()
 {
   FFT_BR (Y0, LQ);
   FFT_BR (Y1, LQ);
   [[unroll]] for (uint k = 0u; k < Q; k++) {
-    // W_M^{s k}, s = E l + 2p (+1)
-    vec2 t0 = k == 0u ? vec2 (1.0, 0.0) : (E == 2u ?
-        tw_lanes (E * k, 0u, LOG2_M) : cmul (zk[k], tw_lanes (E * k, 0u,
-                LOG2_M)));
+    // W_M^{s k}, s = 2l (+1)
+    vec2 t0 = k == 0u ? vec2 (1.0, 0.0) : tw_lanes (E * k, 0u, LOG2_M);
     vec2 b0 = lanes_dft8 (k == 0u ? Y0[k] : cmul (Y0[k], t0));
     vec2 b1 = lanes_dft8 (k == 0u ? Y1[k] : cmul (Y1[k], cmul (t0,
                 twc (k, LOG2_M))));
-    [[unroll]] for (uint j = 0u; j < H; j++) {
-      vec2 c = cmul (b1, tw_rev_lanes (1u, 8u * j, LOG2_R));   // W_R^{r+8j}
-      if (E == 2u) {
-        X[j][k] = b0 + c;
-        X[j + H][k] = b0 - c;
-      } else {
-        X[j][k] += cmul (V[j], b0 + c);
-        X[j + H][k] += cmul (V[j], b0 - c);
-      }
-    }
-    if (E > 2u && k > 0u)
-      zk[k] = cmul (zk[k], twc (2u * k, LOG2_M));
+    vec2 c = cmul (b1, tw_rev_lanes (1u, 0u, LOG2_R));  // W_R^r
+    X[0][k] = b0 + c;
+    X[1][k] = b0 - c;
   }
-  if (E > 2u)
-    [[unroll]] for (uint j = 0u; j < H; j++)
-      V[j] = cmul (V[j], tw_rev_lanes (2u, 16u * j, LOG2_R));
 }
 
 void main ()
@@ -154,22 +133,8 @@ void main ()
   for (uint f = 0u; f < count; f++) {
     uint start = (first + f) * pc.hop;
 
-    if (E == 2u) {
-      load_pair (start, ch, 0u);
-      radix_pass (0u);
-    } else {
-      [[unroll]] for (uint k = 0u; k < Q; k++)
-        zk[k] = vec2 (1.0, 0.0);
-      [[unroll]] for (uint j = 0u; j < H; j++)
-        V[j] = vec2 (1.0, 0.0);
-      [[unroll]] for (uint j = 0u; j < E; j++)
-        [[unroll]] for (uint k = 0u; k < Q; k++)
-          X[j][k] = vec2 (0.0);
-      for (uint p = 0u; p < H; p++) {
-        load_pair (start, ch, p);
-        radix_pass (p);
-      }
-    }
+    load_pair (start, ch);
+    radix_step ();
 
     // Real-input post-processing, power, and the frame's soundness. The
     // partner of Z[k + Q (r + 8j)] is Z[M - k - Q (r + 8j)]: for k > 0

@@ -1,5 +1,5 @@
 #version 450
-// The CPU devices' kernel for large sizes, N = 8192..65536: the work and
+// The CPU devices' kernel for large sizes, N = 2048..65536: the work and
 // the layout of fft_cpu.comp (one subgroup of 8 lanes works on one frame;
 // lane l holds the subsequences s = 2l + e, e = 0, 1, of Q = M/16 points;
 // an 8-point DFT across the lanes and a radix 2 in the lane finish the

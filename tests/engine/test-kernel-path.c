@@ -6,8 +6,8 @@
  * planar; interleaved stereo and 4 channels; word by word for S24, odd
  * hops and 3 channels), downmix by both ways, per channel, complex output,
  * frames with NaN samples left out, groups of 1 to 70 frames (chunks of
- * many frames), and each of their shapes (unrolled up to N = 1024, passes
- * at 2048 and 4096, the four-step from 8192). Every other engine test runs
+ * many frames), and each of their shapes (unrolled up to N = 1024, the
+ * four-step from 2048). Every other engine test runs
  * on whichever path the device takes; meson runs some of them again on the
  * other path (tests/engine/meson.build), so that CI on lavapipe covers
  * both. The tolerances are the other tests': 1e-5 per bin for the power,
@@ -108,10 +108,9 @@ static const Case cases[] = {
   {512, 256, 2, GPUFFT_FORMAT_S16, TRUE, FALSE, FALSE},        /* S16 rows */
   {128, 64, 4, GPUFFT_FORMAT_F32, FALSE, FALSE, TRUE}, /* 4 channels */
   {64, 32, 4, GPUFFT_FORMAT_S32, FALSE, TRUE, FALSE},  /* 4 channels mix */
-  /* passes (2048, 4096) */
+  /* four-step (2048..65536) */
   {4096, 1000, 2, GPUFFT_FORMAT_S24, FALSE, TRUE, TRUE},       /* words mix */
   {2048, 331, 3, GPUFFT_FORMAT_F32, TRUE, TRUE, FALSE},        /* planar mix */
-  /* four-step (8192..65536) */
   {8192, 4096, 1, GPUFFT_FORMAT_F64, FALSE, TRUE, FALSE},      /* F64 rows */
   {16384, 1000, 3, GPUFFT_FORMAT_S16, FALSE, TRUE, TRUE},      /* words mix */
   {32768, 16384, 2, GPUFFT_FORMAT_F32, FALSE, FALSE, TRUE},    /* stereo */

@@ -17,7 +17,9 @@
 #include "gpufft-cache.h"
 
 /* One module per size, N = 32 << i (shaders/meson.build): fft_cpu.comp
- * up to 4096, fft_cpu_large.comp from 8192. */
+ * up to 1024, fft_cpu_large.comp from 2048 (tests/bench/README.md,
+ * "lavapipe": its four-step compiles in a fraction of the time the
+ * unrolled kernel took there). */
 static const guint32 fft_cpu_n32[] =
 #include "fft_cpu_n32.spv.h"
     ;
@@ -67,8 +69,8 @@ static const struct
   {fft_cpu_n256, sizeof (fft_cpu_n256), 0, 0},
   {fft_cpu_n512, sizeof (fft_cpu_n512), 0, 0},
   {fft_cpu_n1024, sizeof (fft_cpu_n1024), 0, 0},
-  {fft_cpu_n2048, sizeof (fft_cpu_n2048), 0, 0},
-  {fft_cpu_n4096, sizeof (fft_cpu_n4096), 0, 0},
+  {fft_cpu_n2048, sizeof (fft_cpu_n2048), 8, 8},
+  {fft_cpu_n4096, sizeof (fft_cpu_n4096), 16, 8},
   {fft_cpu_n8192, sizeof (fft_cpu_n8192), 16, 16},
   {fft_cpu_n16384, sizeof (fft_cpu_n16384), 32, 16},
   {fft_cpu_n32768, sizeof (fft_cpu_n32768), 32, 32},
@@ -219,9 +221,9 @@ gpufft_plan_cpu_chunk_cap (GpufftPlan * plan)
         + 1;
     per_chunk = 2 * modules[variant].q1 * modules[variant].q2;
   } else {
-    /* fft_cpu.comp: per frame N / 1024 passes (N >= 2048), each with the
-     * channel loop of a downmix */
-    per_frame = 1 + MAX (1, plan->cfg.fft_size / 1024) * (1 + mix);
+    /* fft_cpu.comp: per frame one load, with the channel loop of a
+     * downmix */
+    per_frame = 1 + (1 + mix);
   }
   return MAX (1, (CPU_LOOP_BUDGET - per_chunk) / per_frame);
 }
