@@ -72,6 +72,8 @@ make_plan_config (GstGpuFftBase * self,
 
   memset (c, 0, sizeof (*c));
   gpufft_plan_config_init (c);
+  /* (a live stream's first messages sooner; a file's repeatable) */
+  c->quick_start = self->is_live > 0;
   c->fft_size = s->fft_size;
   c->hop = s->hop_size ? s->hop_size : s->fft_size / 2;
   if (s->hop_within_interval)

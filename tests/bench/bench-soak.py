@@ -14,10 +14,12 @@ and every --poke-ms one of them, at random (seeded), gets one of:
 Checked for every stream, from its bus (a watch on the main loop):
   - between two spectrum messages, the second's timestamp is the first's
     timestamp + duration, plus one interval per interval counted in its
-    `dropped` field: nothing lost that is not counted ("holes"); the first
-    jump within 5 s of a poke of the stream starts a new run instead;
+    `dropped` field: nothing lost that is not counted ("holes"); the next
+    jump within 60 s of a poke of the stream starts a new run instead;
   - no ERROR message; WARNING messages are counted;
-  - each stream posts (a stream silent for 10 s while PLAYING is "stalled").
+  - each stream posts: its longest silence while PLAYING is reported (a
+    new plan's compile, on a busy CPU device, can take seconds), and one
+    silent for 60 s, or still silent at the end, is "stalled".
 Sampled every 10 s: the process's resident memory and open file
 descriptors (flat: the last third's mean within --rss-tolerance of the
 second third's).
@@ -78,6 +80,9 @@ class Stream:
         self.warnings = 0
         self.pokes = 0
         self.last_msg_at = time.monotonic()
+        self.last_poke = ('start', self.last_msg_at)
+        self.stall_notes = []
+        self.hole_notes = []
         self.expect = None
         self.new_run()
         bus = self.pipe.get_bus()
@@ -90,10 +95,10 @@ class Stream:
             % (self.rate, self.channels)))
 
     def new_run(self):
-        """A restart, renegotiation or geometry change: the first jump in
-        the timestamps within 5 s of it starts a new run (messages of the
-        old one may still be queued on the bus)."""
-        self.forgive_until = time.monotonic() + 5
+        """A restart, renegotiation or geometry change: the next jump in
+        the timestamps, within 60 s, starts a new run (the messages of the
+        old one that are still queued on the bus are contiguous)."""
+        self.forgive_until = time.monotonic() + 60
 
     def on_message(self, bus, msg):
         t = msg.type
@@ -124,12 +129,18 @@ class Stream:
                 else:
                     self.holes += 1
                     self.hole_ns += abs(ts - want)
+                    self.hole_notes.append(
+                        'stream %d: %+.3f s at %.3f s, last poke %s %.1f s '
+                        'before' % (self.i, (ts - want) / 1e9, ts / 1e9,
+                                    self.last_poke[0],
+                                    time.monotonic() - self.last_poke[1]))
             self.expect = ts + dur
 
     def poke(self):
         self.pokes += 1
         what = self.rng.choice(['restart', 'pause', 'fft-size', 'caps',
                                 'reset'])
+        self.last_poke = (what, time.monotonic())
         if what == 'restart':
             self.pipe.set_state(Gst.State.NULL)
             self.new_run()
@@ -198,9 +209,17 @@ def main():
         now = time.monotonic()
         samples.append((now - start, rss_kib(), fd_count()))
         for s in streams:
-            if now - s.last_msg_at > 10 and \
+            silent = now - s.last_msg_at
+            if silent > 10 and \
                     s.pipe.get_state(0)[1] == Gst.State.PLAYING:
-                stalled.add(s.i)
+                s.longest = max(getattr(s, 'longest', 0), silent)
+                if silent > 60 or now - start >= args.minutes * 60:
+                    stalled.add(s.i)
+                s.stall_notes.append(
+                    'stream %d: silent %.0f s at %.0f s, fft %d, %d Hz, %d '
+                    'ch, last poke %s %.1f s before'
+                    % (s.i, now - s.last_msg_at, now - start, s.fft, s.rate,
+                       s.channels, s.last_poke[0], now - s.last_poke[1]))
         if now - start >= args.minutes * 60:
             loop.quit()
             return False
@@ -238,14 +257,21 @@ def main():
     print('%-10s %10s' % ('time s', 'RSS MiB') + '%8s' % 'fds')
     for t, r, f in samples[::max(1, len(samples) // 12)] + samples[-1:]:
         print('%-10.0f %10.1f %7d' % (t, r / 1024, f))
+    longest = max([getattr(s, 'longest', 0) for s in streams])
     print('messages %d, intervals dropped (counted) %d, holes (not counted) '
-          '%d, errors %d, warnings %d, stalled streams %d'
-          % (msgs, dropped, holes, len(errors), warnings, len(stalled)))
+          '%d, errors %d, warnings %d, stalled streams %d, longest silence '
+          'while playing %.0f s (counted from 10 s)'
+          % (msgs, dropped, holes, len(errors), warnings, len(stalled),
+             longest))
     print('RSS: %.1f -> %.1f MiB (%+.1f %%, middle third to last), fds %.0f '
           '-> %.0f' % (rss_mid / 1024, rss_last / 1024, 100 * rss_growth,
                        fd_mid, fd_last))
     for e in errors[:5]:
         print('error: ' + e)
+    for n in [n for s in streams for n in s.hole_notes][:10]:
+        print('hole: ' + n)
+    for n in [n for s in streams for n in s.stall_notes][:10]:
+        print('silent: ' + n)
     ok = (not errors and holes == 0 and not stalled
           and rss_growth <= args.rss_tolerance and fd_last <= fd_mid + 2)
     print('@soak streams=%d minutes=%.1f pokes=%d messages=%d dropped=%d '

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "engine-test.h"
+/* (a plan's pipeline: the quick start's switch) */
 #include "gpufft-plan-private.h"
 
 /* Power-of-two sizes from 32 up to what gpufft-plan-cpu.c allows on this
@@ -101,20 +102,20 @@ typedef struct
 
 static const Case cases[] = {
   /* unrolled (N <= 1024) */
-  {1024, 512, 2, GPUFFT_FORMAT_F32, FALSE, FALSE, FALSE},      /* stereo */
-  {1024, 512, 2, GPUFFT_FORMAT_F32, FALSE, TRUE, TRUE},        /* stereo mix */
-  {256, 37, 1, GPUFFT_FORMAT_S16, FALSE, TRUE, FALSE}, /* words */
-  {32, 7, 3, GPUFFT_FORMAT_S32, TRUE, FALSE, TRUE},    /* words, planar */
-  {512, 256, 2, GPUFFT_FORMAT_S16, TRUE, FALSE, FALSE},        /* S16 rows */
-  {128, 64, 4, GPUFFT_FORMAT_F32, FALSE, FALSE, TRUE}, /* 4 channels */
-  {64, 32, 4, GPUFFT_FORMAT_S32, FALSE, TRUE, FALSE},  /* 4 channels mix */
+  {1024, 512, 2, GPUFFT_FORMAT_F32, FALSE, FALSE, FALSE},       /* stereo */
+  {1024, 512, 2, GPUFFT_FORMAT_F32, FALSE, TRUE, TRUE}, /* stereo mix */
+  {256, 37, 1, GPUFFT_FORMAT_S16, FALSE, TRUE, FALSE},  /* words */
+  {32, 7, 3, GPUFFT_FORMAT_S32, TRUE, FALSE, TRUE},     /* words, planar */
+  {512, 256, 2, GPUFFT_FORMAT_S16, TRUE, FALSE, FALSE}, /* S16 rows */
+  {128, 64, 4, GPUFFT_FORMAT_F32, FALSE, FALSE, TRUE},  /* 4 channels */
+  {64, 32, 4, GPUFFT_FORMAT_S32, FALSE, TRUE, FALSE},   /* 4 channels mix */
   /* four-step (2048..65536) */
-  {4096, 1000, 2, GPUFFT_FORMAT_S24, FALSE, TRUE, TRUE},       /* words mix */
-  {2048, 331, 3, GPUFFT_FORMAT_F32, TRUE, TRUE, FALSE},        /* planar mix */
-  {8192, 4096, 1, GPUFFT_FORMAT_F64, FALSE, TRUE, FALSE},      /* F64 rows */
-  {16384, 1000, 3, GPUFFT_FORMAT_S16, FALSE, TRUE, TRUE},      /* words mix */
-  {32768, 16384, 2, GPUFFT_FORMAT_F32, FALSE, FALSE, TRUE},    /* stereo */
-  {65536, 32768, 1, GPUFFT_FORMAT_S32, FALSE, FALSE, FALSE},   /* S32 rows */
+  {4096, 1000, 2, GPUFFT_FORMAT_S24, FALSE, TRUE, TRUE},        /* words mix */
+  {2048, 331, 3, GPUFFT_FORMAT_F32, TRUE, TRUE, FALSE}, /* planar mix */
+  {8192, 4096, 1, GPUFFT_FORMAT_F64, FALSE, TRUE, FALSE},       /* F64 rows */
+  {16384, 1000, 3, GPUFFT_FORMAT_S16, FALSE, TRUE, TRUE},       /* words mix */
+  {32768, 16384, 2, GPUFFT_FORMAT_F32, FALSE, FALSE, TRUE},     /* stereo */
+  {65536, 32768, 1, GPUFFT_FORMAT_S32, FALSE, FALSE, FALSE},    /* S32 rows */
 };
 
 /* Frames per group: long ones (chunks of many frames), short ones. From
@@ -124,10 +125,15 @@ static const Case cases[] = {
  * tone-led input), and the tolerance is not loosened for either path. */
 static const guint group_frames[] = { 70, 1, 33, 46 };
 static const guint group_frames_large[] = { 16, 9, 10, 12 };
+
 #define N_GROUPS G_N_ELEMENTS (group_frames)
 
+/* Runs case k through a plan on the CPU devices' kernels against the
+ * reference: one batch; until_upgrade: batch after batch until the plan
+ * runs another pipeline than its first (a quick start's switch to the
+ * unrolled kernel, gpufft-plan-cpu.c), then one more, at most 60 s. */
 static void
-check_case (const Case * k, guint ci)
+check_case (const Case * k, guint ci, gboolean until_upgrade)
 {
   gboolean large = k->n >= 8192;
   guint gf[N_GROUPS], n_frames = 0, g, c, first = 0;
@@ -141,6 +147,10 @@ check_case (const Case * k, guint ci)
   GpufftGroup groups[N_GROUPS];
   GpufftBatch batch = { 0 };
   GPtrArray *res;
+  const GpufftPipeline *first_fft;
+  gint64 end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  gboolean upgraded = FALSE, last = !until_upgrade;
+  guint n_batches = 0;
   guint nb = k->n / 2 + 1;
   gdouble *ref = g_new (gdouble, nb);
   gdouble *re = g_new (gdouble, nb), *im = g_new (gdouble, nb);
@@ -179,6 +189,7 @@ check_case (const Case * k, guint ci)
   cfg.complex_out = k->complex_out;
   cfg.max_frames = n_frames;
   cfg.max_groups = N_GROUPS;
+  cfg.quick_start = until_upgrade;
   plan = plan_with ("cpu", &cfg, &err);
   if (!plan) {
     et_fail ("case %u: %s", ci, err->message);
@@ -187,8 +198,7 @@ check_case (const Case * k, guint ci)
   }
   if (gpufft_plan_get_kernels (plan) != GPUFFT_KERNELS_CPU) {
     if (cpu_takes (k->n))
-      et_fail ("case %u: N=%u does not run the CPU devices' kernels", ci,
-          k->n);
+      et_fail ("case %u: N=%u does not run the CPU devices' kernels", ci, k->n);
     else
       g_test_message ("case %u: N=%u runs the GPU kernels on this device",
           ci, k->n);
@@ -201,6 +211,9 @@ check_case (const Case * k, guint ci)
     groups[g].tag = NULL;
     groups[g].reset = FALSE;
   }
+  first_fft = plan->fft;
+again:
+  first = 0;
   et_input_segments (in, 0, in->len, 3, segs, planes);
   batch.segments = segs;
   batch.n_segments = 3;
@@ -208,6 +221,7 @@ check_case (const Case * k, guint ci)
   batch.groups = groups;
   batch.n_groups = N_GROUPS;
   res = et_results_new ();
+  n_batches++;
   if (et_submit_collect (plan, &batch, res)) {
     g_assert_cmpuint (res->len, ==, N_GROUPS);
     for (g = 0; g < N_GROUPS; g++) {
@@ -216,8 +230,8 @@ check_case (const Case * k, guint ci)
 
       /* (the frames that hold the NaN sample) */
       for (f = first; nan_case && f < first + gf[g]; f++)
-        n_nan += (gsize) f * k->hop <= nan_at
-            && nan_at < (gsize) f * k->hop + k->n;
+        n_nan += (gsize) f *k->hop <= nan_at
+            && nan_at < (gsize) f *k->hop + k->n;
 
       for (c = 0; c < r->channels; c++) {
         gint ch = k->downmix ? -1 : (gint) c;
@@ -254,6 +268,22 @@ check_case (const Case * k, guint ci)
     }
   }
   g_ptr_array_unref (res);
+  if (!last) {
+    /* (the switch happens at a submission with none in flight) */
+    upgraded = upgraded || plan->fft != first_fft;
+    last = upgraded || g_get_monotonic_time () > end;
+    if (!last)
+      g_usleep (20 * 1000);
+    goto again;
+  }
+  if (until_upgrade) {
+    if (!upgraded)
+      et_fail ("case %u: N=%u still runs its first pipeline after %u batches",
+          ci, k->n, n_batches);
+    else
+      g_test_message ("case %u: N=%u switched pipelines after %u batches",
+          ci, k->n, n_batches - 1);
+  }
   gpufft_plan_free (plan);
 out:
   et_input_free (in);
@@ -270,7 +300,26 @@ test_cpu_kernels (void)
   if (et_context () == NULL)
     return;
   for (ci = 0; ci < G_N_ELEMENTS (cases); ci++)
-    check_case (&cases[ci], ci);
+    check_case (&cases[ci], ci, FALSE);
+}
+
+/* A plan with a quick start, of a size with a quick module (1024), starts
+ * on it and switches to the unrolled kernel once that is made: every
+ * batch, before and after, against the reference (GPUFFT_CPU_QUICK unset
+ * or auto). */
+static void
+test_cpu_upgrade (void)
+{
+  const gchar *q = g_getenv ("GPUFFT_CPU_QUICK");
+
+  if (et_context () == NULL)
+    return;
+  if (!gpufft_context_is_cpu (et_context ()) || (q && strcmp (q, "auto"))) {
+    g_test_skip ("quick start: CPU devices, GPUFFT_CPU_QUICK unset or auto");
+    return;
+  }
+  check_case (&cases[0], 0, TRUE);
+  check_case (&cases[1], 1, TRUE);
 }
 
 int
@@ -279,5 +328,6 @@ main (int argc, char **argv)
   et_init (&argc, &argv);
   g_test_add_func ("/kernel-path/choice", test_choice);
   g_test_add_func ("/kernel-path/cpu-kernels", test_cpu_kernels);
+  g_test_add_func ("/kernel-path/cpu-upgrade", test_cpu_upgrade);
   return et_run ();
 }

@@ -285,11 +285,21 @@ typedef struct
   const guint *band_bins;       /* [n_bands] bins (first + bins <= n_bins) */
   const gfloat *band_weights;   /* [sum of band_bins], band after band */
   gboolean frames_out;
+  /* quick_start (CPU devices): where the plan's own kernel is slow for the
+   * driver to make (lavapipe: fft_size 1024), the plan starts on a kernel
+   * made in a fraction of that time, and runs its own, faster but rounded
+   * differently, from the first batch submitted once that is made beside
+   * it. For live streams, whose first results matter more than
+   * bit-for-bit repeatable ones. GPUFFT_CPU_QUICK in the environment
+   * overrides it: off, only (the quick kernel for good), auto (a quick
+   * start for every plan). */
+  gboolean quick_start;
 } GpufftPlanConfig;
 
 /* Defaults: N 1024, hop 512, hann, F32, 1 channel interleaved, downmix,
  * spectrum scaling, rate 48000, automatic batch, 1 peak over all bins, no
- * complex output, linear power output, mean, no analysis stage. */
+ * complex output, linear power output, mean, no analysis stage, no quick
+ * start. */
 void gpufft_plan_config_init (GpufftPlanConfig * config);
 
 typedef struct _GpufftPlan GpufftPlan;

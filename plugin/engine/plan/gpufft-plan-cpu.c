@@ -9,12 +9,28 @@
  * run both on any device). Forcing `cpu` on a GPU works (the tests do, on
  * the H200) but is slow there.
  *
+ * Quick start (GpufftPlanConfig.quick_start): fft_cpu.comp's unrolled
+ * module takes lavapipe long to translate (0.28 s at 1024 in every
+ * process, more with an empty shader cache), so a plan of a size that has
+ * a quick module (fft_cpu_large.comp, translated in a quarter of that, its
+ * kernel slower) starts on it, and a thread of the engine's makes the
+ * unrolled pipeline beside the stream; gpufft_plan_submit() switches to it
+ * between batches, when none of the plan's is in flight (the two modules
+ * have the same bindings and push constants; their results differ in the
+ * last bits). GPUFFT_CPU_QUICK overrides the configuration: off (the
+ * unrolled module from the start), only (the quick module for good: the
+ * tests), auto (a quick start for every plan). The thread is counted with
+ * the releases (gpufft_wait_released), so that a process does not exit
+ * under it.
+ *
  * What the CPU kernels need, else the plan runs the GPU kernels: a
  * power-of-two size they have a module for (on a GPU, where only the tests
  * force them, up to 16384), subgroups of at least 8 invocations with
  * shuffle and vote operations in compute shaders, and shaderFloat64. */
 #include "gpufft-plan-private.h"
 #include "gpufft-cache.h"
+#include "gpufft-context-private.h"
+#include "gpufft-pipeline-cache.h"
 
 /* One module per size, N = 32 << i (shaders/meson.build): fft_cpu.comp
  * up to 1024, fft_cpu_large.comp from 2048 (tests/bench/README.md,
@@ -56,13 +72,18 @@ static const guint32 fft_cpu_n32768[] =
 static const guint32 fft_cpu_n65536[] =
 #include "fft_cpu_n65536.spv.h"
     ;
+static const guint32 fft_cpu_quick_n1024[] =
+#include "fft_cpu_quick_n1024.spv.h"
+    ;
 
-static const struct
+typedef struct
 {
   const guint32 *spv;
   gsize bytes;
   guint q1, q2;                 /* fft_cpu_large.comp: its Q1, Q2 */
-} modules[] = {
+} Module;
+
+static const Module modules[] = {
   {fft_cpu_n32, sizeof (fft_cpu_n32), 0, 0},
   {fft_cpu_n64, sizeof (fft_cpu_n64), 0, 0},
   {fft_cpu_n128, sizeof (fft_cpu_n128), 0, 0},
@@ -75,6 +96,17 @@ static const struct
   {fft_cpu_n16384, sizeof (fft_cpu_n16384), 32, 16},
   {fft_cpu_n32768, sizeof (fft_cpu_n32768), 32, 32},
   {fft_cpu_n65536, sizeof (fft_cpu_n65536), 64, 32},
+};
+
+/* The quick modules (fft_cpu_large.comp) of sizes whose own module is
+ * slow to make: the plan starts on them. */
+static const struct
+{
+  guint n;
+  Module module;
+} quick_modules[] = {
+  {1024, {fft_cpu_quick_n1024, sizeof (fft_cpu_quick_n1024), 8, 4}
+      },
 };
 
 #define CPU_LANES 8             /* fft_cpu.comp's L */
@@ -183,10 +215,140 @@ load_mode (const GpufftPlanConfig * c)
   return LOAD_WORDS;
 }
 
+/* The quick module of the plan's size, or NULL (no quick start, or none
+ * for this size). */
+static const Module *
+quick_module (GpufftPlan * plan)
+{
+  const gchar *v = g_getenv ("GPUFFT_CPU_QUICK");
+  guint i;
+
+  if (v && g_ascii_strcasecmp (v, "off") == 0)
+    return NULL;
+  if (!plan->cfg.quick_start && !(v && (g_ascii_strcasecmp (v, "only") == 0
+              || g_ascii_strcasecmp (v, "auto") == 0)))
+    return NULL;
+  for (i = 0; i < G_N_ELEMENTS (quick_modules); i++)
+    if (quick_modules[i].n == plan->cfg.fft_size)
+      return &quick_modules[i].module;
+  return NULL;
+}
+
+/* The module whose pipeline the plan runs at its first batch. */
+static const Module *
+first_module (GpufftPlan * plan)
+{
+  const Module *q = quick_module (plan);
+
+  return q ? q : &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
+}
+
+/* The unrolled pipeline made beside the stream: shared by the plan and
+ * the thread that makes it (the last one frees it). */
+struct _GpufftCpuUpgrade
+{
+  gint ref_count;               /* atomic */
+  GpufftContext *ctx;
+  const Module *module;
+  guint32 spec[4];
+  const GpufftPipeline *ready;  /* atomic: set once it is made */
+};
+
+static void
+upgrade_unref (GpufftCpuUpgrade * u)
+{
+  if (!g_atomic_int_dec_and_test (&u->ref_count))
+    return;
+  gpufft_context_unref (u->ctx);
+  g_free (u);
+}
+
+static gpointer
+upgrade_thread (gpointer data)
+{
+  GpufftCpuUpgrade *u = data;
+  GError *err = NULL;
+  const GpufftPipeline *p;
+
+  p = gpufft_cache_pipeline (u->ctx, u->module->spv, u->module->bytes,
+      G_N_ELEMENTS (cpu_bindings), cpu_bindings, sizeof (FftParams), u->spec,
+      G_N_ELEMENTS (u->spec), &err);
+  if (p) {
+    gpufft_pipeline_cache_save (u->ctx);
+    g_atomic_pointer_set (&u->ready, p);
+  } else {
+    g_debug ("the unrolled CPU kernel could not be made (the quick one "
+        "stays): %s", err->message);
+    g_clear_error (&err);
+  }
+  upgrade_unref (u);
+  return NULL;
+}
+
+/* The plan runs its quick module: the unrolled one is to be made (not
+ * with GPUFFT_CPU_QUICK=only). Started by gpufft_plan_cpu_start_upgrade(). */
+static void
+want_upgrade (GpufftPlan * plan, const guint32 * spec)
+{
+  const gchar *v = g_getenv ("GPUFFT_CPU_QUICK");
+  GpufftCpuUpgrade *u;
+
+  if (v && g_ascii_strcasecmp (v, "only") == 0)
+    return;
+  u = g_new0 (GpufftCpuUpgrade, 1);
+  u->ref_count = 1;
+  u->ctx = gpufft_context_ref (plan->ctx);
+  u->module = &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
+  memcpy (u->spec, spec, sizeof (u->spec));
+  plan->cpu_upgrade = u;
+}
+
+void
+gpufft_plan_cpu_start_upgrade (GpufftPlan * plan)
+{
+  GpufftCpuUpgrade *u = plan->cpu_upgrade;
+
+  if (!u)
+    return;
+  g_atomic_int_inc (&u->ref_count);
+  if (!gpufft_context_reap ("gpufft-upgrade", upgrade_thread, u)) {
+    g_debug ("no thread to make the unrolled CPU kernel: the quick one "
+        "stays");
+    plan->cpu_upgrade = NULL;
+    upgrade_unref (u);
+    upgrade_unref (u);
+  }
+}
+
+void
+gpufft_plan_cpu_maybe_upgrade (GpufftPlan * plan)
+{
+  const GpufftPipeline *p;
+
+  if (!plan->cpu_upgrade)
+    return;
+  p = g_atomic_pointer_get (&plan->cpu_upgrade->ready);
+  if (!p)
+    return;
+  plan->fft = p;
+  upgrade_unref (plan->cpu_upgrade);
+  plan->cpu_upgrade = NULL;
+  g_debug ("plan N=%u: upgraded to the unrolled CPU kernel",
+      plan->cfg.fft_size);
+}
+
+void
+gpufft_plan_cpu_free (GpufftPlan * plan)
+{
+  if (plan->cpu_upgrade)
+    upgrade_unref (plan->cpu_upgrade);
+  plan->cpu_upgrade = NULL;
+}
+
 gboolean
 gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error)
 {
-  guint variant = plan->log2_m + 1 - CPU_MIN_LOG2_N;
+  const Module *first = first_module (plan);
   guint32 spec[4];
 
   plan->cpu = TRUE;
@@ -199,33 +361,45 @@ gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error)
   /* (one channel: nothing to mix) */
   spec[2] = plan->cfg.downmix && plan->cfg.channels > 1 ? 1 : 0;
   spec[3] = load_mode (&plan->cfg);
-  plan->fft = gpufft_cache_pipeline (plan->ctx, modules[variant].spv,
-      modules[variant].bytes, G_N_ELEMENTS (cpu_bindings), cpu_bindings,
-      sizeof (FftParams), spec, G_N_ELEMENTS (spec), error);
+  plan->fft = gpufft_cache_pipeline (plan->ctx, first->spv, first->bytes,
+      G_N_ELEMENTS (cpu_bindings), cpu_bindings, sizeof (FftParams), spec,
+      G_N_ELEMENTS (spec), error);
+  if (plan->fft && first != &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N])
+    want_upgrade (plan, spec);
   return plan->fft != NULL;
 }
 
-guint
-gpufft_plan_cpu_chunk_cap (GpufftPlan * plan)
+/* The most frames one chunk of module m may hold. */
+static guint
+module_chunk_cap (GpufftPlan * plan, const Module * m)
 {
-  guint variant = plan->log2_m + 1 - CPU_MIN_LOG2_N;
   guint mix = plan->cfg.downmix && plan->cfg.channels > 1 ?
       plan->cfg.channels : 0;
   guint per_frame, per_chunk = 0;
 
-  if (modules[variant].q1 > 0) {
+  if (m->q1 > 0) {
     /* fft_cpu_large.comp: per frame Q2 columns (each with the channel loop
      * of a downmix that adds the channels one by one) and Q1/2 + 1 row
      * pairs; per chunk the Q sums set and stored */
-    per_frame = 1 + modules[variant].q2 * (1 + mix) + modules[variant].q1 / 2
-        + 1;
-    per_chunk = 2 * modules[variant].q1 * modules[variant].q2;
+    per_frame = 1 + m->q2 * (1 + mix) + m->q1 / 2 + 1;
+    per_chunk = 2 * m->q1 * m->q2;
   } else {
     /* fft_cpu.comp: per frame one load, with the channel loop of a
      * downmix */
     per_frame = 1 + (1 + mix);
   }
   return MAX (1, (CPU_LOOP_BUDGET - per_chunk) / per_frame);
+}
+
+guint
+gpufft_plan_cpu_chunk_cap (GpufftPlan * plan)
+{
+  const Module *own = &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
+  const Module *q = quick_module (plan);
+  guint cap = module_chunk_cap (plan, own);
+
+  /* (both modules a plan may run) */
+  return q ? MIN (cap, module_chunk_cap (plan, q)) : cap;
 }
 
 gboolean

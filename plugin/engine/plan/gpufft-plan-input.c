@@ -179,8 +179,7 @@ gpufft_plan_release_imports (GpufftPlan * plan, GpufftSlot * s)
 /* Writes the slot's chunk and group tables for the batch and updates
  * the plan's open-group state. */
 static void
-write_tables (GpufftPlan * plan, GpufftSlot * s,
-    const GpufftBatch * b)
+write_tables (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b)
 {
   guint32 *chunks = s->chunks.mapped;
   guint32 *groups = s->groups.mapped;
@@ -302,6 +301,10 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
 
   g_mutex_lock (&plan->lock);
   ok = wait_for_slot (plan, batch, error);
+  /* (no slot of the plan is queued or recorded: the submit thread reads
+   * plan->fft only then) */
+  if (ok && plan->cpu_upgrade && plan->n_busy == 0)
+    gpufft_plan_cpu_maybe_upgrade (plan);
   g_mutex_unlock (&plan->lock);
   if (!ok) {
     release_segments (batch);

@@ -193,6 +193,8 @@ struct _GpufftPlan
    * workgroup, the input read through texel views. */
   gboolean cpu;
   guint cpu_chunks;             /* chunks a large batch is cut into */
+  struct _GpufftCpuUpgrade *cpu_upgrade;        /* the unrolled pipeline
+                                                 * being made (submitter) */
   guint any_l, slice_chunks;
   GpufftBuffer scratch;
   GpufftBuffer *twiddles_l, *chirp;     /* shared; Bluestein only */
@@ -304,8 +306,20 @@ gboolean gpufft_plan_cpu_wanted (GpufftPlan * plan);
 /* The largest power-of-two size (from 32) the CPU kernels run on this
  * device, 0 when they cannot run on it at all (the tests ask too). */
 guint gpufft_plan_cpu_max_size (GpufftContext * ctx);
-/* sets plan->cpu, fpw and fft */
+typedef struct _GpufftCpuUpgrade GpufftCpuUpgrade;
+
+/* sets plan->cpu, fpw and fft (a quick module's, where the size has one,
+ * while the unrolled one is made beside the stream) */
 gboolean gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error);
+/* the end of gpufft_plan_new(): starts making the unrolled pipeline of a
+ * quick start (after the plan's other pipelines: the per-device cache
+ * makes one at a time) */
+void gpufft_plan_cpu_start_upgrade (GpufftPlan * plan);
+/* the submitter, with none of the plan's slots in flight: runs the
+ * unrolled pipeline from now on once it is made */
+void gpufft_plan_cpu_maybe_upgrade (GpufftPlan * plan);
+/* drops the plan's share of the pipeline being made */
+void gpufft_plan_cpu_free (GpufftPlan * plan);
 /* the most frames one chunk may hold (lavapipe's loop limit) */
 guint gpufft_plan_cpu_chunk_cap (GpufftPlan * plan);
 /* the texel views the kernel reads an input buffer through (a plan's, or

@@ -657,6 +657,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   gpufft_context_add_stats (ctx, &stats);
   /* (the pipelines it made, for the next process) */
   gpufft_pipeline_cache_save (ctx);
+  gpufft_plan_cpu_start_upgrade (plan);
   return plan;
 
 fail:
@@ -722,6 +723,7 @@ gpufft_plan_free (GpufftPlan * plan)
     gpufft_plan_analysis_slot_clear (plan, s);
   }
   gpufft_plan_analysis_clear (plan);
+  gpufft_plan_cpu_free (plan);
   gpufft_command_clear (&plan->rerun_cmd, ctx);
   gpufft_descriptor_pool_clear (&plan->pool, ctx);
   gpufft_buffer_clear (&plan->temp, ctx);
