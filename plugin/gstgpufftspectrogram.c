@@ -696,6 +696,9 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
     GST_OBJECT_UNLOCK (self);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (ret == GST_STATE_CHANGE_FAILURE
+      && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    g_atomic_int_set (&self->plan_wait_cancel, 0);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     gst_gpu_fft_spectrogram_stream_free (self);
     if (self->pool) {

@@ -645,6 +645,10 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
           self->received, NULL, 0);
       self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
           self->received);
+    } else if (!failed && g_atomic_int_get (&self->plan_wait_cancel)) {
+      /* (a flush or a stop let the wait go: what was stored is let go,
+       * not counted) */
+      GST_DEBUG_OBJECT (self, "flushing or stopping while the plan is made");
     } else if (!failed) {
       gst_gpu_fft_base_stream_drop_stored (self);
       return TRUE;

@@ -289,7 +289,9 @@ typedef struct
    * driver to make (lavapipe: fft_size 1024), the plan starts on a kernel
    * made in a fraction of that time, and runs its own, faster but rounded
    * differently, from the first batch submitted once that is made beside
-   * it. For live streams, whose first results matter more than
+   * it, by a thread of the engine's that holds a reference on the context
+   * until then (gpufft_wait_released() and the process's exit wait for
+   * it). For live streams, whose first results matter more than
    * bit-for-bit repeatable ones. GPUFFT_CPU_QUICK in the environment
    * overrides it: off, only (the quick kernel for good), auto (a quick
    * start for every plan). */

@@ -142,16 +142,18 @@ merge_begin (gpointer data, guint record)
 static gboolean
 same_geometry (const GpufftSlot * a, const GpufftSlot * b)
 {
-  return a->plan->fft == b->plan->fft && a->plan->window == b->plan->window
+  return a->fft == b->fft && a->plan->window == b->plan->window
       && a->plan->twiddles == b->plan->twiddles
       && memcmp (&a->fft_params, &b->fft_params, sizeof (FftParams)) == 0;
 }
 
-/* The record's descriptor set for the plan's geometry (VK_NULL_HANDLE when
- * there is no room for another geometry, or it cannot be made). */
+/* The record's descriptor set for the geometry of the plan's slot s
+ * (VK_NULL_HANDLE when there is no room for another geometry, or it cannot
+ * be made). */
 static VkDescriptorSet
-geometry_set (GpufftMerge * m, GpufftPlan * plan)
+geometry_set (GpufftMerge * m, GpufftSlot * s)
 {
+  GpufftPlan *plan = s->plan;
   Geometry *g = NULL;
   GpufftBuffer *bufs[9];
   GError *err = NULL;
@@ -160,12 +162,12 @@ geometry_set (GpufftMerge * m, GpufftPlan * plan)
   for (i = 0; i < m->geometries->len && !g; i++) {
     Geometry *x = &g_array_index (m->geometries, Geometry, i);
 
-    if (x->fft == plan->fft && x->window == plan->window
+    if (x->fft == s->fft && x->window == plan->window
         && x->twiddles == plan->twiddles)
       g = x;
   }
   if (!g) {
-    Geometry n = { plan->fft, plan->window, plan->twiddles,
+    Geometry n = { s->fft, plan->window, plan->twiddles,
       g_new0 (VkDescriptorSet, m->n_records)
     };
 
@@ -197,7 +199,7 @@ geometry_set (GpufftMerge * m, GpufftPlan * plan)
     }
     gpufft_plan_cpu_fft_buffers (plan, &m->input, bufs);
   }
-  if (!gpufft_descriptor_pool_alloc (&m->pool, m->ctx, plan->fft, bufs,
+  if (!gpufft_descriptor_pool_alloc (&m->pool, m->ctx, s->fft, bufs,
           &g->sets[m->record], &err)) {
     g_debug ("no shared dispatch: %s", err->message);
     g_clear_error (&err);
@@ -318,7 +320,7 @@ merge_round (gpointer data, GpufftJob * const *jobs, guint n_slots)
 
     if (grp->n_slots < 2)
       continue;
-    grp->set = geometry_set (m, grp->first->plan);
+    grp->set = geometry_set (m, grp->first);
     if (grp->set == VK_NULL_HANDLE)
       continue;
     placed = place_group (m, grp, j, slots, n_slots, &in_bytes, &part_floats);
@@ -352,14 +354,14 @@ merge_record_kernels (gpointer data, VkCommandBuffer cmd)
   for (j = 0; j < m->groups->len; j++) {
     Group *grp = &g_array_index (m->groups, Group, j);
     GpufftPlan *plan = grp->first->plan;
+    const GpufftPipeline *fft = grp->first->fft;
 
     if (grp->set == VK_NULL_HANDLE)
       continue;
-    vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-        plan->fft->pipeline);
+    vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, fft->pipeline);
     vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-        plan->fft->layout, 0, 1, &grp->set, 0, NULL);
-    vkCmdPushConstants (cmd, plan->fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        fft->layout, 0, 1, &grp->set, 0, NULL);
+    vkCmdPushConstants (cmd, fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
         0, sizeof (FftParams), &grp->fp);
     vkCmdDispatch (cmd, grp->n_chunks / plan->fpw, plan->out_ch, 1);
     m->dispatches++;

@@ -15,9 +15,10 @@
  * a quick module (fft_cpu_large.comp, translated in a quarter of that, its
  * kernel slower) starts on it, and a thread of the engine's makes the
  * unrolled pipeline beside the stream; gpufft_plan_submit() switches to it
- * between batches, when none of the plan's is in flight (the two modules
- * have the same bindings and push constants; their results differ in the
- * last bits). GPUFFT_CPU_QUICK overrides the configuration: off (the
+ * at the first submission after it is made (each slot records the
+ * pipeline it was submitted with; the two modules have the same bindings
+ * and push constants; their results differ in the last bits). A plan freed
+ * before the thread starts is not waited for: nothing is made. GPUFFT_CPU_QUICK overrides the configuration: off (the
  * unrolled module from the start), only (the quick module for good: the
  * tests), auto (a quick start for every plan). The thread is counted with
  * the releases (gpufft_wait_released), so that a process does not exit
@@ -215,6 +216,28 @@ load_mode (const GpufftPlanConfig * c)
   return LOAD_WORDS;
 }
 
+/* The most frames one chunk of module m may hold. */
+static guint
+module_chunk_cap (GpufftPlan * plan, const Module * m)
+{
+  guint mix = plan->cfg.downmix && plan->cfg.channels > 1 ?
+      plan->cfg.channels : 0;
+  guint per_frame, per_chunk = 0;
+
+  if (m->q1 > 0) {
+    /* fft_cpu_large.comp: per frame Q2 columns (each with the channel loop
+     * of a downmix that adds the channels one by one) and Q1/2 + 1 row
+     * pairs; per chunk the Q sums set and stored */
+    per_frame = 1 + m->q2 * (1 + mix) + m->q1 / 2 + 1;
+    per_chunk = 2 * m->q1 * m->q2;
+  } else {
+    /* fft_cpu.comp: per frame one load, with the channel loop of a
+     * downmix */
+    per_frame = 1 + (1 + mix);
+  }
+  return MAX (1, (CPU_LOOP_BUDGET - per_chunk) / per_frame);
+}
+
 /* The quick module of the plan's size, or NULL (no quick start, or none
  * for this size). */
 static const Module *
@@ -270,6 +293,11 @@ upgrade_thread (gpointer data)
   GError *err = NULL;
   const GpufftPipeline *p;
 
+  /* (the plan is gone: nothing to make) */
+  if (g_atomic_int_get (&u->ref_count) == 1) {
+    upgrade_unref (u);
+    return NULL;
+  }
   p = gpufft_cache_pipeline (u->ctx, u->module->spv, u->module->bytes,
       G_N_ELEMENTS (cpu_bindings), cpu_bindings, sizeof (FftParams), u->spec,
       G_N_ELEMENTS (u->spec), &err);
@@ -349,7 +377,12 @@ gboolean
 gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error)
 {
   const Module *first = first_module (plan);
+  const Module *own = &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
   guint32 spec[4];
+
+  /* (the chunks fit both modules the plan may run) */
+  plan->cpu_chunk_cap = MIN (module_chunk_cap (plan, own),
+      module_chunk_cap (plan, first));
 
   plan->cpu = TRUE;
   plan->four_step = FALSE;
@@ -369,37 +402,11 @@ gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error)
   return plan->fft != NULL;
 }
 
-/* The most frames one chunk of module m may hold. */
-static guint
-module_chunk_cap (GpufftPlan * plan, const Module * m)
-{
-  guint mix = plan->cfg.downmix && plan->cfg.channels > 1 ?
-      plan->cfg.channels : 0;
-  guint per_frame, per_chunk = 0;
-
-  if (m->q1 > 0) {
-    /* fft_cpu_large.comp: per frame Q2 columns (each with the channel loop
-     * of a downmix that adds the channels one by one) and Q1/2 + 1 row
-     * pairs; per chunk the Q sums set and stored */
-    per_frame = 1 + m->q2 * (1 + mix) + m->q1 / 2 + 1;
-    per_chunk = 2 * m->q1 * m->q2;
-  } else {
-    /* fft_cpu.comp: per frame one load, with the channel loop of a
-     * downmix */
-    per_frame = 1 + (1 + mix);
-  }
-  return MAX (1, (CPU_LOOP_BUDGET - per_chunk) / per_frame);
-}
 
 guint
 gpufft_plan_cpu_chunk_cap (GpufftPlan * plan)
 {
-  const Module *own = &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
-  const Module *q = quick_module (plan);
-  guint cap = module_chunk_cap (plan, own);
-
-  /* (both modules a plan may run) */
-  return q ? MIN (cap, module_chunk_cap (plan, q)) : cap;
+  return plan->cpu_chunk_cap;
 }
 
 gboolean

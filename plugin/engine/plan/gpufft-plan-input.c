@@ -301,10 +301,6 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
 
   g_mutex_lock (&plan->lock);
   ok = wait_for_slot (plan, batch, error);
-  /* (no slot of the plan is queued or recorded: the submit thread reads
-   * plan->fft only then) */
-  if (ok && plan->cpu_upgrade && plan->n_busy == 0)
-    gpufft_plan_cpu_maybe_upgrade (plan);
   g_mutex_unlock (&plan->lock);
   if (!ok) {
     release_segments (batch);
@@ -313,6 +309,9 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
 
   /* The slot is FREE and ours until it is queued. */
   s = &plan->slots[plan->next];
+  if (plan->cpu_upgrade)
+    gpufft_plan_cpu_maybe_upgrade (plan);
+  s->fft = plan->fft;
   fill_span (plan, s, batch, span);
   s->carry_read = plan->carry_read;
   s->first_index = plan->next_group_index;

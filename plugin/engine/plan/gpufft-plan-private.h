@@ -140,6 +140,9 @@ struct _GpufftSlot
   guint *group_frames;          /* [max_groups] frames of each group in
                                  * the batch, | GROUP_CLOSES when it
                                  * closes */
+  /* the FFT pipeline the batch runs: the plan's when it was submitted (a
+   * quick start's switches between two submissions, gpufft-plan-cpu.c) */
+  const GpufftPipeline *fft;
   VkDescriptorSet fft_set;
   VkDescriptorSet rows_set;     /* four-step only */
   VkDescriptorSet reduce_set[2];        /* by carry parity */
@@ -195,6 +198,7 @@ struct _GpufftPlan
   guint cpu_chunks;             /* chunks a large batch is cut into */
   struct _GpufftCpuUpgrade *cpu_upgrade;        /* the unrolled pipeline
                                                  * being made (submitter) */
+  guint cpu_chunk_cap;          /* gpufft_plan_cpu_chunk_cap() */
   guint any_l, slice_chunks;
   GpufftBuffer scratch;
   GpufftBuffer *twiddles_l, *chirp;     /* shared; Bluestein only */
@@ -224,7 +228,9 @@ struct _GpufftPlan
    * delivered bands and levels ([out_ch][n_bands], [out_ch]) */
   GArray *frame_acc;
   gfloat *band_scratch, *level_scratch;
-  /* shared by every plan of the context (gpufft-cache.h) */
+  /* shared by every plan of the context (gpufft-cache.h); fft is the
+   * submitter's (a quick start switches it, gpufft-plan-cpu.c): the
+   * recording reads each slot's own copy */
   GpufftBuffer *window, *twiddles;
   const GpufftPipeline *fft, *reduce;
   GpufftDescriptorPool pool;
@@ -315,8 +321,8 @@ gboolean gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error);
  * quick start (after the plan's other pipelines: the per-device cache
  * makes one at a time) */
 void gpufft_plan_cpu_start_upgrade (GpufftPlan * plan);
-/* the submitter, with none of the plan's slots in flight: runs the
- * unrolled pipeline from now on once it is made */
+/* the submitter, before it fills a slot: the plan runs the unrolled
+ * pipeline from this slot on once it is made */
 void gpufft_plan_cpu_maybe_upgrade (GpufftPlan * plan);
 /* drops the plan's share of the pipeline being made */
 void gpufft_plan_cpu_free (GpufftPlan * plan);

@@ -21,11 +21,11 @@ gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,
     gpufft_plan_any_record (plan, s, command);
     return;
   }
-  vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, plan->fft->pipeline);
+  vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->fft->pipeline);
   vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-      plan->fft->layout, 0, 1, &s->fft_set, 0, NULL);
+      s->fft->layout, 0, 1, &s->fft_set, 0, NULL);
   if (!plan->four_step) {
-    vkCmdPushConstants (cmd, plan->fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
+    vkCmdPushConstants (cmd, s->fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
         0, sizeof (FftParams), &fp);
     vkCmdDispatch (cmd, s->n_chunks / plan->fpw, plan->out_ch, 1);
     return;
@@ -45,11 +45,10 @@ gpufft_plan_record_kernels (GpufftPlan * plan, GpufftSlot * s,
       c++;
     rp.chunk_base = c0;
     fp.frame_base = rp.frame_base = f0;
-    vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-        plan->fft->pipeline);
+    vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->fft->pipeline);
     vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-        plan->fft->layout, 0, 1, &s->fft_set, 0, NULL);
-    vkCmdPushConstants (cmd, plan->fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
+        s->fft->layout, 0, 1, &s->fft_set, 0, NULL);
+    vkCmdPushConstants (cmd, s->fft->layout, VK_SHADER_STAGE_COMPUTE_BIT,
         0, sizeof (FftParams), &fp);
     /* One workgroup per frame and column. */
     vkCmdDispatch (cmd, (chunks[2 * (c - 1)] + chunks[2 * (c - 1) + 1] - f0)
