@@ -20,6 +20,7 @@ typedef enum
 typedef struct
 {
   Kind kind;
+  gboolean ready;               /* made (under the cache's lock) */
   GpufftPipeline pipeline;
   GpufftBuffer buffer;
 } Entry;
@@ -39,11 +40,12 @@ typedef gboolean (*MakeFunc) (GpufftContext * ctx, Entry * e,
     gconstpointer args, GError ** error);
 
 /* The context's cache (service GPUFFT_SERVICE_CACHE): GBytes key -> Entry,
- * under lock. */
+ * under lock; cond: an entry was made (or given up). */
 typedef struct
 {
   GpufftContext *ctx;
   GMutex lock;
+  GCond cond;
   GHashTable *entries;
 } Cache;
 
@@ -54,6 +56,7 @@ cache_new (GpufftContext * ctx, gconstpointer data, GError ** error)
 
   c->ctx = ctx;
   g_mutex_init (&c->lock);
+  g_cond_init (&c->cond);
   c->entries = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
       (GDestroyNotify) g_bytes_unref, NULL);
   return c;
@@ -72,12 +75,15 @@ cache_free (gpointer data)
     entry_free (c->ctx, value);
   g_hash_table_destroy (c->entries);
   g_mutex_clear (&c->lock);
+  g_cond_clear (&c->cond);
   g_free (c);
 }
 
 /* The entry for the key words[0..n_words), made by make (args) on first
- * use, under the cache's lock (*made set then); NULL with error set when
- * making it failed (nothing is kept then). */
+ * use (*made set then), outside the cache's lock: a request for the same
+ * key meanwhile waits for it, others go on (a pipeline compiled beside a
+ * stream does not hold up another plan's). NULL with error set when making
+ * it failed (nothing is kept then). */
 static Entry *
 cache_get (GpufftContext * ctx, const guint64 * words, gsize n_words,
     Kind kind, MakeFunc make, gconstpointer args, gboolean * made,
@@ -92,17 +98,27 @@ cache_get (GpufftContext * ctx, const guint64 * words, gsize n_words,
     return NULL;
   key = g_bytes_new (words, n_words * sizeof (guint64));
   g_mutex_lock (&c->lock);
-  e = g_hash_table_lookup (c->entries, key);
+  /* (being made by another thread: wait; given up there: make it here) */
+  while ((e = g_hash_table_lookup (c->entries, key)) && !e->ready)
+    g_cond_wait (&c->cond, &c->lock);
   if (e == NULL) {
+    gboolean ok;
+
     e = g_new0 (Entry, 1);
     e->kind = kind;
-    if (make (ctx, e, args, error)) {
-      g_hash_table_insert (c->entries, g_bytes_ref (key), e);
+    g_hash_table_insert (c->entries, g_bytes_ref (key), e);
+    g_mutex_unlock (&c->lock);
+    ok = make (ctx, e, args, error);
+    g_mutex_lock (&c->lock);
+    if (ok) {
+      e->ready = TRUE;
       *made = TRUE;
     } else {
+      g_hash_table_remove (c->entries, key);
       entry_free (ctx, e);
       e = NULL;
     }
+    g_cond_broadcast (&c->cond);
   }
   g_mutex_unlock (&c->lock);
   g_bytes_unref (key);

@@ -9,9 +9,10 @@
  *               their texel views (GPUFFT_VIEW_F32X4 of the window,
  *               F32X2 of the twiddles) where the device can make them
  *
- * Made on first request, under the cache's lock (so that two elements
- * asking at once make one), and kept until the context is freed (the
- * cache is the context's service GPUFFT_SERVICE_CACHE):
+ * Made on first request, outside the cache's lock (two elements asking at
+ * once for one object make it once: the second waits; a request for
+ * another object goes on meanwhile), and kept until the context is freed
+ * (the cache is the context's service GPUFFT_SERVICE_CACHE):
  * the number of distinct geometries a process uses is small, and a new
  * element of a known geometry then costs no pipeline compilation and no
  * GPU round trip. Thread-safe. The returned objects are owned by the

@@ -318,8 +318,8 @@ typedef struct _GpufftCpuUpgrade GpufftCpuUpgrade;
  * while the unrolled one is made beside the stream) */
 gboolean gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error);
 /* the end of gpufft_plan_new(): starts making the unrolled pipeline of a
- * quick start (after the plan's other pipelines: the per-device cache
- * makes one at a time) */
+ * quick start (after the plan's other pipelines, so that its compile does
+ * not take the CPU from them) */
 void gpufft_plan_cpu_start_upgrade (GpufftPlan * plan);
 /* the submitter, before it fills a slot: the plan runs the unrolled
  * pipeline from this slot on once it is made */
