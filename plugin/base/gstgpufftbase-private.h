@@ -21,7 +21,6 @@ void gst_gpu_fft_base_settings_read_live (GstGpuFftBase * self);
 /* gstgpufftbase-stream.c (streaming thread) */
 GstClockTime gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self,
     guint64 sample);
-gboolean gst_gpu_fft_base_stream_upstream_is_live (GstGpuFftBase * self);
 /* Applies the settings at a restart (the framing from sample 0); makes a
  * new plan when needed. */
 gboolean gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self);
@@ -44,9 +43,6 @@ void gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
 /* Live input whose plan is still being made: what the store holds is not
  * analysed (counted as dropped intervals); the analysis restarts. */
 void gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self);
-/* A flush while the plan is being made: what the store holds is let go,
- * not counted; the next buffer starts the analysis anew. */
-void gst_gpu_fft_base_stream_forget_stored (GstGpuFftBase * self);
 /* Closes the pending interval (partial) and restarts the framing. ending
  * (EOS, flush): a live stream waits for a plan still being made, to
  * analyse what the store holds; otherwise only a non-live one does. */

@@ -600,14 +600,6 @@ forget_received (GstGpuFftBase * self)
 }
 
 void
-gst_gpu_fft_base_stream_forget_stored (GstGpuFftBase * self)
-{
-  GST_DEBUG_OBJECT (self, "flush: %" G_GSIZE_FORMAT " stored bytes let go",
-      (gsize) self->store.len);
-  forget_received (self);
-}
-
-void
 gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self)
 {
   const GstGpuFftGrid *grid = &self->framing.grid;
@@ -658,19 +650,4 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
   }
   forget_received (self);
   return ok;
-}
-
-/* Asked once per start: a live upstream gets its intervals dropped when
- * the GPU falls behind, a non-live one waits (back-pressure). */
-gboolean
-gst_gpu_fft_base_stream_upstream_is_live (GstGpuFftBase * self)
-{
-  GstQuery *q = gst_query_new_latency ();
-  gboolean live = FALSE;
-
-  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
-    gst_query_parse_latency (q, &live, NULL, NULL);
-  gst_query_unref (q);
-  GST_DEBUG_OBJECT (self, "upstream is %slive", live ? "" : "not ");
-  return live;
 }

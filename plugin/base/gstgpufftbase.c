@@ -68,6 +68,7 @@
 
 #include "gstgpufftbase-private.h"
 #include "gstgpufftdevice.h"
+#include "gstgpufftlive.h"
 
 #include <math.h>
 
@@ -474,19 +475,17 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_EOS:
     case GST_EVENT_FLUSH_STOP:
-      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
         gst_gpu_fft_poster_set_flushing (self->poster, FALSE);
-        /* (the samples before the flush do not wait for a plan being
-         * made: they are let go, uncounted) */
-        if (self->plan == NULL && self->plan_job != NULL)
-          gst_gpu_fft_base_stream_forget_stored (self);
-        g_atomic_int_set (&self->plan_wait_cancel, 0);
-      }
-      /* every interval's messages are posted before these go on */
+      /* every interval's messages are posted before these go on (at a
+       * FLUSH_STOP the wait is still cancelled: what waits for a plan
+       * being made is let go, uncounted) */
       if (self->running) {
         gst_gpu_fft_base_settings_read_live (self);
         gst_gpu_fft_base_stream_flush_and_restart (self, TRUE);
       }
+      if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+        g_atomic_int_set (&self->plan_wait_cancel, 0);
       gst_gpu_fft_base_results_drain (self);
       self->next_pts = GST_CLOCK_TIME_NONE;
       break;
@@ -680,8 +679,11 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       goto error;
   }
 
-  if (self->is_live < 0)
-    self->is_live = gst_gpu_fft_base_stream_upstream_is_live (self) ? 1 : 0;
+  if (self->is_live < 0) {
+    self->is_live = gst_gpu_fft_upstream_is_live
+        (GST_BASE_TRANSFORM_SINK_PAD (self)) ? 1 : 0;
+    GST_DEBUG_OBJECT (self, "upstream is %slive", self->is_live ? "" : "not ");
+  }
   if (self->buffer_hint == 0)
     self->buffer_hint = n;
 

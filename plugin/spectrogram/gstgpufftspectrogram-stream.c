@@ -32,6 +32,7 @@
 
 #include "gstgpufftspectrogram-private.h"
 #include "gstgpufftanalysis.h"
+#include "gstgpufftlive.h"
 
 #define GST_CAT_DEFAULT gst_gpu_fft_spectrogram_debug
 
@@ -870,20 +871,6 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
   return gst_pad_push (self->srcpad, out);
 }
 
-/* Asked once per start: a live stream's frames do not wait for the plan. */
-static gboolean
-upstream_is_live (GstGpuFftSpectrogram * self)
-{
-  GstQuery *q = gst_query_new_latency ();
-  gboolean live = FALSE;
-
-  if (gst_pad_peer_query (self->sinkpad, q))
-    gst_query_parse_latency (q, &live, NULL, NULL);
-  gst_query_unref (q);
-  GST_DEBUG_OBJECT (self, "upstream is %slive", live ? "" : "not ");
-  return live;
-}
-
 /* A live stream whose plan is being made: a GAP event for every video
  * frame whose last sample came (its samples wait in the FIFO, at most
  * PLAN_WAIT_SECONDS of them: beyond, the analysis starts again). */
@@ -1015,8 +1002,11 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
   if (!self->plan) {
     gboolean failed;
 
-    if (self->is_live < 0)
-      self->is_live = upstream_is_live (self) ? 1 : 0;
+    if (self->is_live < 0) {
+      self->is_live = gst_gpu_fft_upstream_is_live (self->sinkpad) ? 1 : 0;
+      GST_DEBUG_OBJECT (self, "upstream is %slive", self->is_live ? "" :
+          "not ");
+    }
     if (!state_ready (self, self->is_live == 0, &failed))
       return failed ? GST_FLOW_ERROR : self->is_live == 0 ?
           GST_FLOW_FLUSHING : gaps_due (self);
