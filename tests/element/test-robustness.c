@@ -1144,44 +1144,36 @@ block_handler (GstBus * bus, GstMessage * msg, gpointer data)
  * dropped-messages + dropped-intervals = intervals pushed. */
 GST_START_TEST (test_blocked_handler_counted)
 {
-  GstHarness *h = gst_harness_new ("gpufftspectrum");
-  GstBus *bus = gst_bus_new ();
+  Fmt f = { "F32LE", 48000, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h = harness_new (&bus, caps, "fft-size", "256", "interval",
+      "10000000", "message-dominant", "false", NULL);
+  gdouble *zeros = g_new0 (gdouble, 4800);
   BlockCtx c;
-  GstStructure *stats = NULL;
-  guint64 dropped_msgs = 0, dropped_ivals = 0, offset = 0;
+  guint64 dropped_msgs, dropped_ivals, offset = 0;
   guint i, n_intervals = 2000;
   gint64 end;
 
   memset (&c, 0, sizeof (c));
   g_mutex_init (&c.lock);
   g_cond_init (&c.cond);
-  gst_element_set_bus (h->element, bus);
+  /* (live: a stream that is not live waits for its messages) */
+  gst_harness_set_live (h, TRUE);
   gst_bus_set_sync_handler (bus, block_handler, &c, NULL);
-  g_object_set (h->element, "fft-size", 256, "interval",
-      (guint64) 10 * GST_MSECOND, "message-dominant", FALSE, NULL);
-  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, "
-      "rate=48000, channels=1, layout=interleaved");
   for (i = 0; i < n_intervals / 10; i++) {
-    GstBuffer *b = gst_buffer_new_allocate (NULL, 4800 * 4, NULL);
-
-    gst_buffer_memset (b, 0, 0, 4800 * 4);
-    GST_BUFFER_PTS (b) = gst_util_uint64_scale (offset, GST_SECOND, 48000);
-    GST_BUFFER_DURATION (b) = 100 * GST_MSECOND;
+    push_samples (h, &f, zeros, 4800, 4800, gst_util_uint64_scale (offset,
+            GST_SECOND, 48000), FALSE);
     offset += 4800;
-    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
     /* (the rest once the handler holds the first message: the plan is
      * made meanwhile) */
     end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
     while (i == 0 && g_atomic_int_get (&c.handled) == 0
         && g_get_monotonic_time () < end) {
-      GstBuffer *more = gst_buffer_new_allocate (NULL, 480 * 4, NULL);
-
       g_usleep (10 * 1000);
-      gst_buffer_memset (more, 0, 0, 480 * 4);
-      GST_BUFFER_PTS (more) = gst_util_uint64_scale (offset, GST_SECOND, 48000);
-      GST_BUFFER_DURATION (more) = 10 * GST_MSECOND;
+      push_samples (h, &f, zeros, 480, 480, gst_util_uint64_scale (offset,
+              GST_SECOND, 48000), FALSE);
       offset += 480;
-      fail_unless_equals_int (gst_harness_push (h, more), GST_FLOW_OK);
     }
     fail_unless (g_atomic_int_get (&c.handled) > 0, "no message in 60 s");
     /* (10 times real time: the device keeps up) */
@@ -1193,11 +1185,8 @@ GST_START_TEST (test_blocked_handler_counted)
   g_cond_broadcast (&c.cond);
   g_mutex_unlock (&c.lock);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  g_object_get (h->element, "stats", &stats, NULL);
-  fail_unless (gst_structure_get_uint64 (stats, "dropped-messages",
-          &dropped_msgs));
-  fail_unless (gst_structure_get_uint64 (stats, "dropped-intervals",
-          &dropped_ivals));
+  dropped_msgs = stats_u64 (h->element, "dropped-messages");
+  dropped_ivals = stats_u64 (h->element, "dropped-intervals");
   GST_INFO ("handled %d, dropped messages %" G_GUINT64_FORMAT ", dropped "
       "intervals %" G_GUINT64_FORMAT, g_atomic_int_get (&c.handled),
       dropped_msgs, dropped_ivals);
@@ -1205,13 +1194,12 @@ GST_START_TEST (test_blocked_handler_counted)
       g_atomic_int_get (&c.handled));
   fail_unless_equals_uint64 (g_atomic_int_get (&c.handled) + dropped_msgs +
       dropped_ivals, n_intervals);
-  gst_structure_free (stats);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
+  harness_free (h, bus);
   g_mutex_clear (&c.lock);
   g_cond_clear (&c.cond);
+  g_free (zeros);
+  g_free (caps);
 }
 
 GST_END_TEST;

@@ -699,35 +699,27 @@ stop_element (GstHarness * h)
           GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
 }
 
-static GstBuffer *
-silence (gsize samples, guint channels)
-{
-  GstBuffer *b = gst_buffer_new_allocate (NULL, samples * channels * 4, NULL);
-
-  gst_buffer_memset (b, 0, 0, samples * channels * 4);
-  GST_BUFFER_PTS (b) = 0;
-  GST_BUFFER_DURATION (b) = gst_util_uint64_scale (samples, GST_SECOND, RATE);
-  return b;
-}
-
 /* A stream that is not live waits for its plan (6 s to make here,
  * GPUFFT_DEBUG_SLOW_PLAN_MS): a flushing seek (FLUSH_START) lets its
  * streaming thread go at once, and so does a stop (to NULL, which must
  * take the stream lock), for gpufftspectrum and gpufftspectrogram; after
- * the flush the element takes buffers again. */
+ * the flush the next buffer waits for the plan again. */
 static void
 interrupted_plan_wait (const gchar * element)
 {
+  Fmt f = { "F32LE", RATE, 2, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *zeros = g_new0 (gdouble, RATE / 5 * 2);
   GstHarness *h = gst_harness_new (element);
 
   g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (WAIT_PLAN_MS), TRUE);
   gst_harness_set_live (h, FALSE);
-  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate="
-      G_STRINGIFY (RATE) ", channels=2, layout=interleaved");
+  gst_harness_set_src_caps_str (h, caps);
   if (g_str_equal (element, "gpufftspectrogram"))
     gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, "
         "width=160, height=120, framerate=10/1");
-  push_then_interrupt (h, silence (RATE / 5, 2), flush_start, "flush");
+  push_then_interrupt (h, fmt_make_buffer (&f, zeros, RATE / 5, 0),
+      flush_start, "flush");
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   {
     GstSegment seg;
@@ -735,9 +727,12 @@ interrupted_plan_wait (const gchar * element)
     gst_segment_init (&seg, GST_FORMAT_TIME);
     fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
   }
-  push_then_interrupt (h, silence (RATE / 5, 2), stop_element, "stop");
+  push_then_interrupt (h, fmt_make_buffer (&f, zeros, RATE / 5, 0),
+      stop_element, "stop");
   gst_harness_teardown (h);
   g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  g_free (zeros);
+  g_free (caps);
 }
 
 GST_START_TEST (test_flush_and_stop_while_plan_made)
