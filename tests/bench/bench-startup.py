@@ -10,14 +10,22 @@ and reports, from the PLAYING request:
                 level; none for identity and the spectrogram)
   wall_s, cpu_s the whole process (interpreter, GStreamer, registry,
                 device, plans), from its start to EOS: user + system CPU
-Caches: cold = an empty Mesa shader cache (MESA_SHADER_CACHE_DIR) and an
-empty XDG_CACHE_HOME, both fresh for every run, as on a fresh machine;
-warm = a shared pair of cache folders that one unrecorded run filled first.
+Caches: cold = an empty Mesa shader cache (MESA_SHADER_CACHE_DIR), an
+empty NVIDIA shader cache (__GL_SHADER_DISK_CACHE_PATH) and an empty
+XDG_CACHE_HOME (the plugin's pipeline cache), all fresh for every run, as on
+a fresh machine; warm = shared cache folders that one unrecorded run filled
+first.
 identity and GStreamer's spectrum run in the same invocation, as the
 baselines. Each figure is the median of --runs runs.
 
   tests/bench/bench-startup.py [--plugin-path DIR] [--runs 3] [--buffers 100]
       [--modes live,nonlive] [--caches cold,warm] [--elements a,b,...]
+      [--child PATH]
+(fft65536 runs 140 buffers at least: its first message needs 1.4 s.)
+--child: the C program bench-startup-run (built beside the benchmarks) runs
+each pipeline instead of this script's own child; the default when this
+Python has no GStreamer bindings (the GPU machine), where it is looked for
+in --plugin-path's build folder.
 Prints a table and one "@startup key=value ..." line per row.
 """
 import argparse
@@ -106,9 +114,22 @@ def process_age():
     return uptime - start_ticks / os.sysconf('SC_CLK_TCK')
 
 
+CHILD = [None]
+# (fft 65536 posts its first message after its first second: 1.4 s of audio
+# at least)
+MIN_BUFFERS = {'fft65536': 140}
+
+
 def spawn(elem, live, buffers, env):
-    cmd = [sys.executable, os.path.abspath(__file__), '--one', elem,
-           '--buffers', str(buffers)] + (['--live'] if live else [])
+    buffers = max(buffers, MIN_BUFFERS.get(elem, 0))
+    if CHILD[0]:
+        desc = ELEMENTS[elem]
+        cmd = [CHILD[0]] + (['--live'] if live else []) + [str(buffers), desc]
+        if elem == 'spectrogram':
+            cmd.append('video/x-raw,width=320,height=240,framerate=25/1')
+    else:
+        cmd = [sys.executable, os.path.abspath(__file__), '--one', elem,
+               '--buffers', str(buffers)] + (['--live'] if live else [])
     p = subprocess.run(cmd, env=env, capture_output=True, text=True,
                        timeout=600)
     for line in p.stdout.splitlines():
@@ -136,10 +157,22 @@ def main():
     ap.add_argument('--modes', default='live,nonlive')
     ap.add_argument('--caches', default='cold,warm')
     ap.add_argument('--elements', default=','.join(ELEMENTS))
+    ap.add_argument('--child')
     args = ap.parse_args()
     if args.one:
         one_run(args)
         return 0
+    CHILD[0] = args.child
+    if not CHILD[0]:
+        try:
+            import gi  # noqa: F401
+        except ImportError:
+            d = os.path.dirname(os.path.abspath(args.plugin_path or '.'))
+            CHILD[0] = os.path.join(d, 'tests', 'bench', 'bench-startup-run')
+            if not os.access(CHILD[0], os.X_OK):
+                print('bench-startup: no GStreamer bindings in this Python '
+                      'and no %s: pass --child' % CHILD[0], file=sys.stderr)
+                return 2
 
     env = dict(os.environ)
     if args.plugin_path:
@@ -147,11 +180,15 @@ def main():
     top = tempfile.mkdtemp(prefix='bench-startup-')
     env.setdefault('GST_REGISTRY', os.path.join(top, 'registry.bin'))
     warm = {'MESA_SHADER_CACHE_DIR': os.path.join(top, 'warm-mesa'),
+            '__GL_SHADER_DISK_CACHE_PATH': os.path.join(top, 'warm-nv'),
             'XDG_CACHE_HOME': os.path.join(top, 'warm-cache')}
+    for d in warm.values():
+        os.makedirs(d, exist_ok=True)
     print('bench-startup: %s, %d runs per row, %d buffers of 10 ms, '
-          'plugin path %s' % (time.strftime('%Y-%m-%d %H:%M UTC',
-                                           time.gmtime()), args.runs,
-                              args.buffers, env.get('GST_PLUGIN_PATH', '-')))
+          'plugin path %s, child %s' % (
+              time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), args.runs,
+              args.buffers, env.get('GST_PLUGIN_PATH', '-'),
+              CHILD[0] or 'python'))
     # (the registry, once, outside every figure)
     spawn('identity', False, 1, env)
     rows = []
@@ -169,8 +206,11 @@ def main():
                     e = dict(env)
                     if cache == 'cold':
                         d = tempfile.mkdtemp(dir=top)
-                        e['MESA_SHADER_CACHE_DIR'] = os.path.join(d, 'mesa')
-                        e['XDG_CACHE_HOME'] = os.path.join(d, 'cache')
+                        for k, sub in (('MESA_SHADER_CACHE_DIR', 'mesa'),
+                                       ('__GL_SHADER_DISK_CACHE_PATH', 'nv'),
+                                       ('XDG_CACHE_HOME', 'cache')):
+                            e[k] = os.path.join(d, sub)
+                            os.makedirs(e[k])
                     else:
                         e.update(warm)
                     res.append(spawn(elem, live, args.buffers, e))

@@ -296,6 +296,9 @@ print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
   GHashTableIter it;
   gpointer k, v;
   gdouble submit = 0, complete = 0, streaming = 0, other = 0;
+  GHashTable *by_name = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, g_free);
+  GString *names = g_string_new (NULL);
 
   g_hash_table_iter_init (&it, b);
   while (g_hash_table_iter_next (&it, &k, &v)) {
@@ -310,13 +313,32 @@ print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
       complete += d;
     else if (strstr (v, ":src") != NULL || g_str_has_prefix (v, "audiotest"))
       streaming += d;
-    else
+    else {
+      gchar *name = g_strndup (v, bar - (const gchar *) v);
+      gdouble *sum = g_hash_table_lookup (by_name, name);
+
       other += d;
+      if (sum == NULL) {
+        sum = g_new0 (gdouble, 1);
+        g_hash_table_insert (by_name, name, sum);
+      } else {
+        g_free (name);
+      }
+      *sum += d;
+    }
   }
+  /* (the other threads by name, where one takes 0.1 % of a core or more) */
+  g_hash_table_iter_init (&it, by_name);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    if (*(gdouble *) v / wall >= 0.001)
+      g_string_append_printf (names, " %s=%.3f", (const gchar *) k,
+          *(gdouble *) v / wall);
   printf ("@streams-threads streams=%u ch=%u live=%d element=%s "
-      "cores: streaming=%.3f submit=%.3f complete=%.3f other=%.3f\n",
+      "cores: streaming=%.3f submit=%.3f complete=%.3f other=%.3f;%s\n",
       c->streams, c->channels, c->live, el, streaming / wall, submit / wall,
-      complete / wall, other / wall);
+      complete / wall, other / wall, names->str);
+  g_string_free (names, TRUE);
+  g_hash_table_unref (by_name);
 }
 
 static gboolean
