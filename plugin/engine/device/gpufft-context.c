@@ -541,6 +541,7 @@ gpufft_context_get (gint device_index, GError ** error)
   VkInstance instance;
   VkPhysicalDevice phys;
   gint index;
+  gint64 t0 = g_get_monotonic_time (), t1, t2, t3;
 
   if (device_index < -1) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_INDEX,
@@ -567,12 +568,15 @@ gpufft_context_get (gint device_index, GError ** error)
     return ctx;
   }
 
+  t1 = g_get_monotonic_time ();
   if (!create_instance (&instance, error))
     goto out;
+  t2 = g_get_monotonic_time ();
   if (!resolve_device (instance, device_index, &phys, &index, error)) {
     vkDestroyInstance (instance, NULL);
     goto out;
   }
+  t3 = g_get_monotonic_time ();
   ctx = registry_lookup (index);
   if (ctx != NULL) {
     vkDestroyInstance (instance, NULL);
@@ -581,6 +585,10 @@ gpufft_context_get (gint device_index, GError ** error)
   }
   ctx = context_new (instance, phys, index, error);
   if (ctx != NULL) {
+    g_debug ("Vulkan device %d opened in %.1f ms: loader %.1f, instance "
+        "%.1f, enumeration %.1f, device %.1f", index,
+        (g_get_monotonic_time () - t0) / 1e3, (t1 - t0) / 1e3,
+        (t2 - t1) / 1e3, (t3 - t2) / 1e3, (g_get_monotonic_time () - t3) / 1e3);
     if (registry == NULL)
       registry = g_hash_table_new (g_direct_hash, g_direct_equal);
     g_hash_table_insert (registry, GINT_TO_POINTER (index), ctx);
