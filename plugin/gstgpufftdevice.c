@@ -1,20 +1,35 @@
-/* gst-gpufft: an element opens its engine device (see the header). */
+/* gst-gpufft: an element opens its engine device on a thread of its own
+ * (see the header). */
 #include "gstgpufftdevice.h"
 
-GpufftContext *
-gst_gpu_fft_device_open (GstElement * element, gint index)
+struct _GstGpuFftDevice
 {
-  GError *error = NULL;
-  GpufftContext *ctx = gpufft_context_get (index, &error);
-  gboolean missing;
+  gint ref_count;               /* atomic */
+  gint index;
+  GstGpuFftDeviceOpened opened;
+  gint forgotten;               /* atomic */
 
-  if (ctx != NULL)
-    return ctx;
-  missing = error && error->domain == GPUFFT_ERROR &&
+  GMutex lock;
+  GCond cond;
+  /* --- under lock --- */
+  GstElement *element;          /* (a reference, while the thread opens) */
+  gboolean done;
+  GpufftContext *ctx;
+  GError *error;
+};
+
+/* (the opening this thread runs, if it is an opening thread) */
+static GPrivate opening;
+
+static void
+post_error (GstElement * element, gint index, const GError * error)
+{
+  gboolean missing = error && error->domain == GPUFFT_ERROR &&
       (error->code == GPUFFT_ERROR_NO_VULKAN ||
       error->code == GPUFFT_ERROR_NO_DEVICE ||
       error->code == GPUFFT_ERROR_DEVICE_INDEX ||
       error->code == GPUFFT_ERROR_NO_COMPUTE_QUEUE);
+
   if (missing)
     GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
         ("%s", error->message), ("device-index %d", index));
@@ -22,6 +37,127 @@ gst_gpu_fft_device_open (GstElement * element, gint index)
     GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
         ("%s", error ? error->message : "Cannot open a Vulkan device"),
         ("device-index %d", index));
-  g_clear_error (&error);
+}
+
+static gpointer
+open_thread (gpointer data)
+{
+  GstGpuFftDevice *dev = data;
+  GError *error = NULL;
+  GpufftContext *ctx;
+  GstElement *element;
+
+  g_private_set (&opening, dev);
+  ctx = gpufft_context_get (dev->index, &error);
+
+  /* (element is only read by this thread until it is cleared below) */
+  element = dev->element;
+  if (!g_atomic_int_get (&dev->forgotten)) {
+    if (ctx != NULL && dev->opened)
+      dev->opened (element, ctx);
+    else if (ctx == NULL)
+      post_error (element, dev->index, error);
+  }
+  g_mutex_lock (&dev->lock);
+  dev->ctx = ctx;
+  dev->error = error;
+  dev->element = NULL;
+  dev->done = TRUE;
+  g_cond_broadcast (&dev->cond);
+  g_mutex_unlock (&dev->lock);
+  gst_object_unref (element);
+  gst_gpu_fft_device_unref (dev);
   return NULL;
+}
+
+GstGpuFftDevice *
+gst_gpu_fft_device_open (GstElement * element, gint index,
+    GstGpuFftDeviceOpened opened, GError ** error)
+{
+  GstGpuFftDevice *dev = g_new0 (GstGpuFftDevice, 1);
+  GThread *thread;
+
+  dev->ref_count = 2;           /* the caller's and the thread's */
+  dev->index = index;
+  dev->opened = opened;
+  dev->element = gst_object_ref (element);
+  g_mutex_init (&dev->lock);
+  g_cond_init (&dev->cond);
+  thread = g_thread_try_new ("gpufft-open", open_thread, dev, error);
+  if (thread == NULL) {
+    gst_object_unref (dev->element);
+    dev->element = NULL;
+    dev->ref_count = 1;
+    gst_gpu_fft_device_unref (dev);
+    return NULL;
+  }
+  g_thread_unref (thread);
+  return dev;
+}
+
+GpufftContext *
+gst_gpu_fft_device_wait (GstGpuFftDevice * dev, const gint * cancel)
+{
+  GpufftContext *ctx;
+
+  g_mutex_lock (&dev->lock);
+  /* (the opening's own thread, in `opened` or a bus handler of its error,
+   * does not wait for itself) */
+  while (!dev->done && !(cancel && g_atomic_int_get (cancel))
+      && g_private_get (&opening) != dev)
+    g_cond_wait_until (&dev->cond, &dev->lock, g_get_monotonic_time () +
+        20 * G_TIME_SPAN_MILLISECOND);
+  ctx = dev->ctx;
+  g_mutex_unlock (&dev->lock);
+  return ctx;
+}
+
+GpufftContext *
+gst_gpu_fft_device_peek (GstGpuFftDevice * dev)
+{
+  GpufftContext *ctx;
+
+  g_mutex_lock (&dev->lock);
+  ctx = dev->ctx;
+  g_mutex_unlock (&dev->lock);
+  return ctx;
+}
+
+gboolean
+gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error)
+{
+  gboolean failed;
+
+  g_mutex_lock (&dev->lock);
+  failed = dev->done && dev->ctx == NULL;
+  if (failed && error && dev->error)
+    *error = g_error_copy (dev->error);
+  g_mutex_unlock (&dev->lock);
+  return failed;
+}
+
+void
+gst_gpu_fft_device_forget (GstGpuFftDevice * dev)
+{
+  g_atomic_int_set (&dev->forgotten, 1);
+}
+
+GstGpuFftDevice *
+gst_gpu_fft_device_ref (GstGpuFftDevice * dev)
+{
+  g_atomic_int_inc (&dev->ref_count);
+  return dev;
+}
+
+void
+gst_gpu_fft_device_unref (GstGpuFftDevice * dev)
+{
+  if (dev == NULL || !g_atomic_int_dec_and_test (&dev->ref_count))
+    return;
+  if (dev->ctx)
+    gpufft_context_unref (dev->ctx);
+  g_clear_error (&dev->error);
+  g_mutex_clear (&dev->lock);
+  g_cond_clear (&dev->cond);
+  g_free (dev);
 }

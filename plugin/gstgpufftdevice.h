@@ -1,11 +1,28 @@
-/* gst-gpufft: an element opens its engine device (any thread that may post
- * an element error: start / READY->PAUSED).
+/* gst-gpufft: an element opens its engine device on a thread of its own.
  *
- * gst_gpu_fft_device_open() returns the context for device-index `index`
- * (-1: automatic, gpufft_context_get()) with a reference the caller owns,
- * or NULL after posting the element error that says why: RESOURCE
- * NOT_FOUND when there is no Vulkan loader, no device, no such index or no
- * compute queue; RESOURCE FAILED otherwise. Takes no lock of the element. */
+ * Opening a Vulkan device takes 20 ms on lavapipe and 150 ms (0.6 s with
+ * cold driver caches) on an NVIDIA GPU, mostly in the driver's
+ * vkCreateInstance and vkCreateDevice. An element starts the opening at
+ * READY->PAUSED and goes on at once, so that its first buffer is never held
+ * by it; the plan job (gstgpufftplanjob.h) waits for the device on its own
+ * thread.
+ *
+ * gst_gpu_fft_device_open() starts the opening of device-index `index`
+ * (-1: automatic, gpufft_context_get()); it fails only when no thread can
+ * be started. The thread holds a reference on the element while it opens.
+ * When the opening fails it posts the element error that says why
+ * (RESOURCE NOT_FOUND when there is no Vulkan loader, no device, no such
+ * index or no compute queue; RESOURCE FAILED otherwise); when it succeeds
+ * it calls `opened` (on that thread, no lock of the opening held) so that
+ * the element can show the device's name. Neither happens once the element
+ * has called gst_gpu_fft_device_forget() (its stop). Both happen before
+ * the opening counts as done: whoever waits for it and then fails a
+ * buffer does so after the error is on the bus.
+ *
+ * A GstGpuFftDevice is shared by reference (the element, its plan jobs);
+ * the context it opened is released with its last reference. All
+ * functions may be called from any thread. No lock of the element is
+ * taken. */
 #ifndef __GST_GPU_FFT_DEVICE_H__
 #define __GST_GPU_FFT_DEVICE_H__
 
@@ -15,7 +32,35 @@
 
 G_BEGIN_DECLS
 
-GpufftContext *gst_gpu_fft_device_open (GstElement * element, gint index);
+typedef struct _GstGpuFftDevice GstGpuFftDevice;
+
+typedef void (*GstGpuFftDeviceOpened) (GstElement * element,
+    GpufftContext * ctx);
+
+GstGpuFftDevice *gst_gpu_fft_device_open (GstElement * element, gint index,
+    GstGpuFftDeviceOpened opened, GError ** error);
+
+/* The context once the opening is done: NULL when it failed (its error is
+ * posted) or, while it is still being opened, when *cancel (when not NULL;
+ * looked at every 20 ms) is non-zero or the caller is the opening's own
+ * thread (`opened`, or a synchronous bus handler of its error). Borrowed:
+ * valid while the caller holds its reference on dev. */
+GpufftContext *gst_gpu_fft_device_wait (GstGpuFftDevice * dev,
+    const gint * cancel);
+
+/* The context if it is open, else NULL (borrowed, as above). */
+GpufftContext *gst_gpu_fft_device_peek (GstGpuFftDevice * dev);
+
+/* TRUE once the opening has failed (its error is posted); a copy of the
+ * error when error is not NULL. */
+gboolean gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error);
+
+/* The element has stopped: the opening, if still running, neither posts
+ * nor calls `opened`. */
+void gst_gpu_fft_device_forget (GstGpuFftDevice * dev);
+
+GstGpuFftDevice *gst_gpu_fft_device_ref (GstGpuFftDevice * dev);
+void gst_gpu_fft_device_unref (GstGpuFftDevice * dev);
 
 G_END_DECLS
 

@@ -7,11 +7,12 @@
 struct _GstGpuFftPlanJob
 {
   gint ref_count;               /* atomic: the thread's and the owner's */
-  GpufftContext *ctx;
+  GstGpuFftDevice *device;
   GpufftPlanConfig config;
   GstGpuFftAnalysisTables tables;
   gboolean want_render;
   GpufftRenderConfig render_config;     /* its map: a copy the job owns */
+  gboolean device_failed;       /* (written by the thread before done) */
 
   GMutex lock;
   GCond cond;
@@ -34,7 +35,7 @@ job_unref (GstGpuFftPlanJob * job)
   g_free ((gpointer) job->render_config.map);
   g_clear_error (&job->error);
   gst_gpu_fft_analysis_tables_clear (&job->tables);
-  g_clear_pointer (&job->ctx, gpufft_context_unref);
+  g_clear_pointer (&job->device, gst_gpu_fft_device_unref);
   g_mutex_clear (&job->lock);
   g_cond_clear (&job->cond);
   g_free (job);
@@ -45,19 +46,28 @@ job_thread (gpointer data)
 {
   GstGpuFftPlanJob *job = data;
   GError *error = NULL;
-  GpufftPlan *plan = gpufft_plan_new (job->ctx, &job->config, &error);
+  GpufftContext *ctx = gst_gpu_fft_device_wait (job->device, NULL);
+  GpufftPlan *plan = NULL;
   GpufftRender *render = NULL;
 
+  if (ctx == NULL) {
+    if (!gst_gpu_fft_device_failed (job->device, &error) || error == NULL)
+      g_set_error (&error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
+          "no Vulkan device");
+    job->device_failed = TRUE;
+  } else {
+    plan = gpufft_plan_new (ctx, &job->config, &error);
+  }
   if (plan && job->want_render) {
-    render = gpufft_render_new (job->ctx, &job->render_config, &error);
+    render = gpufft_render_new (ctx, &job->render_config, &error);
     if (render == NULL)
       g_clear_pointer (&plan, gpufft_plan_free);
   }
 
-  /* (the plan holds its own reference: a last one dropped here is dropped
-   * before the owner can see the job done, so that an owner that waits for
-   * it waits for the device's release too) */
-  g_clear_pointer (&job->ctx, gpufft_context_unref);
+  /* (the plan holds its own reference on the context: a last one dropped
+   * here is dropped before the owner can see the job done, so that an
+   * owner that waits for it waits for the device's release too) */
+  g_clear_pointer (&job->device, gst_gpu_fft_device_unref);
   g_mutex_lock (&job->lock);
   job->plan = plan;
   job->render = render;
@@ -71,7 +81,7 @@ job_thread (gpointer data)
 }
 
 GstGpuFftPlanJob *
-gst_gpu_fft_plan_job_start (GpufftContext * ctx,
+gst_gpu_fft_plan_job_start (GstGpuFftDevice * device,
     const GpufftPlanConfig * config, GstGpuFftAnalysisTables * tables,
     const GpufftRenderConfig * render, GError ** error)
 {
@@ -79,7 +89,7 @@ gst_gpu_fft_plan_job_start (GpufftContext * ctx,
   GThread *thread;
 
   job->ref_count = 2;
-  job->ctx = gpufft_context_ref (ctx);
+  job->device = gst_gpu_fft_device_ref (device);
   job->config = *config;
   job->tables = *tables;
   memset (tables, 0, sizeof (*tables));
@@ -106,7 +116,7 @@ gst_gpu_fft_plan_job_start (GpufftContext * ctx,
 gboolean
 gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
     const gint * cancel, GpufftPlan ** plan, GpufftRender ** render,
-    GstGpuFftAnalysisTables * tables, GError ** error)
+    GstGpuFftAnalysisTables * tables, gboolean * device_failed, GError ** error)
 {
   g_mutex_lock (&job->lock);
   /* (the cancel flag is the owner's: looked at every 20 ms) */
@@ -119,6 +129,8 @@ gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
   }
   *plan = job->plan;
   job->plan = NULL;
+  if (device_failed)
+    *device_failed = job->device_failed;
   if (render) {
     *render = job->render;
     job->render = NULL;
@@ -143,7 +155,7 @@ job_drop (GstGpuFftPlanJob * job, gboolean wait)
   GstGpuFftAnalysisTables tables;
 
   if (!gst_gpu_fft_plan_job_finish (job, wait, NULL, &plan, &render, &tables,
-          NULL))
+          NULL, NULL))
     return FALSE;
   if (plan)
     gpufft_plan_free (plan);

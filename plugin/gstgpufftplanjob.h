@@ -1,15 +1,17 @@
 /* The elements: a plan (and the spectrogram's renderer) made on a thread
  * of its own, so that the streaming thread never waits for the driver's
  * compiler (gpufft_plan_new() and gpufft_render_new() may compile and warm
- * up pipelines: seconds on a CPU device with a cold shader cache).
+ * up pipelines: seconds on a CPU device with a cold shader cache), nor for
+ * the device's opening (gstgpufftdevice.h), which the job waits for first.
  *
  * The streaming thread starts a job with the plan's configuration and the
  * analysis tables its arrays point into (the job owns both until the plan
  * is made), and the renderer's configuration if it wants one (copied),
  * then polls it, or waits for it where ordering needs the plan (EOS, a
  * flush, a store that would outgrow its bound, a stream that is not
- * live). The job's thread only calls gpufft_plan_new() and
- * gpufft_render_new(): it takes no lock of the element and posts nothing.
+ * live). The job's thread only waits for the device and calls
+ * gpufft_plan_new() and gpufft_render_new(): it takes no lock of the
+ * element and posts nothing.
  * A job given up (stop, a new geometry) is kept by its owner, and freed
  * with what it made at the owner's next prune once it is done (its
  * finalize waits for it). No GStreamer type. */
@@ -19,17 +21,18 @@
 #include "gpufft.h"
 #include "gpufft-render.h"
 #include "gstgpufftanalysis.h"
+#include "gstgpufftdevice.h"
 
 G_BEGIN_DECLS
 
 typedef struct _GstGpuFftPlanJob GstGpuFftPlanJob;
 
-/* Starts making a plan on ctx (a reference is taken), and after it a
- * renderer when render is not NULL (the job copies it and its map).
+/* Starts making a plan on device's context once it is open (a reference
+ * on device is taken), and after it a renderer when render is not NULL (the job copies it and its map).
  * config's arrays point into tables, which the job takes (the caller's are
  * emptied; on failure they stay the caller's). NULL with error set when no
  * thread could be started. */
-GstGpuFftPlanJob *gst_gpu_fft_plan_job_start (GpufftContext * ctx,
+GstGpuFftPlanJob *gst_gpu_fft_plan_job_start (GstGpuFftDevice * device,
     const GpufftPlanConfig * config, GstGpuFftAnalysisTables * tables,
     const GpufftRenderConfig * render, GError ** error);
 
@@ -39,10 +42,14 @@ GstGpuFftPlanJob *gst_gpu_fft_plan_job_start (GpufftContext * ctx,
  * go. On TRUE the job is finished: *plan is the plan (the caller owns
  * it; NULL when it or the renderer failed, error set), *render the
  * renderer when one was asked for (render may be NULL otherwise), *tables
- * the analysis tables (the caller clears them), and the job is freed. */
+ * the analysis tables (the caller clears them), *device_failed (when not
+ * NULL) TRUE when the plan failed because the device could not be opened
+ * (that error is posted already: gstgpufftdevice.h), and the job is
+ * freed. */
 gboolean gst_gpu_fft_plan_job_finish (GstGpuFftPlanJob * job, gboolean wait,
     const gint * cancel, GpufftPlan ** plan, GpufftRender ** render,
-    GstGpuFftAnalysisTables * tables, GError ** error);
+    GstGpuFftAnalysisTables * tables, gboolean * device_failed,
+    GError ** error);
 
 /* Gives the job up without waiting for it: it joins given_up (an array
  * the owner keeps), whose jobs that are done are freed, their plans

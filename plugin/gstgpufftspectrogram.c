@@ -655,20 +655,35 @@ gst_gpu_fft_spectrogram_src_query (GstPad * pad, GstObject * parent,
 
 /* ---- state -------------------------------------------------------------- */
 
+/* (on the device's opening thread: gstgpufftdevice.h) */
+static void
+device_opened (GstElement * element, GpufftContext * ctx)
+{
+  GST_INFO_OBJECT (element, "using Vulkan device %d: %s",
+      gpufft_context_get_device_index (ctx),
+      gpufft_context_get_device_name (ctx));
+}
+
+/* Starts opening the device (beside the stream: the plan job waits for
+ * it). */
 static gboolean
 open_device (GstGpuFftSpectrogram * self)
 {
+  GError *error = NULL;
   gint index;
 
   GST_OBJECT_LOCK (self);
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
-  self->ctx = gst_gpu_fft_device_open (GST_ELEMENT (self), index);
-  if (self->ctx == NULL)
+  self->device = gst_gpu_fft_device_open (GST_ELEMENT (self), index,
+      device_opened, &error);
+  if (self->device == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot start the thread that opens the Vulkan device: %s",
+            error->message), ("device-index %d", index));
+    g_clear_error (&error);
     return FALSE;
-  GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
-      gpufft_context_get_device_index (self->ctx),
-      gpufft_context_get_device_name (self->ctx));
+  }
   return TRUE;
 }
 
@@ -705,7 +720,9 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
       gst_buffer_pool_set_active (self->pool, FALSE);
       gst_clear_object (&self->pool);
     }
-    g_clear_pointer (&self->ctx, gpufft_context_unref);
+    if (self->device)
+      gst_gpu_fft_device_forget (self->device);
+    g_clear_pointer (&self->device, gst_gpu_fft_device_unref);
     self->have_audio = FALSE;
     self->have_video = FALSE;
   }
@@ -718,7 +735,7 @@ gst_gpu_fft_spectrogram_finalize (GObject * object)
   GstGpuFftSpectrogram *self = GST_GPU_FFT_SPECTROGRAM (object);
 
   gst_gpu_fft_spectrogram_stream_free (self);
-  g_clear_pointer (&self->ctx, gpufft_context_unref);
+  g_clear_pointer (&self->device, gst_gpu_fft_device_unref);
   /* (no thread of the engine's keeps using the device after the element) */
   if (!gst_gpu_fft_spectrogram_stream_wait_released (self, 10000))
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "

@@ -516,13 +516,16 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
       break;
     case PROP_STATS:{
       GpufftContextStats st = { 0 };
+      /* (device is set and cleared by start/stop, under this lock; NULL
+       * while it is being opened) */
+      GpufftContext *ctx = self->device ?
+          gst_gpu_fft_device_peek (self->device) : NULL;
 
-      /* (ctx is set and cleared by start/stop, under this lock) */
-      if (self->ctx)
-        gpufft_context_get_stats (self->ctx, &st);
+      if (ctx)
+        gpufft_context_get_stats (ctx, &st);
       g_value_take_boxed (value, gst_structure_new ("gpufftspectrum-stats",
-              "device", G_TYPE_INT, self->ctx ?
-              gpufft_context_get_device_index (self->ctx) : -1,
+              "device", G_TYPE_INT, ctx ?
+              gpufft_context_get_device_index (ctx) : -1,
               "dropped-intervals", G_TYPE_UINT64, self->dropped_total,
               "dropped-messages", G_TYPE_UINT64,
               gst_gpu_fft_poster_get_dropped (self->poster),

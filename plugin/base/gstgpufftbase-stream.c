@@ -186,8 +186,8 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
         config.peak_max_bin, config.complex_out ? " complex" : "");
     /* (made beside the stream: the buffers pass on, their samples wait in
      * the store until the plan is ready) */
-    self->plan_job = gst_gpu_fft_plan_job_start (self->ctx, &config, &tables,
-        NULL, &error);
+    self->plan_job = gst_gpu_fft_plan_job_start (self->device, &config,
+        &tables, NULL, &error);
     if (self->plan_job == NULL) {
       gst_gpu_fft_analysis_tables_clear (&tables);
       gst_gpu_fft_base_results_post_engine_error (self,
@@ -219,6 +219,7 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   GError *error = NULL;
   GstGpuFftAnalysisTables tables;
   GpufftPlan *plan;
+  gboolean device_failed = FALSE;
 
   *failed = FALSE;
   if (self->plan)
@@ -230,14 +231,19 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     return FALSE;
   }
   if (!gst_gpu_fft_plan_job_finish (self->plan_job, wait,
-          &self->plan_wait_cancel, &plan, NULL, &tables, &error))
+          &self->plan_wait_cancel, &plan, NULL, &tables, &device_failed,
+          &error))
     return FALSE;
   self->plan_job = NULL;
   gst_gpu_fft_plan_job_prune (self->given_up_jobs);
   if (plan == NULL) {
     gst_gpu_fft_analysis_tables_clear (&tables);
-    gst_gpu_fft_base_results_post_engine_error (self,
-        "Creating the GPU FFT plan", error);
+    /* (the device's error is posted by its opening) */
+    if (device_failed)
+      GST_DEBUG_OBJECT (self, "no device: %s", error->message);
+    else
+      gst_gpu_fft_base_results_post_engine_error (self,
+          "Creating the GPU FFT plan", error);
     g_clear_error (&error);
     self->running = FALSE;      /* no plan: the next buffer starts over */
     *failed = TRUE;

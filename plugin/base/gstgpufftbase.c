@@ -172,7 +172,8 @@ gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
       g_param_spec_string ("device-name", "Device name",
-          "Name of the Vulkan device in use (NULL before the first start)",
+          "Name of the Vulkan device in use (NULL before the first start; "
+          "read while the device is being opened, it waits for it)",
           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   caps = gst_caps_from_string (CAPS_STR);
@@ -221,8 +222,7 @@ gst_gpu_fft_base_finalize (GObject * object)
   if (self->plan)
     gpufft_plan_free (self->plan);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-  if (self->ctx)
-    gpufft_context_unref (self->ctx);
+  gst_gpu_fft_device_unref (self->device);
   if (!gst_gpu_fft_plan_job_wait_given_up (self->given_up_jobs,
           RELEASE_WAIT_MS))
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "
@@ -271,9 +271,22 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
     case PROP_DEVICE_INDEX:
       g_value_set_int (value, self->settings.device_index);
       break;
-    case PROP_DEVICE_NAME:
+    case PROP_DEVICE_NAME:{
+      GstGpuFftDevice *device = self->device && self->device_name == NULL ?
+          gst_gpu_fft_device_ref (self->device) : NULL;
+
+      /* (the device is being opened: its name once it is, a wait of at
+       * most the opening's, on the opening's thread, never the streaming
+       * thread's) */
+      if (device) {
+        GST_OBJECT_UNLOCK (self);
+        gst_gpu_fft_device_wait (device, NULL);
+        gst_gpu_fft_device_unref (device);
+        GST_OBJECT_LOCK (self);
+      }
       g_value_set_string (value, self->device_name);
       break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -292,11 +305,28 @@ element_kind (GstGpuFftBase * self)
       "gpufftspectrum";
 }
 
+/* (on the device's opening thread: gstgpufftdevice.h) */
+static void
+device_opened (GstElement * element, GpufftContext * ctx)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (element);
+
+  GST_OBJECT_LOCK (self);
+  g_free (self->device_name);
+  self->device_name = g_strdup (gpufft_context_get_device_name (ctx));
+  GST_OBJECT_UNLOCK (self);
+  GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
+      gpufft_context_get_device_index (ctx),
+      gpufft_context_get_device_name (ctx));
+  g_object_notify (G_OBJECT (self), "device-name");
+}
+
 static gboolean
 gst_gpu_fft_base_start (GstBaseTransform * trans)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
-  GpufftContext *ctx;
+  GstGpuFftDevice *device;
+  GError *error = NULL;
   gint index;
 
   GST_OBJECT_LOCK (self);
@@ -304,21 +334,23 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   gst_gpu_fft_plan_job_prune (self->given_up_jobs);
-  ctx = gst_gpu_fft_device_open (GST_ELEMENT (self), index);
-  if (ctx == NULL)
+  /* (opened beside the stream: the plan job waits for it) */
+  device = gst_gpu_fft_device_open (GST_ELEMENT (self), index, device_opened,
+      &error);
+  if (device == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot start the thread that opens the Vulkan device: %s",
+            error->message), ("device-index %d", index));
+    g_clear_error (&error);
     return FALSE;
+  }
 
   GST_OBJECT_LOCK (self);
-  self->ctx = ctx;              /* (under the lock for the stats property) */
-  g_free (self->device_name);
-  self->device_name = g_strdup (gpufft_context_get_device_name (ctx));
+  self->device = device;        /* (under the lock for the stats property) */
+  g_clear_pointer (&self->device_name, g_free);
   self->dropped_total = 0;
   GST_OBJECT_UNLOCK (self);
   gst_gpu_fft_poster_start (self->poster);
-  GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
-      gpufft_context_get_device_index (self->ctx),
-      gpufft_context_get_device_name (self->ctx));
-  g_object_notify (G_OBJECT (self), "device-name");
 
   self->running = FALSE;
   self->received = 0;
@@ -334,7 +366,7 @@ static gboolean
 gst_gpu_fft_base_stop (GstBaseTransform * trans)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
-  GpufftContext *ctx;
+  GstGpuFftDevice *device;
 
   if (self->plan_job) {
     gst_gpu_fft_plan_job_abandon (self->plan_job, self->given_up_jobs);
@@ -351,10 +383,13 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   gst_gpu_fft_poster_stop (self->poster);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   GST_OBJECT_LOCK (self);
-  ctx = self->ctx;
-  self->ctx = NULL;
+  device = self->device;
+  self->device = NULL;
   GST_OBJECT_UNLOCK (self);
-  gpufft_context_unref (ctx);
+  if (device) {
+    gst_gpu_fft_device_forget (device);
+    gst_gpu_fft_device_unref (device);
+  }
   gst_gpu_fft_store_clear (&self->store);
   self->is_live = -1;
   self->buffer_hint = 0;
@@ -612,7 +647,7 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   guint c;
   gboolean ok;
 
-  if (!self->have_format || self->ctx == NULL)
+  if (!self->have_format || self->device == NULL)
     return GST_FLOW_NOT_NEGOTIATED;
 
   /* A buffer without a whole sample frame carries no samples: it changes
@@ -709,26 +744,33 @@ restart:
   }
 
   pos = self->received;
-  /* The plan is still being made (gstgpufftplanjob.h). A non-live stream
-   * waits for it (back-pressure, as for a busy GPU: its messages then come
-   * as its buffers do). A live one passes the buffer on now and keeps its
-   * samples in the store; past PLAN_WAIT (seconds or bytes of stored
-   * audio) it drops what the store holds, counted as intervals the GPU
-   * could not take, and starts over from this buffer. */
+  /* The plan (or the device) is still being made (gstgpufftplanjob.h):
+   * the buffer passes on now and its samples wait in the store. A stream
+   * that is not live waits for the plan (back-pressure, as for a busy GPU)
+   * at the buffer that completes an interval, so that its message comes
+   * without waiting for more data, or once the store holds PLAN_WAIT
+   * (seconds or bytes of audio). A live one never waits: past PLAN_WAIT it
+   * drops what the store holds, counted as intervals the GPU could not
+   * take, and starts over from this buffer. */
   if (self->plan == NULL) {
+    const GstGpuFftGrid *grid = &self->framing.grid;
     /* (a single buffer over the bound is kept: the bound is for the
      * store's growth) */
     gboolean full = self->store.len > 0
         && self->store.len + n > plan_wait_bound (self);
+    gboolean closes = gst_gpu_fft_framing_grid_index_of (grid, pos + n) >
+        gst_gpu_fft_framing_grid_index_of (grid, pos);
     gboolean failed;
 
-    if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0, &failed)) {
+    if (!gst_gpu_fft_base_stream_plan_ready (self, (full || closes)
+            && self->is_live <= 0, &failed)) {
       if (failed)
         goto error;
-      if (full) {
+      if (full && self->is_live > 0) {
         gst_gpu_fft_base_stream_drop_stored (self);
         goto restart;
       }
+      /* (not live: a flush or a stop let the wait go) */
       gst_gpu_fft_store_keep_and_append (&self->store,
           self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
       self->received = pos + n;

@@ -11,7 +11,7 @@
  *     calls gst_gpu_fft_base_settings_changed() with the settings as they
  *     were, still under the lock;
  *   - it may set `reset_pending` (atomically, any thread) to restart the
- *     averaging state at the next batch, and read `ctx` and
+ *     averaging state at the next batch, and read `device` and
  *     `dropped_total` under the object lock (start and stop set them
  *     there);
  *   - its class init may set `spectrum_compat` in the base class.
@@ -27,6 +27,7 @@
 
 #include "gpufft.h"
 #include "gstgpufftanalysis.h"
+#include "gstgpufftdevice.h"
 #include "gstgpufftenums.h"
 #include "gstgpufftframing.h"
 #include "gstgpufftposter.h"
@@ -101,7 +102,7 @@ struct _GstGpuFftBase
   gchar *device_name;
 
   /* --- state: streaming thread (and start/stop) --- */
-  GpufftContext *ctx;
+  GstGpuFftDevice *device;      /* being opened or open (gstgpufftdevice.h) */
   GpufftPlan *plan;
   /* the plan being made (gstgpufftplanjob.h); `plan` NULL meanwhile */
   struct _GstGpuFftPlanJob *plan_job;

@@ -30,6 +30,7 @@
 #include "gstgpufftspectrogram.h"
 #include "gstgpufftlayout.h"
 #include "gstgpufftenums.h"
+#include "gstgpufftdevice.h"
 #include "gstgpufftplanjob.h"
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_spectrogram_debug);
@@ -87,7 +88,7 @@ struct _GstGpuFftSpectrogram
   gboolean have_video;
   GstSegment segment;
   GstBufferPool *pool;
-  GpufftContext *ctx;
+  GstGpuFftDevice *device;      /* being opened or open (gstgpufftdevice.h) */
 
   guint cookie;                 /* settings_cookie the state below is for */
   GstGpuFftSpectrogramSettings cur;     /* copy of the settings in use */

@@ -321,7 +321,8 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
       self->bands);
   rc.map = map;
   /* (plan and renderer are made beside the stream: state_ready()) */
-  self->job = gst_gpu_fft_plan_job_start (self->ctx, &pc, &tables, &rc, &error);
+  self->job = gst_gpu_fft_plan_job_start (self->device, &pc, &tables, &rc,
+      &error);
   g_free (map);
   gst_gpu_fft_analysis_tables_clear (&tables);
   if (!self->job)
@@ -364,6 +365,7 @@ state_ready (GstGpuFftSpectrogram * self, gboolean wait, gboolean * failed)
   GpufftPlan *plan = NULL;
   GpufftRender *render = NULL;
   GError *error = NULL;
+  gboolean device_failed = FALSE;
 
   *failed = FALSE;
   if (self->plan)
@@ -375,15 +377,17 @@ state_ready (GstGpuFftSpectrogram * self, gboolean wait, gboolean * failed)
     return FALSE;
   }
   if (!gst_gpu_fft_plan_job_finish (self->job, wait, &self->plan_wait_cancel,
-          &plan, &render, &tables, &error))
+          &plan, &render, &tables, &device_failed, &error))
     return FALSE;
   self->job = NULL;
   gst_gpu_fft_analysis_tables_clear (&tables);
   if (self->given_up)
     gst_gpu_fft_plan_job_prune (self->given_up);
   if (!plan) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", error->message),
-        ("making the spectrogram's plan or renderer"));
+    /* (the device's error is posted by its opening) */
+    if (!device_failed)
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", error->message),
+          ("making the spectrogram's plan or renderer"));
     g_clear_error (&error);
     free_state (self);
     *failed = TRUE;

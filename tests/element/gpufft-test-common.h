@@ -182,9 +182,11 @@ gdouble run_and_compare (const RefConfig * c, gdouble threshold,
     const gdouble * x, gsize n, gsize chunk, gdouble tol_db,
     const gchar * const *extra_props);
 
-/* Puts el on a fresh bus and sets it to `state`, which must fail with an
- * ERROR message: returns what was posted (errors[0] is that ERROR). */
-Msgs *start_must_fail (GstElement * el, GstState state);
+/* Puts el on a fresh bus and sets it to `state`; an ERROR message must
+ * come within 30 s (the device is opened beside the state change, so its
+ * failure is posted from there): returns what was posted (errors[0] is
+ * that ERROR). */
+Msgs *start_must_error (GstElement * el, GstState state);
 /* Back to NULL (which must succeed), then frees el, its bus and m. */
 void start_failed_free (GstElement * el, Msgs * m);
 

@@ -791,7 +791,7 @@ GST_START_TEST (test_device_index_out_of_range)
   Msgs *m;
 
   g_object_set (el, "device-index", 99, NULL);
-  m = start_must_fail (el, GST_STATE_PAUSED);
+  m = start_must_error (el, GST_STATE_PAUSED);
   g_print ("device-index 99: %s\n", (gchar *) g_ptr_array_index (m->errors, 0));
   fail_unless (any_contains (m->errors, "device"));
   fail_unless (any_contains (m->errors, "99"));

@@ -627,6 +627,84 @@ GST_START_TEST (test_live_slow_plan_discont)
 
 GST_END_TEST;
 
+/* A stream that is not live, whose plan takes 3 s to make: its buffers
+ * pass on at once and untouched until one completes an interval (1 s
+ * here), nothing is posted meanwhile; that buffer waits for the plan, and
+ * the interval's message comes without more data. EOS posts the second
+ * interval. Timestamps and spectra are those of the same stream with a
+ * plan made at once (within 0.001 dB: the batches differ). */
+GST_START_TEST (test_nonlive_slow_plan)
+{
+  const gsize chunk = RATE / 100, n = 2 * RATE;
+  Fmt f = { "F32LE", RATE, 2, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, n * 2);
+  Msgs *m[2];
+  gint run;
+  guint i, k;
+
+  gen_tone (x, n, 2, 0.5, 1000.0, RATE, 0.0);
+  gen_tone (x + 1, n, 2, 0.25, 2000.0, RATE, 0.0);
+  fmt_quantize (&f, x, n * 2);
+  for (run = 0; run < 2; run++) {
+    GstBus *bus;
+    GstHarness *h;
+    gint64 us;
+
+    if (run == 1)
+      g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (SLOW_PLAN_MS), TRUE);
+    h = harness_new (&bus, caps, "interval", "1000000000", NULL);
+    us = push_passthrough (h, &f, x, 0, RATE - chunk, chunk);
+    m[run] = msgs_collect (bus, 0, 0);
+    if (run == 1) {
+      fail_unless (us < SLOW_PLAN_MS * 1000 / 2, "the buffers waited for "
+          "the plan (%" G_GINT64_FORMAT " us)", us);
+      fail_unless_equals_int (m[run]->spectrum->len, 0);
+    }
+    /* the buffer that completes the first interval */
+    us = push_passthrough (h, &f, x, RATE - chunk, chunk, chunk);
+    if (run == 1)
+      fail_unless (us > SLOW_PLAN_MS * 1000 / 3, "the buffer that completes "
+          "an interval did not wait for the plan (%" G_GINT64_FORMAT " us)",
+          us);
+    msgs_append (m[run], msgs_collect (bus, 1, 30));
+    fail_unless_equals_int (m[run]->spectrum->len, 1);
+    push_passthrough (h, &f, x, RATE, n - RATE, chunk);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    msgs_append (m[run], msgs_collect (bus, 0, 0));
+    fail_unless_equals_int (m[run]->errors->len, 0);
+    fail_unless_equals_int (m[run]->spectrum->len, 2);
+    fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 0);
+    harness_free (h, bus);
+    g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  }
+  for (i = 0; i < 2; i++) {
+    const GstStructure *a = g_ptr_array_index (m[0]->spectrum, i);
+    const GstStructure *b = g_ptr_array_index (m[1]->spectrum, i);
+    guint ca = 0, cb = 0, na = 0, nb = 0;
+    gfloat *ma = msg_floats (a, "magnitude", &ca, &na, NULL);
+    gfloat *mb = msg_floats (b, "magnitude", &cb, &nb, NULL);
+
+    fail_unless_equals_uint64 (msg_u64 (b, "timestamp"), i * GST_SECOND);
+    fail_unless_equals_uint64 (msg_u64 (a, "timestamp"),
+        msg_u64 (b, "timestamp"));
+    fail_unless_equals_int (ca * na, cb * nb);
+    fail_unless (na > 0);
+    for (k = 0; k < ca * na; k++)
+      fail_unless (fabs (ma[k] - mb[k]) <= 1e-3, "interval %u bin %u: "
+          "%g dB with the plan made at once, %g after waiting", i, k,
+          ma[k], mb[k]);
+    g_free (ma);
+    g_free (mb);
+  }
+  msgs_free (m[0]);
+  msgs_free (m[1]);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* ---- a flush or a stop while a stream that is not live waits for its
  * plan ------------------------------------------------------------------- */
 
@@ -700,35 +778,59 @@ stop_element (GstHarness * h)
 }
 
 /* A stream that is not live waits for its plan (6 s to make here,
- * GPUFFT_DEBUG_SLOW_PLAN_MS): a flushing seek (FLUSH_START) lets its
- * streaming thread go at once, and so does a stop (to NULL, which must
- * take the stream lock), for gpufftspectrum and gpufftspectrogram; after
- * the flush the next buffer waits for the plan again. */
+ * GPUFFT_DEBUG_SLOW_PLAN_MS) where it must: gpufftspectrum at the buffer
+ * that completes an interval (here one that also fills its store past
+ * PLAN_WAIT, 30 s; a first 20 ms buffer passes at once),
+ * gpufftspectrogram at once (its frames need the analysis). A flushing
+ * seek (FLUSH_START) lets the waiting streaming thread go at once, and so
+ * does a stop (to NULL, which must take the stream lock), for both; after
+ * the flush the stream waits for the plan again. */
 static void
 interrupted_plan_wait (const gchar * element)
 {
   Fmt f = { "F32LE", RATE, 2, FALSE };
   gchar *caps = fmt_caps_string (&f);
-  gdouble *zeros = g_new0 (gdouble, RATE / 5 * 2);
+  gboolean store = g_str_equal (element, "gpufftspectrum");
+  /* (the buffer that must wait: past the store's 30 s for gpufftspectrum) */
+  gsize n = store ? 31 * RATE : RATE / 5;
+  gdouble *zeros = g_new0 (gdouble, n * 2);
   GstHarness *h = gst_harness_new (element);
+  gint pass;
 
   g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (WAIT_PLAN_MS), TRUE);
   gst_harness_set_live (h, FALSE);
   gst_harness_set_src_caps_str (h, caps);
-  if (g_str_equal (element, "gpufftspectrogram"))
+  if (!store)
     gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, "
         "width=160, height=120, framerate=10/1");
-  push_then_interrupt (h, fmt_make_buffer (&f, zeros, RATE / 5, 0),
-      flush_start, "flush");
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  {
-    GstSegment seg;
+  for (pass = 0; pass < 2; pass++) {
+    GstClockTime pts = 0;
 
-    gst_segment_init (&seg, GST_FORMAT_TIME);
-    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    if (store) {
+      /* a first buffer (within the first interval) passes on while the
+       * plan is made */
+      gint64 t0 = g_get_monotonic_time ();
+
+      fail_unless_equals_int (gst_harness_push (h, fmt_make_buffer (&f,
+                  zeros, RATE / 50, 0)), GST_FLOW_OK);
+      gst_buffer_unref (gst_harness_pull (h));
+      fail_unless (g_get_monotonic_time () - t0 < (WAIT_PLAN_MS - 2000) *
+          1000, "the first buffer waited for the plan");
+      pts = GST_SECOND / 50;
+    }
+    push_then_interrupt (h, fmt_make_buffer (&f, zeros, n, pts),
+        pass == 0 ? flush_start : stop_element, pass == 0 ? "flush" : "stop");
+    if (pass == 0) {
+      GstSegment seg;
+
+      fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+      gst_segment_init (&seg, GST_FORMAT_TIME);
+      fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+      /* (the harness keeps what passed before the flush) */
+      while (gst_harness_buffers_in_queue (h) > 0)
+        gst_buffer_unref (gst_harness_pull (h));
+    }
   }
-  push_then_interrupt (h, fmt_make_buffer (&f, zeros, RATE / 5, 0),
-      stop_element, "stop");
   gst_harness_teardown (h);
   g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
   g_free (zeros);
@@ -757,6 +859,7 @@ streams_suite (void)
   tcase_add_test (tc, test_live_falls_behind_unaligned);
   tcase_add_test (tc, test_live_slow_plan);
   tcase_add_test (tc, test_live_slow_plan_discont);
+  tcase_add_test (tc, test_nonlive_slow_plan);
   tcase_add_test (tc, test_flush_and_stop_while_plan_made);
   return s;
 }
