@@ -17,7 +17,8 @@
  * 64-channel case (without it: 512 and 1024).
  *
  * Everything is measured from the warm point, when every stream has passed
- * its first buffer and a quarter of all the audio has entered (so the device's opening and the plans' making,
+ * its first buffer and posted its first message (an element that posts)
+ * and a quarter of all the audio has entered (so the device's opening and the plans' making,
  * reported apart as plan_ms, are left out), to EOS.
  * Reported per element: audio seconds / wall seconds (live: 1.00 means
  * real time held), CPU cores (getrusage of the whole process / wall), element CPU ns per sample ((CPU - identity's CPU) /
@@ -86,6 +87,9 @@ typedef struct
   guint *last;                  /* [streams] latest buffer index entered */
   gint *count;                  /* [streams] buffers entered (a live source
                                  * that starts late does not start at 0) */
+  gint *posted;                 /* [streams] spectrum messages posted */
+  gint n_posting;               /* streams past their first message */
+  gboolean posts;               /* the element posts messages */
   GMutex lock;
   GArray *latency_us;           /* gdouble */
   gint msgs;
@@ -178,8 +182,12 @@ entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
         g_atomic_int_add (&r->n_started, 1) + 1 :
         g_atomic_int_get (&r->n_started);
 
+    /* (and every stream has posted its first message: the device's
+     * opening and the plans, made beside the streams, are start-up) */
     if (started == (gint) r->c->streams
         && entered >= (gint) ((guint64) r->c->streams * r->n_buffers / 4)
+        && (!r->posts
+            || g_atomic_int_get (&r->n_posting) == (gint) r->c->streams)
         && g_atomic_int_compare_and_exchange (&r->warm_done, 0, 1)) {
       guint s, n = 0;
 
@@ -220,6 +228,8 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
     r->t_first_msg = g_get_monotonic_time ();
   stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT
           (GST_MESSAGE_SRC (msg)), "stream"));
+  if (g_atomic_int_add (&r->posted[stream], 1) == 0)
+    g_atomic_int_inc (&r->n_posting);
   if (gst_structure_get_uint64 (s, "endtime", &end) && end > 0) {
     guint64 idx = gst_util_uint64_scale (end - 1, RATE, GST_SECOND)
         / r->c->buffer;
@@ -360,6 +370,8 @@ run_case (const Case * c, const gchar * el, Result * res)
   r.entry = g_new0 (gint64, (gsize) c->streams * r.n_buffers);
   r.last = g_new0 (guint, c->streams);
   r.count = g_new0 (gint, c->streams);
+  r.posted = g_new0 (gint, c->streams);
+  r.posts = !g_str_equal (el, "identity");
   r.latency_us = g_array_new (FALSE, FALSE, sizeof (gdouble));
   g_mutex_init (&r.lock);
   for (i = 0; i < c->streams; i++) {
@@ -466,6 +478,7 @@ run_case (const Case * c, const gchar * el, Result * res)
   g_free (r.entry);
   g_free (r.last);
   g_free (r.count);
+  g_free (r.posted);
   return TRUE;
 }
 
@@ -507,13 +520,15 @@ run_all (const Case * c, gchar ** elements)
         r.cpu / r.wall, ns, r.samples / r.wall / 1e6, r.msgs, drop,
         r.p50, r.p99, r.first_msg_ms, r.errors);
     if (r.stats) {
-      guint64 b = 0, mb = 0, rec = 0, w = 0, g = 0, d = 0, np = 0, pns = 0;
+      guint64 b = 0, mb = 0, rec = 0, sub = 0, w = 0, g = 0, d = 0, np = 0,
+          pns = 0;
       guint k;
       GString *devs = g_string_new (NULL);
 
       gst_structure_get (r.stats, "device-batches", G_TYPE_UINT64, &b,
           "device-max-batches", G_TYPE_UINT64, &mb, "device-record-ns",
-          G_TYPE_UINT64, &rec, "device-wait-ns", G_TYPE_UINT64, &w,
+          G_TYPE_UINT64, &rec, "device-submit-ns", G_TYPE_UINT64, &sub,
+          "device-wait-ns", G_TYPE_UINT64, &w,
           "device-gpu-ns", G_TYPE_UINT64, &g, "device-deliver-ns",
           G_TYPE_UINT64, &d, "device-plans", G_TYPE_UINT64, &np,
           "device-plan-ns", G_TYPE_UINT64, &pns, NULL);
@@ -526,10 +541,12 @@ run_all (const Case * c, gchar ** elements)
        * for the machine-readable results */
       printf ("@streams-sched streams=%u ch=%u live=%d subs=%.0f batches=%"
           G_GUINT64_FORMAT " max_batches=%" G_GUINT64_FORMAT
-          " record_us=%.1f wait_us=%.1f gpu_us=%.1f deliver_us=%.1f"
-          " plans=%" G_GUINT64_FORMAT " plan_ms=%.2f devices=%s\n",
+          " record_us=%.1f submit_us=%.1f wait_us=%.1f gpu_us=%.1f"
+          " deliver_us=%.1f plans=%" G_GUINT64_FORMAT " plan_ms=%.2f"
+          " devices=%s\n",
           c->streams, c->channels, c->live, r.subs, b, mb,
-          rec / 1e3 / MAX (r.subs, 1), w / 1e3 / MAX (r.subs, 1),
+          rec / 1e3 / MAX (r.subs, 1), sub / 1e3 / MAX (r.subs, 1),
+          w / 1e3 / MAX (r.subs, 1),
           g / 1e3 / MAX (r.subs, 1), d / 1e3 / MAX (r.subs, 1), np,
           pns / 1e6 / MAX (np, 1), devs->str);
       g_string_free (devs, TRUE);

@@ -708,10 +708,15 @@ gpufft_context_submit (GpufftContext * ctx, VkCommandBuffer cmd,
     .pCommandBuffers = &cmd,
   };
   VkResult res;
+  GpufftContextStats st = { 0 };
+  gint64 t0;
 
   g_mutex_lock (&ctx->queue_lock);
+  t0 = g_get_monotonic_time ();
   res = vkQueueSubmit (ctx->queue, 1, &info, fence);
+  st.submit_ns = (guint64) (g_get_monotonic_time () - t0) * 1000;
   g_mutex_unlock (&ctx->queue_lock);
+  gpufft_context_add_stats (ctx, &st);
   return gpufft_vk_check (res, "vkQueueSubmit", error);
 }
 
@@ -778,6 +783,7 @@ gpufft_context_add_stats (GpufftContext * ctx, const GpufftContextStats * d)
   s->batches += d->batches;
   s->max_batches = MAX (s->max_batches, d->max_batches);
   s->record_ns += d->record_ns;
+  s->submit_ns += d->submit_ns;
   s->wait_ns += d->wait_ns;
   s->gpu_ns += d->gpu_ns;
   s->deliver_ns += d->deliver_ns;

@@ -163,6 +163,8 @@ typedef struct
   guint64 batches;              /* plan batches they carried */
   guint64 max_batches;          /* most batches in one submission */
   guint64 record_ns;            /* CPU time recording and submitting */
+  guint64 submit_ns;            /* of which in vkQueueSubmit (every
+                                 * submission: also a plan's one-off work) */
   guint64 wait_ns;              /* time the completion thread waited */
   guint64 gpu_ns;               /* GPU time of the submissions (0 without
                                  * timestamps, and on CPU devices, whose
