@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""A real live source: pulsesrc records a PulseAudio null sink (a private
+server started here) while a 1 kHz tone plays into it, through
+gpufftspectrum, whose plan is made 2 s slow (GPUFFT_DEBUG_SLOW_PLAN_MS, as a
+cold driver compiler can be). No audio may be lost:
+  - pulsesrc posts no warning (it warns when it cannot record fast enough,
+    and then marks the next buffer DISCONT);
+  - every buffer after the first is contiguous with the one before (its
+    timestamp within 1 ms of the previous end, no DISCONT flag);
+  - every buffer leaves the element at once (within 50 ms of entering it),
+    also while the plan is being made;
+  - after EOS: one message per 100 ms interval of what entered, contiguous
+    timestamps, `dropped-intervals` 0, and the tone at 1 kHz in the
+    intervals once it plays.
+Exit 77 (skipped) without pulseaudio or GStreamer's pulse plugin: CI
+installs both (scripts/setup.sh)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import gi
+gi.require_version('Gst', '1.0')
+from gi.repository import Gst  # noqa: E402
+
+SECONDS = 4.0
+
+
+def start_server(d):
+    """A private PulseAudio server with a null sink 't' (48 kHz stereo),
+    reachable at unix:d/native. Returns the process."""
+    env = dict(os.environ, HOME=d, XDG_RUNTIME_DIR=d, XDG_CONFIG_HOME=d)
+    p = subprocess.Popen(
+        ['pulseaudio', '-n', '--daemonize=no', '--exit-idle-time=-1',
+         '--use-pid-file=no', '--disable-shm=yes', '--log-target=stderr',
+         '-L', 'module-null-sink sink_name=t rate=48000 channels=2',
+         '-L', 'module-native-protocol-unix socket=%s/native '
+         'auth-anonymous=1' % d],
+        env=env, stdout=subprocess.DEVNULL, stderr=open(d + '/pa.log', 'w'))
+    for _ in range(100):
+        if os.path.exists(d + '/native') or p.poll() is not None:
+            break
+        time.sleep(0.1)
+    if not os.path.exists(d + '/native'):
+        print('the PulseAudio server did not start:\n' +
+              open(d + '/pa.log').read())
+        p.kill()
+        sys.exit(1)
+    return p
+
+
+def main():
+    if shutil.which('pulseaudio') is None:
+        print('SKIP: no pulseaudio (apt-get install pulseaudio)')
+        return 77
+    Gst.init(None)
+    if Gst.ElementFactory.find('pulsesrc') is None:
+        print('SKIP: no pulsesrc (apt-get install gstreamer1.0-pulseaudio)')
+        return 77
+    d = tempfile.mkdtemp(prefix='gpufft-pulse-')
+    server = start_server(d)
+    os.environ['PULSE_SERVER'] = 'unix:%s/native' % d
+    os.environ['GPUFFT_DEBUG_SLOW_PLAN_MS'] = '2000'
+    try:
+        return run()
+    finally:
+        server.terminate()
+        server.wait(10)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def run():
+    pipe = Gst.parse_launch(
+        'audiotestsrc is-live=true freq=1000 volume=0.5 ! '
+        'audio/x-raw,format=F32LE,rate=48000,channels=2 ! '
+        'pulsesink device=t '
+        'pulsesrc device=t.monitor name=src ! '
+        'audio/x-raw,format=F32LE,rate=48000,channels=2 ! '
+        'gpufftspectrum name=el fft-size=1024 interval=100000000 ! '
+        'fakesink sync=false')
+    el = pipe.get_by_name('el')
+    entered = {}                # pts -> monotonic time in
+    ins = []                    # (pts, duration, discont)
+    late = []                   # ms a buffer spent in the element, > 50
+
+    def on_in(pad, info):
+        b = info.get_buffer()
+        entered[b.pts] = time.monotonic()
+        ins.append((b.pts, b.duration,
+                    bool(b.get_flags() & Gst.BufferFlags.DISCONT)))
+        return Gst.PadProbeReturn.OK
+
+    def on_out(pad, info):
+        b = info.get_buffer()
+        t = entered.pop(b.pts, None)
+        if t is not None and time.monotonic() - t > 0.05:
+            late.append((time.monotonic() - t) * 1e3)
+        return Gst.PadProbeReturn.OK
+
+    el.get_static_pad('sink').add_probe(Gst.PadProbeType.BUFFER, on_in)
+    el.get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, on_out)
+    bus = pipe.get_bus()
+    pipe.set_state(Gst.State.PLAYING)
+    # (EOS once the pipeline plays: never while a state change is running)
+    ret, _, _ = pipe.get_state(10 * Gst.SECOND)
+    if ret == Gst.StateChangeReturn.FAILURE:
+        print('FAIL: the pipeline did not start')
+        return 1
+    msgs, warnings, errors = [], [], []
+    end = time.monotonic() + SECONDS
+    eos_sent = False
+    while True:
+        now = time.monotonic()
+        if now >= end and not eos_sent:
+            pipe.send_event(Gst.Event.new_eos())
+            eos_sent = True
+            end = now + 30
+        elif now >= end:
+            errors.append('no EOS within 30 s')
+            break
+        m = bus.timed_pop(int(min(end - now, 0.1) * Gst.SECOND))
+        if m is None:
+            continue
+        if m.type == Gst.MessageType.EOS:
+            break
+        if m.type == Gst.MessageType.ERROR:
+            errors.append(m.parse_error()[0].message)
+            break
+        if m.type == Gst.MessageType.WARNING:
+            warnings.append('%s: %s' % (m.src.get_name(),
+                                        m.parse_warning()[0].message))
+        if m.type == Gst.MessageType.ELEMENT and m.src == el:
+            s = m.get_structure()
+            if s.get_name() == 'spectrum':
+                msgs.append(s.copy())
+            elif s.get_name() == 'dominant-frequency':
+                msgs[-1].set_value('dominant', s.get_value('frequency'))
+    stats = el.get_property('stats')
+    pipe.set_state(Gst.State.NULL)
+
+    fails = list(errors)
+    fails += ['warning: %s' % w for w in warnings]
+    gaps = [(i, a, b) for i, (a, b) in enumerate(zip(ins, ins[1:]))
+            if b[2] or abs(b[0] - (a[0] + a[1])) > Gst.MSECOND]
+    fails += ['buffer %d: %s (%.1f ms after the previous end)' % (
+        i + 1, 'DISCONT' if b[2] else 'not contiguous',
+        (b[0] - a[0] - a[1]) / 1e6) for i, a, b in gaps[:5]]
+    if late:
+        fails.append('%d buffers held in the element (up to %.0f ms)' % (
+            len(late), max(late)))
+    audio = sum(b[1] for b in ins)
+    want = int(audio // (100 * Gst.MSECOND))
+    if not want <= len(msgs) <= want + 1:
+        fails.append('%d messages for %.2f s of audio (%d intervals)' % (
+            len(msgs), audio / 1e9, want))
+    ts = [s.get_value('timestamp') for s in msgs]
+    du = [s.get_value('duration') for s in msgs]
+    fails += ['message %d at %d, the one before ended at %d' % (
+        i + 1, ts[i + 1], ts[i] + du[i]) for i in range(len(ts) - 1)
+        if ts[i + 1] != ts[i] + du[i]][:5]
+    if stats.get_value('dropped-intervals') != 0:
+        fails.append('dropped-intervals %d' %
+                     stats.get_value('dropped-intervals'))
+    tone = [s.get_value('dominant') for s in msgs
+            if s.has_field('dominant')
+            and abs(s.get_value('dominant') - 1000) < 5]
+    if len(tone) < len(msgs) // 2:
+        fails.append('the tone in %d of %d intervals' % (len(tone),
+                                                         len(msgs)))
+    print('%d buffers (%.2f s of audio), %d messages, tone in %d, '
+          'dropped-intervals %d, warnings %d' % (
+              len(ins), audio / 1e9, len(msgs), len(tone),
+              stats.get_value('dropped-intervals'), len(warnings)))
+    for f in fails:
+        print('FAIL: ' + f)
+    return 1 if fails else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
