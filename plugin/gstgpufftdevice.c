@@ -4,15 +4,17 @@
 
 struct _GstGpuFftDevice
 {
-  gint ref_count;               /* atomic */
+  gint ref_count;               /* atomic: the owner's, the thread's, jobs' */
   gint index;
   GstGpuFftDeviceOpened opened;
-  gint forgotten;               /* atomic */
+  GstElement *element;          /* (no reference: forget () joins the thread
+                                 * before the element can go) */
 
   GMutex lock;
   GCond cond;
   /* --- under lock --- */
-  GstElement *element;          /* (a reference, while the thread opens) */
+  GThread *thread;              /* until forget () joins it */
+  gboolean forgotten;
   gboolean done;
   GpufftContext *ctx;
   GError *error;
@@ -45,27 +47,32 @@ open_thread (gpointer data)
   GstGpuFftDevice *dev = data;
   GError *error = NULL;
   GpufftContext *ctx;
-  GstElement *element;
+  gboolean tell;
 
   g_private_set (&opening, dev);
+  /* Debugging aid: GPUFFT_DEBUG_SLOW_OPEN_MS (environment) makes every
+   * opening take at least that long, as a GPU driver's can */
+  if (g_getenv ("GPUFFT_DEBUG_SLOW_OPEN_MS"))
+    g_usleep ((gulong) g_ascii_strtoull (g_getenv
+            ("GPUFFT_DEBUG_SLOW_OPEN_MS"), NULL, 10) * 1000);
   ctx = gpufft_context_get (dev->index, &error);
 
-  /* (element is only read by this thread until it is cleared below) */
-  element = dev->element;
-  if (!g_atomic_int_get (&dev->forgotten)) {
-    if (ctx != NULL && dev->opened)
-      dev->opened (element, ctx);
-    else if (ctx == NULL)
-      post_error (element, dev->index, error);
-  }
+  /* (once forget () is called it waits for this thread: the element stays
+   * valid until the thread returns) */
+  g_mutex_lock (&dev->lock);
+  tell = !dev->forgotten;
+  g_mutex_unlock (&dev->lock);
+  if (tell && ctx != NULL && dev->opened)
+    dev->opened (dev->element, ctx);
+  else if (tell && ctx == NULL)
+    post_error (dev->element, dev->index, error);
+
   g_mutex_lock (&dev->lock);
   dev->ctx = ctx;
   dev->error = error;
-  dev->element = NULL;
   dev->done = TRUE;
   g_cond_broadcast (&dev->cond);
   g_mutex_unlock (&dev->lock);
-  gst_object_unref (element);
   gst_gpu_fft_device_unref (dev);
   return NULL;
 }
@@ -75,23 +82,22 @@ gst_gpu_fft_device_open (GstElement * element, gint index,
     GstGpuFftDeviceOpened opened, GError ** error)
 {
   GstGpuFftDevice *dev = g_new0 (GstGpuFftDevice, 1);
-  GThread *thread;
 
   dev->ref_count = 2;           /* the caller's and the thread's */
   dev->index = index;
   dev->opened = opened;
-  dev->element = gst_object_ref (element);
+  dev->element = element;
   g_mutex_init (&dev->lock);
   g_cond_init (&dev->cond);
-  thread = g_thread_try_new ("gpufft-open", open_thread, dev, error);
-  if (thread == NULL) {
-    gst_object_unref (dev->element);
-    dev->element = NULL;
+  /* (under the lock: forget () reads it) */
+  g_mutex_lock (&dev->lock);
+  dev->thread = g_thread_try_new ("gpufft-open", open_thread, dev, error);
+  g_mutex_unlock (&dev->lock);
+  if (dev->thread == NULL) {
     dev->ref_count = 1;
     gst_gpu_fft_device_unref (dev);
     return NULL;
   }
-  g_thread_unref (thread);
   return dev;
 }
 
@@ -139,7 +145,21 @@ gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error)
 void
 gst_gpu_fft_device_forget (GstGpuFftDevice * dev)
 {
-  g_atomic_int_set (&dev->forgotten, 1);
+  GThread *thread;
+
+  g_mutex_lock (&dev->lock);
+  dev->forgotten = TRUE;
+  thread = dev->thread;
+  dev->thread = NULL;
+  g_mutex_unlock (&dev->lock);
+  if (thread == NULL)
+    return;
+  /* (on the opening's own thread, in `opened` or a synchronous bus handler
+   * of its error: it cannot wait for itself, and holds its own reference) */
+  if (g_private_get (&opening) == dev)
+    g_thread_unref (thread);
+  else
+    g_thread_join (thread);
 }
 
 GstGpuFftDevice *

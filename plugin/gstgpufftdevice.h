@@ -9,13 +9,16 @@
  *
  * gst_gpu_fft_device_open() starts the opening of device-index `index`
  * (-1: automatic, gpufft_context_get()); it fails only when no thread can
- * be started. The thread holds a reference on the element while it opens.
- * When the opening fails it posts the element error that says why
- * (RESOURCE NOT_FOUND when there is no Vulkan loader, no device, no such
- * index or no compute queue; RESOURCE FAILED otherwise); when it succeeds
- * it calls `opened` (on that thread, no lock of the opening held) so that
- * the element can show the device's name. Neither happens once the element
- * has called gst_gpu_fft_device_forget() (its stop). Both happen before
+ * be started. When the opening fails the thread posts the element error
+ * that says why (RESOURCE NOT_FOUND when there is no Vulkan loader, no
+ * device, no such index or no compute queue; RESOURCE FAILED otherwise);
+ * when it succeeds it calls `opened` (on that thread, no lock of the
+ * opening held) so that the element can show the device's name. Neither
+ * happens once the element has called gst_gpu_fft_device_forget() (its
+ * stop), which waits for the thread to return (the driver's calls cannot
+ * be cut short: an application that stops its pipeline and exits at once
+ * must not exit under them; at most the opening's time, on the thread
+ * that stops the element, never a streaming thread). Both happen before
  * the opening counts as done: whoever waits for it and then fails a
  * buffer does so after the error is on the bus.
  *
@@ -55,8 +58,11 @@ GpufftContext *gst_gpu_fft_device_peek (GstGpuFftDevice * dev);
  * error when error is not NULL. */
 gboolean gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error);
 
-/* The element has stopped: the opening, if still running, neither posts
- * nor calls `opened`. */
+/* The element stops: the opening, if still running, neither posts nor
+ * calls `opened`, and this waits for its thread to return (except on that
+ * thread itself: a synchronous bus handler of its error that stops the
+ * pipeline). The element must call it before it goes (stop, finalize);
+ * a second call does nothing. */
 void gst_gpu_fft_device_forget (GstGpuFftDevice * dev);
 
 GstGpuFftDevice *gst_gpu_fft_device_ref (GstGpuFftDevice * dev);

@@ -735,6 +735,8 @@ gst_gpu_fft_spectrogram_finalize (GObject * object)
   GstGpuFftSpectrogram *self = GST_GPU_FFT_SPECTROGRAM (object);
 
   gst_gpu_fft_spectrogram_stream_free (self);
+  if (self->device)
+    gst_gpu_fft_device_forget (self->device);
   g_clear_pointer (&self->device, gst_gpu_fft_device_unref);
   /* (no thread of the engine's keeps using the device after the element) */
   if (!gst_gpu_fft_spectrogram_stream_wait_released (self, 10000))

@@ -222,7 +222,10 @@ gst_gpu_fft_base_finalize (GObject * object)
   if (self->plan)
     gpufft_plan_free (self->plan);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-  gst_gpu_fft_device_unref (self->device);
+  if (self->device) {
+    gst_gpu_fft_device_forget (self->device);
+    gst_gpu_fft_device_unref (self->device);
+  }
   if (!gst_gpu_fft_plan_job_wait_given_up (self->given_up_jobs,
           RELEASE_WAIT_MS))
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "

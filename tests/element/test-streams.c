@@ -627,6 +627,64 @@ GST_START_TEST (test_live_slow_plan_discont)
 
 GST_END_TEST;
 
+#define SLOW_OPEN_MS 1500
+
+/* A device whose opening takes 1.5 s (GPUFFT_DEBUG_SLOW_OPEN_MS, as a GPU
+ * driver's cold start can): the element's start does not wait for it, the
+ * buffers of a live stream pass on at once and untouched meanwhile, and
+ * every interval is posted once the device and the plan are ready; a
+ * second element, stopped while its device is still being opened, stops
+ * only once the opening's thread has returned (an application that exits
+ * right after must not exit under the driver's calls). */
+GST_START_TEST (test_slow_device_opening)
+{
+  const gsize chunk = RATE / 100, n = RATE / 2;
+  Fmt f = { "F32LE", RATE, 2, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, n * 2);
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *m;
+  gint64 t0, us;
+
+  g_setenv ("GPUFFT_DEBUG_SLOW_OPEN_MS", G_STRINGIFY (SLOW_OPEN_MS), TRUE);
+  gen_tone (x, n, 2, 0.5, 1000.0, RATE, 0.0);
+  gen_tone (x + 1, n, 2, 0.25, 2000.0, RATE, 0.0);
+  fmt_quantize (&f, x, n * 2);
+
+  t0 = g_get_monotonic_time ();
+  h = harness_new (&bus, caps, "interval", "100000000", NULL);
+  gst_harness_set_live (h, TRUE);
+  us = push_passthrough (h, &f, x, 0, n, chunk);
+  fail_unless (g_get_monotonic_time () - t0 < SLOW_OPEN_MS * 1000 / 2,
+      "the start or the buffers waited for the device (%" G_GINT64_FORMAT
+      " us, %" G_GINT64_FORMAT " us pushing)", g_get_monotonic_time () - t0,
+      us);
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->spectrum->len, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  msgs_append (m, msgs_collect (bus, 0, 0));
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless_equals_int (m->spectrum->len, 5);
+  fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 0);
+  msgs_free (m);
+  harness_free (h, bus);
+
+  /* started, and stopped while its device is being opened (no buffer: no
+   * plan waits for the device) */
+  t0 = g_get_monotonic_time ();
+  h = harness_new (&bus, caps, "interval", "100000000", NULL);
+  harness_free (h, bus);
+  fail_unless (g_get_monotonic_time () - t0 >= SLOW_OPEN_MS * 1000,
+      "the element stopped before its device's opening returned (%"
+      G_GINT64_FORMAT " us)", g_get_monotonic_time () - t0);
+  g_unsetenv ("GPUFFT_DEBUG_SLOW_OPEN_MS");
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* A stream that is not live, whose plan takes 3 s to make: its buffers
  * pass on at once and untouched until one completes an interval (1 s
  * here), nothing is posted meanwhile; that buffer waits for the plan, and
@@ -860,6 +918,7 @@ streams_suite (void)
   tcase_add_test (tc, test_live_slow_plan);
   tcase_add_test (tc, test_live_slow_plan_discont);
   tcase_add_test (tc, test_nonlive_slow_plan);
+  tcase_add_test (tc, test_slow_device_opening);
   tcase_add_test (tc, test_flush_and_stop_while_plan_made);
   return s;
 }

@@ -12,6 +12,12 @@
 /* Resolved device index -> GpufftContext (not owning a reference). */
 static GMutex registry_lock;
 static GHashTable *registry;
+/* Instances and devices are made and destroyed one at a time in the
+ * process (contexts are made under registry_lock but destroyed outside
+ * it, on whichever thread drops the last reference, while another
+ * element's opening may be making the next one): recursive, as a context
+ * that fails to be made is destroyed under it. */
+static GRecMutex driver_lock;
 
 static gboolean
 create_instance (VkInstance * out, GError ** error)
@@ -289,10 +295,13 @@ context_destroy (GpufftContext * ctx)
     /* (a lost or hung device would make this wait forever) */
     if (!g_atomic_int_get (&ctx->lost))
       vkDeviceWaitIdle (ctx->device);
-    vkDestroyDevice (ctx->device, NULL);
   }
+  g_rec_mutex_lock (&driver_lock);
+  if (ctx->device != VK_NULL_HANDLE)
+    vkDestroyDevice (ctx->device, NULL);
   if (ctx->instance != VK_NULL_HANDLE)
     vkDestroyInstance (ctx->instance, NULL);
+  g_rec_mutex_unlock (&driver_lock);
   g_mutex_clear (&ctx->queue_lock);
   g_mutex_clear (&ctx->memory_lock);
   g_rec_mutex_clear (&ctx->service_lock);
@@ -542,6 +551,7 @@ gpufft_context_get (gint device_index, GError ** error)
   VkPhysicalDevice phys;
   gint index;
   gint64 t0 = g_get_monotonic_time (), t1, t2, t3;
+  gboolean locked = FALSE;
 
   if (device_index < -1) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_INDEX,
@@ -569,6 +579,8 @@ gpufft_context_get (gint device_index, GError ** error)
   }
 
   t1 = g_get_monotonic_time ();
+  g_rec_mutex_lock (&driver_lock);
+  locked = TRUE;
   if (!create_instance (&instance, error))
     goto out;
   t2 = g_get_monotonic_time ();
@@ -595,6 +607,8 @@ gpufft_context_get (gint device_index, GError ** error)
   }
 
 out:
+  if (locked)
+    g_rec_mutex_unlock (&driver_lock);
   g_mutex_unlock (&registry_lock);
   return ctx;
 }
@@ -673,6 +687,7 @@ gpufft_list_devices (GError ** error)
   if (!gpufft_vk_load (error))
     return NULL;
   g_mutex_lock (&registry_lock);
+  g_rec_mutex_lock (&driver_lock);
   any = registry_any ();
   if (any != NULL) {
     instance = any->instance;
@@ -694,6 +709,7 @@ out:
   g_free (devs);
   if (own != VK_NULL_HANDLE)
     vkDestroyInstance (own, NULL);
+  g_rec_mutex_unlock (&driver_lock);
   g_mutex_unlock (&registry_lock);
   return names;
 }
