@@ -7,14 +7,15 @@ struct _GstGpuFftDevice
   gint ref_count;               /* atomic: the owner's, the thread's, jobs' */
   gint index;
   GstGpuFftDeviceOpened opened;
-  GstElement *element;          /* (no reference: forget () joins the thread
-                                 * before the element can go) */
+  GstElement *element;          /* (no reference of its own: valid until
+                                 * forget (); the callbacks hold one) */
 
   GMutex lock;
   GCond cond;
   /* --- under lock --- */
-  GThread *thread;              /* until forget () joins it */
+  GThread *thread;              /* until forget () joins or drops it */
   gboolean forgotten;
+  gboolean calling;             /* in `opened` or posting the error */
   gboolean done;
   GpufftContext *ctx;
   GError *error;
@@ -45,31 +46,39 @@ static gpointer
 open_thread (gpointer data)
 {
   GstGpuFftDevice *dev = data;
+  GstElement *element = NULL;
   GError *error = NULL;
   GpufftContext *ctx;
-  gboolean tell;
+  const gchar *slow;
 
   g_private_set (&opening, dev);
   /* Debugging aid: GPUFFT_DEBUG_SLOW_OPEN_MS (environment) makes every
    * opening take at least that long, as a GPU driver's can */
-  if (g_getenv ("GPUFFT_DEBUG_SLOW_OPEN_MS"))
-    g_usleep ((gulong) g_ascii_strtoull (g_getenv
-            ("GPUFFT_DEBUG_SLOW_OPEN_MS"), NULL, 10) * 1000);
+  slow = g_getenv ("GPUFFT_DEBUG_SLOW_OPEN_MS");
+  if (slow)
+    g_usleep ((gulong) g_ascii_strtoull (slow, NULL, 10) * 1000);
   ctx = gpufft_context_get (dev->index, &error);
 
-  /* (once forget () is called it waits for this thread: the element stays
-   * valid until the thread returns) */
+  /* The callbacks run with a reference on the element, taken while it is
+   * still the element's opening (forget () does not wait for them: an
+   * application's handler may stop the pipeline from there) */
   g_mutex_lock (&dev->lock);
-  tell = !dev->forgotten;
+  if (!dev->forgotten) {
+    element = gst_object_ref (dev->element);
+    dev->calling = TRUE;
+  }
   g_mutex_unlock (&dev->lock);
-  if (tell && ctx != NULL && dev->opened)
-    dev->opened (dev->element, ctx);
-  else if (tell && ctx == NULL)
-    post_error (dev->element, dev->index, error);
+  if (element && ctx != NULL && dev->opened)
+    dev->opened (element, ctx);
+  else if (element && ctx == NULL)
+    post_error (element, dev->index, error);
+  if (element)
+    gst_object_unref (element);
 
   g_mutex_lock (&dev->lock);
   dev->ctx = ctx;
   dev->error = error;
+  dev->calling = FALSE;
   dev->done = TRUE;
   g_cond_broadcast (&dev->cond);
   g_mutex_unlock (&dev->lock);
@@ -109,7 +118,7 @@ gst_gpu_fft_device_wait (GstGpuFftDevice * dev, const gint * cancel)
   g_mutex_lock (&dev->lock);
   /* (the opening's own thread, in `opened` or a bus handler of its error,
    * does not wait for itself) */
-  while (!dev->done && !(cancel && g_atomic_int_get (cancel))
+  while (!dev->done && !dev->forgotten && !(cancel && g_atomic_int_get (cancel))
       && g_private_get (&opening) != dev)
     g_cond_wait_until (&dev->cond, &dev->lock, g_get_monotonic_time () +
         20 * G_TIME_SPAN_MILLISECOND);
@@ -146,20 +155,24 @@ void
 gst_gpu_fft_device_forget (GstGpuFftDevice * dev)
 {
   GThread *thread;
+  gboolean join;
 
   g_mutex_lock (&dev->lock);
   dev->forgotten = TRUE;
+  g_cond_broadcast (&dev->cond);
   thread = dev->thread;
   dev->thread = NULL;
+  /* (the thread decides under this lock whether it calls back: once
+   * forgotten it does not, and then only the driver's calls and the
+   * release of what it made remain, which are waited for) */
+  join = !dev->calling && g_private_get (&opening) != dev;
   g_mutex_unlock (&dev->lock);
   if (thread == NULL)
     return;
-  /* (on the opening's own thread, in `opened` or a synchronous bus handler
-   * of its error: it cannot wait for itself, and holds its own reference) */
-  if (g_private_get (&opening) == dev)
-    g_thread_unref (thread);
-  else
+  if (join)
     g_thread_join (thread);
+  else
+    g_thread_unref (thread);
 }
 
 GstGpuFftDevice *

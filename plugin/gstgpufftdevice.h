@@ -13,14 +13,15 @@
  * that says why (RESOURCE NOT_FOUND when there is no Vulkan loader, no
  * device, no such index or no compute queue; RESOURCE FAILED otherwise);
  * when it succeeds it calls `opened` (on that thread, no lock of the
- * opening held) so that the element can show the device's name. Neither
- * happens once the element has called gst_gpu_fft_device_forget() (its
- * stop), which waits for the thread to return (the driver's calls cannot
+ * opening held) so that the element can show the device's name. Both run
+ * with a reference on the element. Neither happens once the element has
+ * called gst_gpu_fft_device_forget() (its stop), which waits for the
+ * thread to return unless it is in one of them (the driver's calls cannot
  * be cut short: an application that stops its pipeline and exits at once
  * must not exit under them; at most the opening's time, on the thread
- * that stops the element, never a streaming thread). Both happen before
- * the opening counts as done: whoever waits for it and then fails a
- * buffer does so after the error is on the bus.
+ * that stops the element). Both happen before the opening counts as done:
+ * whoever waits for it and then fails a buffer does so after the error is
+ * on the bus.
  *
  * A GstGpuFftDevice is shared by reference (the element, its plan jobs);
  * the context it opened is released with its last reference. All
@@ -44,10 +45,11 @@ GstGpuFftDevice *gst_gpu_fft_device_open (GstElement * element, gint index,
     GstGpuFftDeviceOpened opened, GError ** error);
 
 /* The context once the opening is done: NULL when it failed (its error is
- * posted) or, while it is still being opened, when *cancel (when not NULL;
- * looked at every 20 ms) is non-zero or the caller is the opening's own
- * thread (`opened`, or a synchronous bus handler of its error). Borrowed:
- * valid while the caller holds its reference on dev. */
+ * posted) or, while it is still being opened, when the element forgot it,
+ * when *cancel (when not NULL; looked at every 20 ms) is non-zero, or when
+ * the caller is the opening's own thread (`opened`, or a synchronous bus
+ * handler of its error). Borrowed: valid while the caller holds its
+ * reference on dev. */
 GpufftContext *gst_gpu_fft_device_wait (GstGpuFftDevice * dev,
     const gint * cancel);
 
@@ -59,10 +61,11 @@ GpufftContext *gst_gpu_fft_device_peek (GstGpuFftDevice * dev);
 gboolean gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error);
 
 /* The element stops: the opening, if still running, neither posts nor
- * calls `opened`, and this waits for its thread to return (except on that
- * thread itself: a synchronous bus handler of its error that stops the
- * pipeline). The element must call it before it goes (stop, finalize);
- * a second call does nothing. */
+ * calls `opened`, waiters of gst_gpu_fft_device_wait() return, and this
+ * waits for the thread to return, except while the thread is in `opened`
+ * or posting (an application's handler there may stop the pipeline, on
+ * that thread or another). The element must call it before it goes (stop,
+ * finalize); a second call does nothing. */
 void gst_gpu_fft_device_forget (GstGpuFftDevice * dev);
 
 GstGpuFftDevice *gst_gpu_fft_device_ref (GstGpuFftDevice * dev);

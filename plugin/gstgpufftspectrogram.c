@@ -714,6 +714,11 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
   if (ret == GST_STATE_CHANGE_FAILURE
       && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     g_atomic_int_set (&self->plan_wait_cancel, 0);
+  if (ret == GST_STATE_CHANGE_FAILURE
+      && transition == GST_STATE_CHANGE_READY_TO_PAUSED && self->device) {
+    gst_gpu_fft_device_forget (self->device);
+    g_clear_pointer (&self->device, gst_gpu_fft_device_unref);
+  }
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     gst_gpu_fft_spectrogram_stream_free (self);
     if (self->pool) {

@@ -250,7 +250,9 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     return FALSE;
   }
   self->plan = plan;
-  self->catching_up = self->store.len > 0;
+  /* (a live stream's backlog: a stream that is not live waits for slots
+   * anyway) */
+  self->catching_up = self->is_live > 0 && self->store.len > 0;
   gpufft_plan_set_result_func (plan, gst_gpu_fft_base_results_on_result, self);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;

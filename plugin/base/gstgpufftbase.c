@@ -279,8 +279,7 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
           gst_gpu_fft_device_ref (self->device) : NULL;
 
       /* (the device is being opened: its name once it is, a wait of at
-       * most the opening's, on the opening's thread, never the streaming
-       * thread's) */
+       * most the opening's) */
       if (device) {
         GST_OBJECT_UNLOCK (self);
         gst_gpu_fft_device_wait (device, NULL);
@@ -337,6 +336,10 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   gst_gpu_fft_plan_job_prune (self->given_up_jobs);
+  /* (before the opening starts: it may set the name at once) */
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->device_name, g_free);
+  GST_OBJECT_UNLOCK (self);
   /* (opened beside the stream: the plan job waits for it) */
   device = gst_gpu_fft_device_open (GST_ELEMENT (self), index, device_opened,
       &error);
@@ -350,7 +353,6 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
 
   GST_OBJECT_LOCK (self);
   self->device = device;        /* (under the lock for the stats property) */
-  g_clear_pointer (&self->device_name, g_free);
   self->dropped_total = 0;
   GST_OBJECT_UNLOCK (self);
   gst_gpu_fft_poster_start (self->poster);
@@ -652,6 +654,9 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!self->have_format || self->device == NULL)
     return GST_FLOW_NOT_NEGOTIATED;
+  /* (its error is posted: no plan is tried again until a restart) */
+  if (gst_gpu_fft_device_failed (self->device, NULL))
+    return GST_FLOW_ERROR;
 
   /* A buffer without a whole sample frame carries no samples: it changes
    * nothing, whatever its timestamp or flags say (a real discontinuity

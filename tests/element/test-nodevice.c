@@ -35,14 +35,17 @@ GST_START_TEST (test_no_device_error)
 
 GST_END_TEST;
 
-/* in a pipeline: an ERROR on the bus, no crash, back to NULL */
+/* in a pipeline whose buffers flow (the device is opened beside them): the
+ * first ERROR on the bus is the element's, it is the only one the element
+ * posts, no crash, back to NULL */
 GST_START_TEST (test_no_device_pipeline)
 {
-  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=10 ! "
-      "gpufftspectrum ! fakesink", NULL);
+  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
+      "num-buffers=50 ! gpufftspectrum name=el ! fakesink", NULL);
+  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg;
-  guint i;
+  guint i, from_el;
 
   for (i = 0; i < 3; i++) {
     gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -50,10 +53,21 @@ GST_START_TEST (test_no_device_pipeline)
         GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
     fail_unless (msg != NULL);
     fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+    fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (el),
+        "the first ERROR is not the element's");
     gst_message_unref (msg);
+    /* (what else comes in the next 0.5 s: the source's flow error) */
+    from_el = 1;
+    while ((msg = gst_bus_timed_pop_filtered (bus, GST_SECOND / 2,
+                GST_MESSAGE_ERROR)) != NULL) {
+      from_el += GST_MESSAGE_SRC (msg) == GST_OBJECT (el);
+      gst_message_unref (msg);
+    }
+    fail_unless_equals_int (from_el, 1);
     fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
         GST_STATE_CHANGE_SUCCESS);
   }
+  gst_object_unref (el);
   gst_object_unref (bus);
   gst_object_unref (pipe);
 }
