@@ -118,7 +118,8 @@ gst_gpu_fft_device_wait (GstGpuFftDevice * dev, const gint * cancel)
   g_mutex_lock (&dev->lock);
   /* (the opening's own thread, in `opened` or a bus handler of its error,
    * does not wait for itself) */
-  while (!dev->done && !dev->forgotten && !(cancel && g_atomic_int_get (cancel))
+  while (!dev->done && !dev->forgotten
+      && !(cancel && g_atomic_int_get (cancel))
       && g_private_get (&opening) != dev)
     g_cond_wait_until (&dev->cond, &dev->lock, g_get_monotonic_time () +
         20 * G_TIME_SPAN_MILLISECOND);
