@@ -74,6 +74,46 @@ GST_START_TEST (test_no_device_pipeline)
 
 GST_END_TEST;
 
+/* A synchronous bus handler that stops the pipeline on the element's
+ * ERROR: it runs on the thread that opens the device, and the stop it
+ * makes there must neither wait for that thread nor deadlock; the
+ * pipeline goes to NULL. */
+static gint stopped_from_handler;
+
+static GstBusSyncReply
+stop_on_error (GstBus * bus, GstMessage * msg, gpointer pipe)
+{
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR
+      && g_atomic_int_get (&stopped_from_handler) == 0) {
+    gst_element_set_state (GST_ELEMENT (pipe), GST_STATE_NULL);
+    g_atomic_int_set (&stopped_from_handler, 1);
+  }
+  return GST_BUS_DROP;
+}
+
+GST_START_TEST (test_stop_from_error_handler)
+{
+  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
+      "num-buffers=500 ! gpufftspectrum ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+
+  gst_bus_set_sync_handler (bus, stop_on_error, pipe, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while (!g_atomic_int_get (&stopped_from_handler)
+      && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  fail_unless (g_atomic_int_get (&stopped_from_handler),
+      "no ERROR reached the handler, or its stop did not return");
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 static Suite *
 nodevice_suite (void)
 {
@@ -82,6 +122,7 @@ nodevice_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_no_device_error);
+  tcase_add_test (tc, test_stop_from_error_handler);
   tcase_add_test (tc, test_no_device_pipeline);
   return s;
 }
