@@ -8,13 +8,14 @@
  * analysis tables its arrays point into (the job owns both until the plan
  * is made), and the renderer's configuration if it wants one (copied),
  * then polls it, or waits for it where ordering needs the plan (EOS, a
- * flush, a store that would outgrow its bound, a stream that is not
- * live). The job's thread only waits for the device and calls
+ * flush, a store that would outgrow its bound, the end of an interval of
+ * a stream that is not live). The job's thread only waits for the device and calls
  * gpufft_plan_new() and gpufft_render_new(): it takes no lock of the
  * element and posts nothing.
  * A job given up (stop, a new geometry) is kept by its owner, and freed
  * with what it made at the owner's next prune once it is done (its
- * finalize waits for it). No GStreamer type. */
+ * finalize waits for it). It uses no GStreamer type but the element's
+ * device opening (gstgpufftdevice.h) it waits for. */
 #ifndef __GST_GPU_FFT_PLAN_JOB_H__
 #define __GST_GPU_FFT_PLAN_JOB_H__
 
