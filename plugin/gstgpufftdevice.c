@@ -8,13 +8,13 @@ struct _GstGpuFftDevice
   gint index;
   GstGpuFftDeviceOpened opened;
   GstElement *element;          /* (no reference of its own: valid until
-                                 * forget (); the callbacks hold one) */
+                                 * close (); the callbacks hold one) */
 
   GMutex lock;
   GCond cond;
   /* --- under lock --- */
-  GThread *thread;              /* until forget () joins or drops it */
-  gboolean forgotten;
+  GThread *thread;              /* until close () joins or drops it */
+  gboolean closed;
   gboolean calling;             /* in `opened` or posting the error */
   gboolean done;
   GpufftContext *ctx;
@@ -60,10 +60,10 @@ open_thread (gpointer data)
   ctx = gpufft_context_get (dev->index, &error);
 
   /* The callbacks run with a reference on the element, taken while it is
-   * still the element's opening (forget () does not wait for them: an
+   * still the element's opening (close () does not wait for them: an
    * application's handler may stop the pipeline from there) */
   g_mutex_lock (&dev->lock);
-  if (!dev->forgotten) {
+  if (!dev->closed) {
     element = gst_object_ref (dev->element);
     dev->calling = TRUE;
   }
@@ -88,9 +88,10 @@ open_thread (gpointer data)
 
 GstGpuFftDevice *
 gst_gpu_fft_device_open (GstElement * element, gint index,
-    GstGpuFftDeviceOpened opened, GError ** error)
+    GstGpuFftDeviceOpened opened)
 {
   GstGpuFftDevice *dev = g_new0 (GstGpuFftDevice, 1);
+  GError *error = NULL;
 
   dev->ref_count = 2;           /* the caller's and the thread's */
   dev->index = index;
@@ -98,11 +99,15 @@ gst_gpu_fft_device_open (GstElement * element, gint index,
   dev->element = element;
   g_mutex_init (&dev->lock);
   g_cond_init (&dev->cond);
-  /* (under the lock: forget () reads it) */
+  /* (under the lock: close () reads it) */
   g_mutex_lock (&dev->lock);
-  dev->thread = g_thread_try_new ("gpufft-open", open_thread, dev, error);
+  dev->thread = g_thread_try_new ("gpufft-open", open_thread, dev, &error);
   g_mutex_unlock (&dev->lock);
   if (dev->thread == NULL) {
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
+        ("Cannot start the thread that opens the Vulkan device: %s",
+            error->message), ("device-index %d", index));
+    g_clear_error (&error);
     dev->ref_count = 1;
     gst_gpu_fft_device_unref (dev);
     return NULL;
@@ -118,8 +123,7 @@ gst_gpu_fft_device_wait (GstGpuFftDevice * dev, const gint * cancel)
   g_mutex_lock (&dev->lock);
   /* (the opening's own thread, in `opened` or a bus handler of its error,
    * does not wait for itself) */
-  while (!dev->done && !dev->forgotten
-      && !(cancel && g_atomic_int_get (cancel))
+  while (!dev->done && !dev->closed && !(cancel && g_atomic_int_get (cancel))
       && g_private_get (&opening) != dev)
     g_cond_wait_until (&dev->cond, &dev->lock, g_get_monotonic_time () +
         20 * G_TIME_SPAN_MILLISECOND);
@@ -153,27 +157,28 @@ gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error)
 }
 
 void
-gst_gpu_fft_device_forget (GstGpuFftDevice * dev)
+gst_gpu_fft_device_close (GstGpuFftDevice * dev)
 {
   GThread *thread;
   gboolean join;
 
+  if (dev == NULL)
+    return;
   g_mutex_lock (&dev->lock);
-  dev->forgotten = TRUE;
+  dev->closed = TRUE;
   g_cond_broadcast (&dev->cond);
   thread = dev->thread;
   dev->thread = NULL;
   /* (the thread decides under this lock whether it calls back: once
-   * forgotten it does not, and then only the driver's calls and the
+   * closed it does not, and then only the driver's calls and the
    * release of what it made remain, which are waited for) */
   join = !dev->calling && g_private_get (&opening) != dev;
   g_mutex_unlock (&dev->lock);
-  if (thread == NULL)
-    return;
-  if (join)
+  if (thread && join)
     g_thread_join (thread);
-  else
+  else if (thread)
     g_thread_unref (thread);
+  gst_gpu_fft_device_unref (dev);
 }
 
 GstGpuFftDevice *

@@ -9,13 +9,13 @@
  *
  * gst_gpu_fft_device_open() starts the opening of device-index `index`
  * (-1: automatic, gpufft_context_get()); it fails only when no thread can
- * be started. When the opening fails the thread posts the element error
+ * be started (it posts RESOURCE FAILED then). When the opening fails the thread posts the element error
  * that says why (RESOURCE NOT_FOUND when there is no Vulkan loader, no
  * device, no such index or no compute queue; RESOURCE FAILED otherwise);
  * when it succeeds it calls `opened` (on that thread, no lock of the
  * opening held) so that the element can show the device's name. Both run
  * with a reference on the element. Neither happens once the element has
- * called gst_gpu_fft_device_forget() (its stop), which waits for the
+ * called gst_gpu_fft_device_close() (its stop), which waits for the
  * thread to return unless it is in one of them (the driver's calls cannot
  * be cut short: an application that stops its pipeline and exits at once
  * must not exit under them; at most the opening's time, on the thread
@@ -42,10 +42,10 @@ typedef void (*GstGpuFftDeviceOpened) (GstElement * element,
     GpufftContext * ctx);
 
 GstGpuFftDevice *gst_gpu_fft_device_open (GstElement * element, gint index,
-    GstGpuFftDeviceOpened opened, GError ** error);
+    GstGpuFftDeviceOpened opened);
 
 /* The context once the opening is done: NULL when it failed (its error is
- * posted) or, while it is still being opened, when the element forgot it,
+ * posted) or, while it is still being opened, when the element closed it,
  * when *cancel (when not NULL; looked at every 20 ms) is non-zero, or when
  * the caller is the opening's own thread (`opened`, or a synchronous bus
  * handler of its error). Borrowed: valid while the caller holds its
@@ -60,13 +60,13 @@ GpufftContext *gst_gpu_fft_device_peek (GstGpuFftDevice * dev);
  * error when error is not NULL. */
 gboolean gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error);
 
-/* The element stops: the opening, if still running, neither posts nor
- * calls `opened`, waiters of gst_gpu_fft_device_wait() return, and this
- * waits for the thread to return, except while the thread is in `opened`
- * or posting (an application's handler there may stop the pipeline, on
- * that thread or another). The element must call it before it goes (stop,
- * finalize); a second call does nothing. */
-void gst_gpu_fft_device_forget (GstGpuFftDevice * dev);
+/* The element stops, and drops its reference (NULL does nothing): the
+ * opening, if still running, neither posts nor calls `opened`, waiters of
+ * gst_gpu_fft_device_wait() return, and this waits for the thread to
+ * return, except while the thread is in `opened` or posting (an
+ * application's handler there may stop the pipeline, on that thread or
+ * another). The element calls it before it goes (stop, finalize). */
+void gst_gpu_fft_device_close (GstGpuFftDevice * dev);
 
 GstGpuFftDevice *gst_gpu_fft_device_ref (GstGpuFftDevice * dev);
 void gst_gpu_fft_device_unref (GstGpuFftDevice * dev);

@@ -669,22 +669,14 @@ device_opened (GstElement * element, GpufftContext * ctx)
 static gboolean
 open_device (GstGpuFftSpectrogram * self)
 {
-  GError *error = NULL;
   gint index;
 
   GST_OBJECT_LOCK (self);
   index = self->settings.device_index;
   GST_OBJECT_UNLOCK (self);
   self->device = gst_gpu_fft_device_open (GST_ELEMENT (self), index,
-      device_opened, &error);
-  if (self->device == NULL) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Cannot start the thread that opens the Vulkan device: %s",
-            error->message), ("device-index %d", index));
-    g_clear_error (&error);
-    return FALSE;
-  }
-  return TRUE;
+      device_opened);
+  return self->device != NULL;
 }
 
 static GstStateChangeReturn
@@ -715,19 +707,15 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
       && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     g_atomic_int_set (&self->plan_wait_cancel, 0);
   if (ret == GST_STATE_CHANGE_FAILURE
-      && transition == GST_STATE_CHANGE_READY_TO_PAUSED && self->device) {
-    gst_gpu_fft_device_forget (self->device);
-    g_clear_pointer (&self->device, gst_gpu_fft_device_unref);
-  }
+      && transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    g_clear_pointer (&self->device, gst_gpu_fft_device_close);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     gst_gpu_fft_spectrogram_stream_free (self);
     if (self->pool) {
       gst_buffer_pool_set_active (self->pool, FALSE);
       gst_clear_object (&self->pool);
     }
-    if (self->device)
-      gst_gpu_fft_device_forget (self->device);
-    g_clear_pointer (&self->device, gst_gpu_fft_device_unref);
+    g_clear_pointer (&self->device, gst_gpu_fft_device_close);
     self->have_audio = FALSE;
     self->have_video = FALSE;
   }
@@ -740,9 +728,7 @@ gst_gpu_fft_spectrogram_finalize (GObject * object)
   GstGpuFftSpectrogram *self = GST_GPU_FFT_SPECTROGRAM (object);
 
   gst_gpu_fft_spectrogram_stream_free (self);
-  if (self->device)
-    gst_gpu_fft_device_forget (self->device);
-  g_clear_pointer (&self->device, gst_gpu_fft_device_unref);
+  g_clear_pointer (&self->device, gst_gpu_fft_device_close);
   /* (no thread of the engine's keeps using the device after the element) */
   if (!gst_gpu_fft_spectrogram_stream_wait_released (self, 10000))
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "

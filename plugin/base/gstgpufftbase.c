@@ -222,10 +222,7 @@ gst_gpu_fft_base_finalize (GObject * object)
   if (self->plan)
     gpufft_plan_free (self->plan);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-  if (self->device) {
-    gst_gpu_fft_device_forget (self->device);
-    gst_gpu_fft_device_unref (self->device);
-  }
+  gst_gpu_fft_device_close (self->device);
   if (!gst_gpu_fft_plan_job_wait_given_up (self->given_up_jobs,
           RELEASE_WAIT_MS))
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "
@@ -328,7 +325,6 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
   GstGpuFftDevice *device;
-  GError *error = NULL;
   gint index;
 
   GST_OBJECT_LOCK (self);
@@ -341,15 +337,9 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   g_clear_pointer (&self->device_name, g_free);
   GST_OBJECT_UNLOCK (self);
   /* (opened beside the stream: the plan job waits for it) */
-  device = gst_gpu_fft_device_open (GST_ELEMENT (self), index, device_opened,
-      &error);
-  if (device == NULL) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Cannot start the thread that opens the Vulkan device: %s",
-            error->message), ("device-index %d", index));
-    g_clear_error (&error);
+  device = gst_gpu_fft_device_open (GST_ELEMENT (self), index, device_opened);
+  if (device == NULL)
     return FALSE;
-  }
 
   GST_OBJECT_LOCK (self);
   self->device = device;        /* (under the lock for the stats property) */
@@ -391,10 +381,7 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   device = self->device;
   self->device = NULL;
   GST_OBJECT_UNLOCK (self);
-  if (device) {
-    gst_gpu_fft_device_forget (device);
-    gst_gpu_fft_device_unref (device);
-  }
+  gst_gpu_fft_device_close (device);
   gst_gpu_fft_store_clear (&self->store);
   self->is_live = -1;
   self->buffer_hint = 0;
