@@ -257,13 +257,20 @@ quick_module (GpufftPlan * plan)
   return NULL;
 }
 
+/* The plan's own module (its size's). */
+static const Module *
+own_module (GpufftPlan * plan)
+{
+  return &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
+}
+
 /* The module whose pipeline the plan runs at its first batch. */
 static const Module *
 first_module (GpufftPlan * plan)
 {
   const Module *q = quick_module (plan);
 
-  return q ? q : &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
+  return q ? q : own_module (plan);
 }
 
 /* The unrolled pipeline made beside the stream: shared by the plan and
@@ -326,7 +333,7 @@ want_upgrade (GpufftPlan * plan, const guint32 * spec)
   u = g_new0 (GpufftCpuUpgrade, 1);
   u->ref_count = 1;
   u->ctx = gpufft_context_ref (plan->ctx);
-  u->module = &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
+  u->module = own_module (plan);
   memcpy (u->spec, spec, sizeof (u->spec));
   plan->cpu_upgrade = u;
 }
@@ -377,7 +384,7 @@ gboolean
 gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error)
 {
   const Module *first = first_module (plan);
-  const Module *own = &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N];
+  const Module *own = own_module (plan);
   guint32 spec[4];
 
   /* (the chunks fit both modules the plan may run) */
@@ -397,7 +404,7 @@ gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error)
   plan->fft = gpufft_cache_pipeline (plan->ctx, first->spv, first->bytes,
       G_N_ELEMENTS (cpu_bindings), cpu_bindings, sizeof (FftParams), spec,
       G_N_ELEMENTS (spec), error);
-  if (plan->fft && first != &modules[plan->log2_m + 1 - CPU_MIN_LOG2_N])
+  if (plan->fft && first != own)
     want_upgrade (plan, spec);
   return plan->fft != NULL;
 }
