@@ -1,15 +1,16 @@
 #!/usr/bin/python3
 """bench-startup: what a user feels when a pipeline starts.
 
-For each element and mode, one fresh process runs
+For each element and mode, one fresh process (bench-startup-run, built
+with the benchmarks) runs
   audiotestsrc [is-live=true] samplesperbuffer=480 num-buffers=B
     ! audio/x-raw,format=F32LE,rate=48000,channels=2 ! ELEMENT ! fakesink
 and reports, from the PLAYING request:
   first_buf_ms  the first buffer leaving the element (a probe on its src pad)
   first_msg_ms  its first element message (spectrum, dominant-frequency,
                 level; none for identity and the spectrogram)
-  wall_s, cpu_s the whole process (interpreter, GStreamer, registry,
-                device, plans), from its start to EOS: user + system CPU
+  wall_s, cpu_s the whole process (GStreamer, registry, device, plans),
+                from its start to EOS: user + system CPU
 Caches: cold = an empty Mesa shader cache (MESA_SHADER_CACHE_DIR), an
 empty NVIDIA shader cache (__GL_SHADER_DISK_CACHE_PATH) and an empty
 XDG_CACHE_HOME (the plugin's pipeline cache), all fresh for every run, as on
@@ -22,10 +23,9 @@ baselines. Each figure is the median of --runs runs.
       [--modes live,nonlive] [--caches cold,warm] [--elements a,b,...]
       [--child PATH]
 (fft65536 runs 140 buffers at least: its first message needs 1.4 s.)
---child: the C program bench-startup-run (built beside the benchmarks) runs
-each pipeline instead of this script's own child; the default when this
-Python has no GStreamer bindings (the GPU machine), where it is looked for
-in --plugin-path's build folder.
+--child: where bench-startup-run is (default: in the build folder of
+--plugin-path, else of build/plugin). No GStreamer bindings are needed in
+this Python (the GPU machine has none).
 Prints a table and one "@startup key=value ..." line per row.
 """
 import argparse
@@ -50,70 +50,6 @@ ELEMENTS = {
 }
 
 
-def one_run(args):
-    """In the child: runs the pipeline once, prints one JSON line."""
-    import gi
-    gi.require_version('Gst', '1.0')
-    from gi.repository import Gst, GLib
-    Gst.init(None)
-    desc = ('audiotestsrc %s samplesperbuffer=480 num-buffers=%d ! '
-            'audio/x-raw,format=F32LE,rate=48000,channels=2 ! %s name=el ! '
-            'fakesink sync=false' % ('is-live=true' if args.live else '',
-                                     args.buffers, ELEMENTS[args.one]))
-    if args.one == 'spectrogram':
-        desc = desc.replace('! fakesink', '! video/x-raw,width=320,height=240'
-                            ',framerate=25/1 ! fakesink')
-    pipe = Gst.parse_launch(desc)
-    el = pipe.get_by_name('el')
-    t = {'first_buf': None, 'first_msg': None}
-    t0 = [0.0]
-
-    def probe(pad, info):
-        if t['first_buf'] is None:
-            t['first_buf'] = time.monotonic()
-        return Gst.PadProbeReturn.OK
-
-    el.get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, probe)
-    bus = pipe.get_bus()
-    t0[0] = time.monotonic()
-    pipe.set_state(Gst.State.PLAYING)
-    error = None
-    while True:
-        msg = bus.timed_pop_filtered(
-            120 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR |
-            Gst.MessageType.ELEMENT)
-        if msg is None:
-            error = 'timeout'
-            break
-        if msg.type == Gst.MessageType.ELEMENT:
-            if msg.src == el and t['first_msg'] is None:
-                t['first_msg'] = time.monotonic()
-            continue
-        if msg.type == Gst.MessageType.ERROR:
-            error = msg.parse_error()[0].message
-        break
-    pipe.set_state(Gst.State.NULL)
-    ru = os.times()
-
-    def ms(v):
-        return None if v is None else (v - t0[0]) * 1000.0
-
-    print(json.dumps({
-        'first_buf_ms': ms(t['first_buf']), 'first_msg_ms': ms(t['first_msg']),
-        'wall_s': process_age(),
-        'cpu_s': ru.user + ru.system, 'error': error}))
-
-
-def process_age():
-    """Seconds since this process started (/proc/self/stat), so that the
-    interpreter's own start-up counts too."""
-    with open('/proc/self/stat') as f:
-        start_ticks = int(f.read().rsplit(')', 1)[1].split()[19])
-    with open('/proc/uptime') as f:
-        uptime = float(f.read().split()[0])
-    return uptime - start_ticks / os.sysconf('SC_CLK_TCK')
-
-
 CHILD = [None]
 # (fft 65536 posts its first message after its first second: 1.4 s of audio
 # at least)
@@ -122,14 +58,10 @@ MIN_BUFFERS = {'fft65536': 140}
 
 def spawn(elem, live, buffers, env):
     buffers = max(buffers, MIN_BUFFERS.get(elem, 0))
-    if CHILD[0]:
-        desc = ELEMENTS[elem]
-        cmd = [CHILD[0]] + (['--live'] if live else []) + [str(buffers), desc]
-        if elem == 'spectrogram':
-            cmd.append('video/x-raw,width=320,height=240,framerate=25/1')
-    else:
-        cmd = [sys.executable, os.path.abspath(__file__), '--one', elem,
-               '--buffers', str(buffers)] + (['--live'] if live else [])
+    cmd = [CHILD[0]] + (['--live'] if live else []) + [str(buffers),
+                                                       ELEMENTS[elem]]
+    if elem == 'spectrogram':
+        cmd.append('video/x-raw,width=320,height=240,framerate=25/1')
     p = subprocess.run(cmd, env=env, capture_output=True, text=True,
                        timeout=600)
     for line in p.stdout.splitlines():
@@ -149,8 +81,6 @@ def fmt(v, f='%.0f'):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--one')
-    ap.add_argument('--live', action='store_true')
     ap.add_argument('--plugin-path')
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--buffers', type=int, default=100)
@@ -159,20 +89,14 @@ def main():
     ap.add_argument('--elements', default=','.join(ELEMENTS))
     ap.add_argument('--child')
     args = ap.parse_args()
-    if args.one:
-        one_run(args)
-        return 0
     CHILD[0] = args.child
     if not CHILD[0]:
-        try:
-            import gi  # noqa: F401
-        except ImportError:
-            d = os.path.dirname(os.path.abspath(args.plugin_path or '.'))
-            CHILD[0] = os.path.join(d, 'tests', 'bench', 'bench-startup-run')
-            if not os.access(CHILD[0], os.X_OK):
-                print('bench-startup: no GStreamer bindings in this Python '
-                      'and no %s: pass --child' % CHILD[0], file=sys.stderr)
-                return 2
+        d = os.path.dirname(os.path.abspath(args.plugin_path or 'build/plugin'))
+        CHILD[0] = os.path.join(d, 'tests', 'bench', 'bench-startup-run')
+    if not os.access(CHILD[0], os.X_OK):
+        print('bench-startup: no %s (built with -Dbenchmarks=enabled): pass '
+              '--child' % CHILD[0], file=sys.stderr)
+        return 2
 
     env = dict(os.environ)
     if args.plugin_path:
@@ -187,8 +111,7 @@ def main():
     print('bench-startup: %s, %d runs per row, %d buffers of 10 ms, '
           'plugin path %s, child %s' % (
               time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), args.runs,
-              args.buffers, env.get('GST_PLUGIN_PATH', '-'),
-              CHILD[0] or 'python'))
+              args.buffers, env.get('GST_PLUGIN_PATH', '-'), CHILD[0]))
     # (the registry, once, outside every figure)
     spawn('identity', False, 1, env)
     rows = []

@@ -182,9 +182,10 @@ want streams && [ -n "$small" ] && run streams-hop 420 "$bin/bench-streams" $sma
 # start-up, cold and warm caches (small: one run per row, live only)
 if [ -n "$small" ]; then
   want startup && run startup 400 /usr/bin/python3 "$top/tests/bench/bench-startup.py" \
-    --runs 1 --modes live
+    --child "$bin/bench-startup-run" --runs 1 --modes live
 else
-  want startup && run startup 400 /usr/bin/python3 "$top/tests/bench/bench-startup.py"
+  want startup && run startup 400 /usr/bin/python3 "$top/tests/bench/bench-startup.py" \
+    --child "$bin/bench-startup-run"
 fi
 
 # One summary table from the @ lines: G samples/s of each, same N and batch
