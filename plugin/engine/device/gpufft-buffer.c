@@ -26,6 +26,33 @@ find_upload_type (GpufftContext * ctx, guint32 type_bits)
   return gpufft_context_find_memory_type (ctx, type_bits, req, 0);
 }
 
+/* Memory the host uses as its own: host-visible + coherent; of those, cached
+ * and outside the device's memory first, then outside it, then any. */
+static gint
+find_host_type (GpufftContext * ctx, guint32 type_bits)
+{
+  const VkMemoryPropertyFlags req = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkPhysicalDeviceMemoryProperties *mp = &ctx->mem_props;
+  gint best = -1, best_score = -1;
+  guint32 i;
+
+  for (i = 0; i < mp->memoryTypeCount && i < 32; i++) {
+    VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+    gint score;
+
+    if (!(type_bits & (1u << i)) || (f & req) != req)
+      continue;
+    score = ((f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 2 : 0) +
+        ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 0 : 1);
+    if (score > best_score) {
+      best = i;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
 static const gchar *
 kind_name (GpufftMemoryKind kind)
 {
@@ -36,6 +63,8 @@ kind_name (GpufftMemoryKind kind)
       return "upload";
     case GPUFFT_MEMORY_READBACK:
       return "readback";
+    case GPUFFT_MEMORY_HOST:
+      return "host";
   }
   return "?";
 }
@@ -90,6 +119,9 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
       break;
     case GPUFFT_MEMORY_UPLOAD:
       type = find_upload_type (ctx, req.memoryTypeBits);
+      break;
+    case GPUFFT_MEMORY_HOST:
+      type = find_host_type (ctx, req.memoryTypeBits);
       break;
     case GPUFFT_MEMORY_READBACK:
       type = gpufft_context_find_memory_type (ctx, req.memoryTypeBits,
@@ -219,8 +251,7 @@ gpufft_buffer_invalidate (GpufftBuffer * buf, GpufftContext * ctx,
 }
 
 gboolean
-gpufft_buffer_flush (GpufftBuffer * buf, GpufftContext * ctx,
-    GError ** error)
+gpufft_buffer_flush (GpufftBuffer * buf, GpufftContext * ctx, GError ** error)
 {
   VkMappedMemoryRange range = {
     .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,

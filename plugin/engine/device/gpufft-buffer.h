@@ -11,7 +11,11 @@ typedef enum
 {
   GPUFFT_MEMORY_DEVICE,         /* device-local; also mapped if host-visible */
   GPUFFT_MEMORY_UPLOAD,         /* host-visible + coherent, mapped, host writes */
-  GPUFFT_MEMORY_READBACK        /* host-visible, cached preferred, mapped */
+  GPUFFT_MEMORY_READBACK,       /* host-visible, cached preferred, mapped */
+  GPUFFT_MEMORY_HOST            /* host-visible + coherent, mapped, cached
+                                 * and not device-local preferred: memory
+                                 * the host writes and reads as its own
+                                 * (gpufft_host_memory_new()) */
 } GpufftMemoryKind;
 
 /* Views of a whole buffer as texels, for the kernels that read it as a

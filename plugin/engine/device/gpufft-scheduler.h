@@ -82,6 +82,7 @@ struct _GpufftJob
   GpufftJobSeries *series;
   guint64 copied_bytes;         /* input copied into staging (counters) */
   guint64 imported_bytes;       /* input the device reads in place */
+  guint64 host_memory_bytes;    /* of which from the engine's host memory */
 
   GList link;                   /* in the pending queue */
   guint round;                  /* its series' n-th job in a submission */

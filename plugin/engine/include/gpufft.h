@@ -173,6 +173,8 @@ typedef struct
                                  * functions included) */
   guint64 copied_bytes;         /* input copied into staging */
   guint64 imported_bytes;       /* input the GPU read in place */
+  guint64 host_memory_bytes;    /* of which from host memory of the
+                                 * engine's (gpufft_host_memory_new()) */
   guint64 plans;                /* plans made */
   guint64 plan_ns;              /* time spent making them */
   guint64 plans_freed;          /* plans freed (their memory returned) */
@@ -183,6 +185,31 @@ typedef struct
 
 void gpufft_context_get_stats (GpufftContext * ctx,
     GpufftContextStats * stats);
+
+/* ---- Host memory -------------------------------------------------------- */
+
+/* Host memory of the context's that the device reads in place: a caller
+ * that writes its samples here (the element's allocator, which upstream
+ * elements allocate their buffers from) and hands them in a GpufftSegment
+ * with `host` set saves the CPU copy into staging: the device's own copy
+ * engine reads them (an interleaved segment with a release function).
+ * Host-visible and coherent memory, cached where the device has such (so
+ * that other readers of the buffer read it at the speed of ordinary
+ * memory), outside the device's own memory where it can be; mapped for as
+ * long as it lives, at an address aligned to at least 64 bytes.
+ *
+ * Threading: any thread. Ownership: the memory holds a reference on its
+ * context; free it once no submitted segment still reads it (after the
+ * segment's release). */
+typedef struct _GpufftHostMemory GpufftHostMemory;
+
+/* NULL with error set when the device has no such memory or too little. */
+GpufftHostMemory *gpufft_host_memory_new (GpufftContext * ctx, gsize size,
+    GError ** error);
+gpointer gpufft_host_memory_get_data (GpufftHostMemory * mem);
+gsize gpufft_host_memory_get_size (GpufftHostMemory * mem);   /* as asked */
+GpufftContext *gpufft_host_memory_get_context (GpufftHostMemory * mem);
+void gpufft_host_memory_free (GpufftHostMemory * mem);
 
 /* Names of all Vulkan devices, in index order (NULL-terminated, g_strfreev). */
 gchar **gpufft_list_devices (GError ** error);
@@ -370,6 +397,11 @@ typedef struct
    * might still be read: it stays referenced, a deliberate leak). */
   GDestroyNotify release;
   gpointer release_data;
+  /* Optional (interleaved input, with release): `data` lies in this host
+   * memory of the plan's context (gpufft_host_memory_new()): the device
+   * reads the segment there, with no CPU copy, whatever its size. A
+   * segment outside it, or memory of another context, is copied. */
+  GpufftHostMemory *host;
 } GpufftSegment;
 
 typedef struct

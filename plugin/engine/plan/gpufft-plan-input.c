@@ -1,6 +1,8 @@
 /* The input path: a batch is checked, its span copied into a free
- * staging slot (the only CPU copy of each sample) or, for large segments
- * on devices that can, imported in place (gpufft-import.h), its chunk
+ * staging slot (the only CPU copy of each sample) or read in place (a
+ * segment in the caller's host memory of the engine's, gpufft-host-
+ * memory.h; or, for large segments on devices that can, imported,
+ * gpufft-import.h), its chunk
  * and group tables written, and the slot queued for the device's
  * scheduler. Runs on the caller's thread and never waits for the GPU while
  * one of the plan's slots is free. See gpufft-plan-private.h. */
@@ -114,14 +116,30 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
   s->span_bytes = span * frame_bytes;
   s->job.copied_bytes = 0;
   s->job.imported_bytes = 0;
+  s->job.host_memory_bytes = 0;
   for (i = 0; i < b->n_segments; i++) {
     const GpufftSegment *seg = &b->segments[i];
     gsize n = MIN (seg->n_samples, span - done);
     gsize bytes = n * frame_bytes;
 
+    if (n > 0 && seg->release && seg->host && !plan->cfg.planar
+        && gpufft_host_memory_get_context (seg->host) == plan->ctx) {
+      SlotImport si = { {0}, TRUE, done * frame_bytes, bytes, seg->release,
+      seg->release_data
+      };
+
+      if (gpufft_host_memory_locate (seg->host, seg->data, bytes,
+              &si.imp.buffer, &si.imp.offset)) {
+        g_array_append_val (s->imports, si);
+        s->job.imported_bytes += bytes;
+        s->job.host_memory_bytes += bytes;
+        done += n;
+        continue;               /* released once the GPU has read it */
+      }
+    }
     if (n > 0 && seg->release && plan->import_min > 0
         && bytes >= plan->import_min && plan->import_failures < 4) {
-      SlotImport si = { {0}, done * frame_bytes, bytes, seg->release,
+      SlotImport si = { {0}, FALSE, done * frame_bytes, bytes, seg->release,
       seg->release_data
       };
       GError *err = NULL;
@@ -164,7 +182,8 @@ gpufft_plan_release_imports (GpufftPlan * plan, GpufftSlot * s)
   for (i = 0; i < s->imports->len; i++) {
     SlotImport *si = &g_array_index (s->imports, SlotImport, i);
 
-    gpufft_import_clear (plan->ctx, &si->imp);
+    if (!si->borrowed)
+      gpufft_import_clear (plan->ctx, &si->imp);
     if (si->release)
       si->release (si->release_data);
   }

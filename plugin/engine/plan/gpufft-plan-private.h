@@ -44,6 +44,7 @@
 #include "gpufft-buffer.h"
 #include "gpufft-command.h"
 #include "gpufft-import.h"
+#include "gpufft-host-memory.h"
 #include "gpufft-descriptor-pool.h"
 #include "gpufft-scheduler.h"
 
@@ -100,11 +101,13 @@ typedef struct
 #define GROUP_RESET 4u          /* group flag: reset the averaging state */
 #define GROUP_CLOSES 0x80000000u        /* GpufftSlot.group_frames */
 
-/* A segment the GPU reads in place (gpufft-import.h), and what to call
- * once it has. */
+/* A segment the GPU reads in place (gpufft-import.h, or the caller's
+ * host memory, gpufft-host-memory.h), and what to call once it has. */
 typedef struct
 {
-  GpufftImport imp;
+  GpufftImport imp;             /* host memory: its buffer, not ours to
+                                 * clear (`borrowed`) */
+  gboolean borrowed;
   VkDeviceSize dst_offset, size;        /* into plan->input */
   GDestroyNotify release;
   gpointer release_data;
@@ -119,7 +122,8 @@ typedef struct _GpufftSlot GpufftSlot;
 struct _GpufftSlot
 {
   /* the scheduler's job (funcs: the plan's; series: plan->series;
-   * copied_bytes, imported_bytes: the last filling's) */
+   * copied_bytes, imported_bytes, host_memory_bytes: the last
+   * filling's) */
   GpufftJob job;
   GpufftPlan *plan;
 

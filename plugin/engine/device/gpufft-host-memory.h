@@ -1,0 +1,20 @@
+/* Host memory the device reads in place (gpufft.h, "Host memory"): the
+ * engine's side, where a segment in it is found.
+ *
+ * Threading: any thread; no lock (the memory does not change while it
+ * lives). */
+#ifndef __GPUFFT_HOST_MEMORY_H__
+#define __GPUFFT_HOST_MEMORY_H__
+
+#include "gpufft-context-private.h"
+
+G_BEGIN_DECLS
+
+/* TRUE, with the VkBuffer that holds it and ptr's offset in it, when
+ * [ptr, ptr + size) lies in mem. */
+gboolean gpufft_host_memory_locate (GpufftHostMemory * mem,
+    gconstpointer ptr, gsize size, VkBuffer * buffer, VkDeviceSize * offset);
+
+G_END_DECLS
+
+#endif
