@@ -216,7 +216,8 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           "device, the device's own time, and delivering results), "
           "device-copied-bytes and device-imported-bytes (guint64: input "
           "copied into upload memory, and input the device read in place "
-          "from the buffers, VK_EXT_external_memory_host), device-plans and "
+          "from the buffers), device-host-memory-bytes (guint64: of that, "
+          "input in buffers of the element's allocator), device-plans and "
           "device-plan-ns (plans made on the device and the time spent "
           "making them)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
@@ -539,6 +540,8 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
               "device-deliver-ns", G_TYPE_UINT64, st.deliver_ns,
               "device-copied-bytes", G_TYPE_UINT64, st.copied_bytes,
               "device-imported-bytes", G_TYPE_UINT64, st.imported_bytes,
+              "device-host-memory-bytes", G_TYPE_UINT64,
+              st.host_memory_bytes,
               "device-plans", G_TYPE_UINT64, st.plans,
               "device-plan-ns", G_TYPE_UINT64, st.plan_ns,
               "device-shared-batches", G_TYPE_UINT64, st.shared_batches,

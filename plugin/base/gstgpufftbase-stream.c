@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gstgpufftbase-private.h"
+#include "gstgpufftallocator.h"
 
 #define GST_CAT_DEFAULT gst_gpu_fft_base_debug
 
@@ -401,18 +402,25 @@ held_input_release (gpointer data)
 }
 
 /* Lets the engine read `seg` (interleaved, at `data` inside the input
- * buffer) in place when it is large enough: the buffer is referenced and
- * mapped until the engine releases it. */
+ * buffer) in place when the buffer's memory is the element's allocator's
+ * (gstgpufftallocator.h) or the segment is large enough to import: the
+ * buffer is referenced and mapped until the engine releases it. */
 static void
 offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
 {
   gsize min = gpufft_plan_get_import_min_bytes (self->plan);
+  GpufftHostMemory *host = NULL;
   HeldInput *h;
 
   /* (gpuspectrum keeps no reference on a buffer, as spectrum keeps none) */
-  if (self->in_buf == NULL || min == 0
-      || GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat
-      || seg->n_samples * GST_AUDIO_INFO_BPF (&self->info) < min)
+  if (self->in_buf == NULL
+      || GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
+    return;
+  if (gst_buffer_n_memory (self->in_buf) == 1)
+    host = gst_gpu_fft_allocator_memory_host (gst_buffer_peek_memory
+        (self->in_buf, 0));
+  if (host == NULL && (min == 0
+          || seg->n_samples * GST_AUDIO_INFO_BPF (&self->info) < min))
     return;
   h = g_new0 (HeldInput, 1);
   if (!gst_buffer_map (self->in_buf, &h->map, GST_MAP_READ)) {
@@ -424,6 +432,7 @@ offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
   seg->data = h->map.data + ((const guint8 *) seg->data - self->in_data);
   seg->release = held_input_release;
   seg->release_data = h;
+  seg->host = host;
 }
 
 /* Hands one planned batch to the engine. Its span comes from the store

@@ -67,6 +67,7 @@
 #endif
 
 #include "gstgpufftbase-private.h"
+#include "gstgpufftallocator.h"
 #include "gstgpufftdevice.h"
 #include "gstgpufftlive.h"
 
@@ -115,6 +116,8 @@ static GstFlowReturn gst_gpu_fft_base_transform_ip (GstBaseTransform *
     trans, GstBuffer * buf);
 static gboolean gst_gpu_fft_base_setup (GstAudioFilter * filter,
     const GstAudioInfo * info);
+static gboolean gst_gpu_fft_base_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
 
 /* ------------------------------------------------------------------------ */
 /* class                                                                    */
@@ -189,6 +192,8 @@ gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_gpu_fft_base_submit_input_buffer);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_transform_ip);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_gpu_fft_base_propose_allocation);
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_ip_on_passthrough = TRUE;
   filter_class->setup = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_setup);
@@ -235,6 +240,7 @@ gst_gpu_fft_base_finalize (GObject * object)
   g_free (self->seg_planes);
   g_free (self->in_planes);
   g_free (self->device_name);
+  gst_clear_object (&self->allocator);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -309,11 +315,26 @@ static void
 device_opened (GstElement * element, GpufftContext * ctx)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (element);
+  GstAllocator *allocator = NULL;
+  gboolean ask_again;
 
+  if (!GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
+    allocator = gst_gpu_fft_allocator_new (ctx);
   GST_OBJECT_LOCK (self);
   g_free (self->device_name);
   self->device_name = g_strdup (gpufft_context_get_device_name (ctx));
+  gst_clear_object (&self->allocator);
+  self->allocator = allocator;
+  ask_again = allocator && self->allocation_unanswered;
+  self->allocation_unanswered = FALSE;
   GST_OBJECT_UNLOCK (self);
+  /* (upstream allocates from the device's memory from its next query on) */
+  if (ask_again) {
+    GST_DEBUG_OBJECT (self, "the device is open: asking upstream to query "
+        "the allocation again");
+    gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (self),
+        gst_event_new_reconfigure ());
+  }
   GST_INFO_OBJECT (self, "using Vulkan device %d: %s",
       gpufft_context_get_device_index (ctx),
       gpufft_context_get_device_name (ctx));
@@ -382,6 +403,12 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   self->device = NULL;
   GST_OBJECT_UNLOCK (self);
   gst_gpu_fft_device_close (device);
+  /* (after the close: the opening no longer sets one; memory still in
+   * buffers keeps it) */
+  GST_OBJECT_LOCK (self);
+  gst_clear_object (&self->allocator);
+  self->allocation_unanswered = FALSE;
+  GST_OBJECT_UNLOCK (self);
   gst_gpu_fft_store_clear (&self->store);
   self->is_live = -1;
   self->buffer_hint = 0;
@@ -428,6 +455,11 @@ gst_gpu_fft_base_setup (GstAudioFilter * filter, const GstAudioInfo * info)
       return FALSE;
   }
 
+  /* the same caps again (an upstream that negotiated again after a
+   * RECONFIGURE): nothing changes */
+  if (self->have_format && gst_audio_info_is_equal (info, &self->info))
+    return TRUE;
+
   /* new caps: the pending interval is posted with the old format, then
    * the framing restarts (a new plan is made if the format needs one) */
   gst_gpu_fft_base_settings_read_live (self);
@@ -450,6 +482,55 @@ gst_gpu_fft_base_setup (GstAudioFilter * filter, const GstAudioInfo * info)
       GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED);
   self->seg_planes = g_renew (gconstpointer, self->seg_planes, 2 * channels);
   self->in_planes = g_renew (gpointer, self->in_planes, channels);
+  return TRUE;
+}
+
+/* Upstream's ALLOCATION query: downstream's answer (the buffers go on
+ * there), with the device's allocator in it where downstream asks for no
+ * memory of its own (no pool, and no allocator but the system memory's,
+ * whose allocation parameters are kept), so that upstream writes its audio
+ * where the device reads it (gstgpufftallocator.h). Before the device is
+ * open there is none yet: it asks upstream to query again once it is
+ * (device_opened). */
+static gboolean
+gst_gpu_fft_base_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
+  GstAllocator *allocator = NULL, *theirs = NULL;
+  GstAllocationParams params;
+  gboolean ret, replace = FALSE;
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+      decide_query, query);
+  if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat
+      || gst_query_get_n_allocation_pools (query) > 0)
+    return ret;
+  gst_allocation_params_init (&params);
+  if (gst_query_get_n_allocation_params (query) > 0) {
+    gst_query_parse_nth_allocation_param (query, 0, &theirs, &params);
+    replace = TRUE;
+    if (theirs && g_strcmp0 (theirs->mem_type, GST_ALLOCATOR_SYSMEM) != 0) {
+      gst_object_unref (theirs);
+      return ret;
+    }
+    gst_clear_object (&theirs);
+  }
+
+  GST_OBJECT_LOCK (self);
+  if (self->allocator)
+    allocator = gst_object_ref (self->allocator);
+  else
+    self->allocation_unanswered = self->device != NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (allocator == NULL)
+    return ret;
+  GST_DEBUG_OBJECT (self, "offering the device's allocator upstream");
+  if (replace)
+    gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+  else
+    gst_query_add_allocation_param (query, allocator, &params);
+  gst_object_unref (allocator);
   return TRUE;
 }
 
@@ -777,11 +858,13 @@ restart:
   if (self->catching_up && self->store.len + n > plan_wait_bound (self))
     self->catching_up = FALSE;
   /* (only ordinary host allocations can be imported: not dmabuf, GL or
-   * file mappings) */
+   * file mappings; and the device's own memory is read in place) */
   if (GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
       && gst_buffer_n_memory (buf) == 1
-      && gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
-          GST_ALLOCATOR_SYSMEM)) {
+      && (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+              GST_ALLOCATOR_SYSMEM)
+          || gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+              GST_GPU_FFT_ALLOCATOR_MEMORY_TYPE))) {
     self->in_buf = buf;
     self->in_data = map.data;
   }

@@ -100,6 +100,11 @@ struct _GstGpuFftBase
   guint geometry_gen;           /* bumped by changes that restart the
                                  * analysis at the next buffer */
   gchar *device_name;
+  /* the device's allocator once it is open (gstgpufftallocator.h; not
+   * gpuspectrum's), and whether an ALLOCATION query was answered without
+   * it meanwhile (upstream is asked to query again once it is there) */
+  GstAllocator *allocator;
+  gboolean allocation_unanswered;
 
   /* --- state: streaming thread (and start/stop) --- */
   GstGpuFftDevice *device;      /* being opened or open (gstgpufftdevice.h) */
