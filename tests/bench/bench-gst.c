@@ -27,7 +27,7 @@ static gchar *channels_str = NULL;
 static gchar *spectrum_channels_str = NULL;
 static gdouble seconds = 0, spectrum_seconds = 0, buffer_kib = 1024;
 static gdouble max_gsamples = 0;
-static gboolean small = FALSE, skip_spectrum = FALSE;
+static gboolean small = FALSE, skip_spectrum = FALSE, with_allocator = FALSE;
 static gchar *device_name = NULL;       /* of the last gpufftspectrum run */
 
 static const GOptionEntry entries[] = {
@@ -47,6 +47,10 @@ static const GOptionEntry entries[] = {
       "KiB per pushed buffer (default 1024; at least 1024 frames)", "K"},
   {"no-spectrum", 0, 0, G_OPTION_ARG_NONE, &skip_spectrum,
       "Skip the CPU spectrum element", NULL},
+  {"allocator", 0, 0, G_OPTION_ARG_NONE, &with_allocator,
+        "Also run gpufftspectrum with the pushed memory from the element's "
+        "allocator (its answer to the ALLOCATION query): gpufft+alloc rows",
+      NULL},
   {NULL}
 };
 
@@ -169,11 +173,46 @@ make_caps (guint channels)
   return caps;
 }
 
-/* One run; prints its table row. FALSE when it could not run at all. */
+/* tmpl's bytes in memory of the allocator the analyser offers upstream
+ * (once its device is open); tmpl itself when it offers none. */
+static GstBuffer *
+in_element_memory (GstElement * ana, GstCaps * caps, GstBuffer * tmpl)
+{
+  GstPad *pad = gst_element_get_static_pad (ana, "sink");
+  GstQuery *q = gst_query_new_allocation (caps, FALSE);
+  GstAllocator *allocator = NULL;
+  GstBuffer *out = tmpl;
+  GstMapInfo map;
+  gchar *name = NULL;
+
+  g_object_get (ana, "device-name", &name, NULL);       /* waits for it */
+  g_free (name);
+  if (gst_pad_query (pad, q) && gst_query_get_n_allocation_params (q) > 0)
+    gst_query_parse_nth_allocation_param (q, 0, &allocator, NULL);
+  if (allocator) {
+    out = gst_buffer_new_allocate (allocator, gst_buffer_get_size (tmpl), NULL);
+    gst_buffer_map (tmpl, &map, GST_MAP_READ);
+    gst_buffer_fill (out, 0, map.data, map.size);
+    gst_buffer_unmap (tmpl, &map);
+    gst_buffer_unref (tmpl);
+    gst_object_unref (allocator);
+  } else {
+    g_printerr ("the analyser offers no allocator\n");
+  }
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  return out;
+}
+
+/* One run; prints its table row. FALSE when it could not run at all.
+ * alloc: the pushed memory is the element's allocator's. */
 static gboolean
-run_one (gboolean gpufft, guint channels, gdouble wall_cap,
+run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
     guint64 max_samples)
 {
+  const gchar *label = gpufft ? (alloc ? "gpufft+alloc" : "gpufftspectrum")
+      : "spectrum";
+  guint64 host_bytes = 0;
   Run r;
   GstElement *pipe, *src, *ana, *sink;
   GstPad *pad;
@@ -207,7 +246,6 @@ run_one (gboolean gpufft, guint channels, gdouble wall_cap,
   caps = make_caps (channels);
   g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, "block", TRUE,
       "is-live", FALSE, NULL);
-  gst_caps_unref (caps);
   set_prop (ana, "interval", "100000000");
   set_prop (ana, "multi-channel", "true");
   set_prop (ana, "post-messages", "true");
@@ -241,6 +279,8 @@ run_one (gboolean gpufft, guint channels, gdouble wall_cap,
       GST_STATE_CHANGE_FAILURE) {
     ok = FALSE;
   } else {
+    if (alloc)
+      tmpl = in_element_memory (ana, caps, tmpl);
     t0 = bench_now_ns ();
     for (;;) {
       GstBuffer *b;
@@ -275,9 +315,18 @@ run_one (gboolean gpufft, guint channels, gdouble wall_cap,
     if (msg)
       gst_message_unref (msg);
   }
+  gst_caps_unref (caps);
   if (gpufft && g_object_class_find_property (G_OBJECT_GET_CLASS (ana),
           "device-name"))
     g_object_get (ana, "device-name", &dev, NULL);
+  if (gpufft) {
+    GstStructure *st = NULL;
+
+    g_object_get (ana, "stats", &st, NULL);
+    if (st)
+      gst_structure_get_uint64 (st, "device-host-memory-bytes", &host_bytes);
+    g_clear_pointer (&st, gst_structure_free);
+  }
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   gst_object_unref (bus);
@@ -294,14 +343,15 @@ run_one (gboolean gpufft, guint channels, gdouble wall_cap,
 
     printf ("%-14s %5u %7" G_GUINT64_FORMAT " %9.1f %8.3f | %10.2f %9.1f | "
         "%8.3f %10.2f %9.3f | %7d %7d %s\n",
-        gpufft ? "gpufftspectrum" : "spectrum", channels, r.buffers,
+        label, channels, r.buffers,
         audio_s, wall, samples / wall * 1e-6, audio_s / wall, cpu,
         cpu / audio_s * 1e3, cpu / samples * 1e9, r.msgs, expected,
         good ? "ok" : "CHECK");
     printf ("@gst element=%s channels=%u samples=%.0f wall_s=%.4f cpu_s=%.4f "
-        "msgs=%d expected=%d device=\"%s\"\n",
-        gpufft ? "gpufftspectrum" : "spectrum", channels, samples, wall, cpu,
-        r.msgs, expected, dev ? dev : "");
+        "msgs=%d expected=%d host_memory_bytes=%" G_GUINT64_FORMAT
+        " device=\"%s\"\n", gpufft ? (alloc ? "gpufft+alloc" :
+            "gpufftspectrum") : "spectrum", channels, samples, wall, cpu,
+        r.msgs, expected, host_bytes, dev ? dev : "");
   } else if (ok) {
     printf ("%-14s %5u  too short to measure (%" G_GUINT64_FORMAT
         " buffers)\n", gpufft ? "gpufftspectrum" : "spectrum", channels,
@@ -355,8 +405,7 @@ main (int argc, char **argv)
     spectrum_seconds = small ? 2 : 3;
   if (max_gsamples <= 0)
     max_gsamples = small ? 0.05 : 8;
-  nch = parse_list (channels_str, small ? "1,8,64" : "1,8,64,256,1024", ch,
-      16);
+  nch = parse_list (channels_str, small ? "1,8,64" : "1,8,64,256,1024", ch, 16);
   nsch = parse_list (spectrum_channels_str, small ? "1,8" : "1,8,64,256",
       sch, 16);
 
@@ -370,12 +419,16 @@ main (int argc, char **argv)
   printf ("%-14s %5s %7s %9s %8s | %10s %9s | %8s %10s %9s | %7s %7s %s\n",
       "element", "ch", "buffers", "audio s", "wall s", "Msamp/s", "x RT",
       "CPU s", "CPUms/as", "CPU ns/s", "msgs", "expect", "check");
-  for (i = 0; i < nch; i++)
-    if (!run_one (TRUE, ch[i], seconds, (guint64) (max_gsamples * 1e9)))
+  for (i = 0; i < nch; i++) {
+    if (!run_one (TRUE, FALSE, ch[i], seconds, (guint64) (max_gsamples * 1e9)))
       rc = 1;
+    if (with_allocator && !run_one (TRUE, TRUE, ch[i], seconds,
+            (guint64) (max_gsamples * 1e9)))
+      rc = 1;
+  }
   if (!skip_spectrum)
     for (i = 0; i < nsch; i++)
-      if (!run_one (FALSE, sch[i], spectrum_seconds,
+      if (!run_one (FALSE, FALSE, sch[i], spectrum_seconds,
               (guint64) (max_gsamples * 1e9)))
         rc = 1;
   printf ("(x RT = audio seconds per wall second; CPUms/as = CPU ms per "
