@@ -210,6 +210,9 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           "(guint64: GPU submissions made by the device's scheduler for "
           "every element on the device, and the element batches they "
           "carried, since the device was opened; 0 before start), "
+          "device-reused-submissions (guint64: of the submissions, those "
+          "that ran a batch's commands as recorded for an earlier batch of "
+          "the same shape), "
           "device-max-batches (most in one submission), device-record-ns, "
           "device-wait-ns, device-gpu-ns, device-deliver-ns (guint64 ns: "
           "the scheduler's time recording and submitting, waiting for the "
@@ -531,6 +534,8 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
               "dropped-messages", G_TYPE_UINT64,
               gst_gpu_fft_poster_get_dropped (self->poster),
               "device-submissions", G_TYPE_UINT64, st.submissions,
+              "device-reused-submissions", G_TYPE_UINT64,
+              st.reused_submissions,
               "device-batches", G_TYPE_UINT64, st.batches,
               "device-max-batches", G_TYPE_UINT64, st.max_batches,
               "device-record-ns", G_TYPE_UINT64, st.record_ns,

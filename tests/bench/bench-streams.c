@@ -521,7 +521,7 @@ run_all (const Case * c, gchar ** elements)
         r.p50, r.p99, r.first_msg_ms, r.errors);
     if (r.stats) {
       guint64 b = 0, mb = 0, rec = 0, sub = 0, w = 0, g = 0, d = 0, np = 0,
-          pns = 0;
+          pns = 0, reused = 0;
       guint k;
       GString *devs = g_string_new (NULL);
 
@@ -532,6 +532,7 @@ run_all (const Case * c, gchar ** elements)
           "device-gpu-ns", G_TYPE_UINT64, &g, "device-deliver-ns",
           G_TYPE_UINT64, &d, "device-plans", G_TYPE_UINT64, &np,
           "device-plan-ns", G_TYPE_UINT64, &pns, NULL);
+      gst_structure_get_uint64 (r.stats, "device-reused-submissions", &reused);
 
       for (k = 0; k < 8; k++)
         if (r.per_device[k])
@@ -539,12 +540,13 @@ run_all (const Case * c, gchar ** elements)
               r.per_device[k]);
       /* per submission, in us (a0's device); elements per device; @ line
        * for the machine-readable results */
-      printf ("@streams-sched streams=%u ch=%u live=%d subs=%.0f batches=%"
-          G_GUINT64_FORMAT " max_batches=%" G_GUINT64_FORMAT
+      printf ("@streams-sched streams=%u ch=%u live=%d subs=%.0f reused=%"
+          G_GUINT64_FORMAT " batches=%" G_GUINT64_FORMAT " max_batches=%"
+          G_GUINT64_FORMAT
           " record_us=%.1f submit_us=%.1f wait_us=%.1f gpu_us=%.1f"
           " deliver_us=%.1f plans=%" G_GUINT64_FORMAT " plan_ms=%.2f"
           " devices=%s\n",
-          c->streams, c->channels, c->live, r.subs, b, mb,
+          c->streams, c->channels, c->live, r.subs, reused, b, mb,
           rec / 1e3 / MAX (r.subs, 1), sub / 1e3 / MAX (r.subs, 1),
           w / 1e3 / MAX (r.subs, 1),
           g / 1e3 / MAX (r.subs, 1), d / 1e3 / MAX (r.subs, 1), np,

@@ -409,6 +409,7 @@ main (int argc, char **argv)
 {
   g_setenv ("GPUFFT_IMPORT_MIN_BYTES", "1", TRUE);
   g_setenv ("GPUFFT_DEBUG_LATE_START_MS", "100", TRUE);
+  g_setenv ("GPUFFT_HOST_MEMORY_MIN_BYTES", "1", TRUE);
   et_init (&argc, &argv);
   g_test_add_func ("/import/interleaved", test_in_place_interleaved);
   g_test_add_func ("/import/read-when-run", test_read_when_run);

@@ -63,12 +63,11 @@ fail:
 }
 
 gboolean
-gpufft_command_begin (GpufftCommand * c, GpufftContext * ctx,
-    GError ** error)
+gpufft_command_begin (GpufftCommand * c, GpufftContext * ctx, GError ** error)
 {
   VkCommandBufferBeginInfo binfo = {
     .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    .flags = c->reusable ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
   };
   VkResult res;
 
@@ -100,8 +99,7 @@ gpufft_command_timestamp (GpufftCommand * c, guint query)
 }
 
 gboolean
-gpufft_command_submit (GpufftCommand * c, GpufftContext * ctx,
-    GError ** error)
+gpufft_command_submit (GpufftCommand * c, GpufftContext * ctx, GError ** error)
 {
   VkResult res;
 
@@ -113,6 +111,27 @@ gpufft_command_submit (GpufftCommand * c, GpufftContext * ctx,
   res = vkEndCommandBuffer (c->cmd);
   if (!gpufft_vk_check (res, "vkEndCommandBuffer", error))
     return FALSE;
+  res = vkResetFences (ctx->device, 1, &c->fence);
+  if (!gpufft_vk_check (res, "vkResetFences", error))
+    return FALSE;
+  if (!gpufft_context_submit (ctx, c->cmd, c->fence, error))
+    return FALSE;
+  c->pending = TRUE;
+  return TRUE;
+}
+
+gboolean
+gpufft_command_resubmit (GpufftCommand * c, GpufftContext * ctx,
+    GError ** error)
+{
+  VkResult res;
+
+  if (c->pending || !c->reusable) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
+        "command buffer still in flight, or not reusable");
+    return FALSE;
+  }
+  c->completed = FALSE;
   res = vkResetFences (ctx->device, 1, &c->fence);
   if (!gpufft_vk_check (res, "vkResetFences", error))
     return FALSE;
@@ -192,8 +211,7 @@ gpufft_command_elapsed_ns (GpufftCommand * c, GpufftContext * ctx,
   mask = ctx->timestamp_valid_bits >= 64 ? G_MAXUINT64 :
       (G_GUINT64_CONSTANT (1) << ctx->timestamp_valid_bits) - 1;
   /* modular difference: survives one wrap of the counter */
-  return (gdouble) (((tb & mask) - (ta & mask)) & mask) *
-      ctx->timestamp_period;
+  return (gdouble) (((tb & mask) - (ta & mask)) & mask) * ctx->timestamp_period;
 }
 
 void
@@ -203,8 +221,7 @@ gpufft_command_clear (GpufftCommand * c, GpufftContext * ctx)
    * destroyed anyway: the device is unusable) */
   if (c->pending && c->fence != VK_NULL_HANDLE
       && !g_atomic_int_get (&ctx->lost))
-    vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE,
-        ctx->fence_timeout_ns);
+    vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE, ctx->fence_timeout_ns);
   if (c->queries != VK_NULL_HANDLE)
     vkDestroyQueryPool (ctx->device, c->queries, NULL);
   if (c->fence != VK_NULL_HANDLE)
@@ -220,8 +237,7 @@ gpufft_command_barrier (GpufftCommand * c)
 {
   VkMemoryBarrier barrier = {
     .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-    .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT |
-        VK_ACCESS_TRANSFER_WRITE_BIT,
+    .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
     .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
         VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
         VK_ACCESS_HOST_READ_BIT,

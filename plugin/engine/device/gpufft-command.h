@@ -16,20 +16,28 @@ typedef struct
   guint n_queries;
   gboolean pending;             /* submitted and not yet waited for */
   gboolean completed;           /* a submission has completed since begin */
+  gboolean reusable;            /* set by the owner after init: recorded
+                                 * for more than one submission
+                                 * (gpufft_command_resubmit()) */
 } GpufftCommand;
 
 /* n_queries timestamp queries (0 = none; none either if the device has no
  * timestamps). */
 gboolean gpufft_command_init (GpufftCommand * c, GpufftContext * ctx,
     guint n_queries, GError ** error);
-/* Resets and begins recording (one-time submit). Must not be pending. Also
- * resets the query pool. */
+/* Resets and begins recording (one-time submit unless reusable). Must not
+ * be pending. Also resets the query pool (at the start of every execution
+ * of the commands). */
 gboolean gpufft_command_begin (GpufftCommand * c, GpufftContext * ctx,
     GError ** error);
 /* Writes timestamp `query` (no-op without a query pool). */
 void gpufft_command_timestamp (GpufftCommand * c, guint query);
 /* Ends recording, resets the fence and submits; sets pending. */
 gboolean gpufft_command_submit (GpufftCommand * c, GpufftContext * ctx,
+    GError ** error);
+/* Submits the commands as last recorded and ended again (reusable only,
+ * not pending): resets the fence and submits; sets pending. */
+gboolean gpufft_command_resubmit (GpufftCommand * c, GpufftContext * ctx,
     GError ** error);
 /* If pending: waits for the fence (timeout_ns, G_MAXUINT64 = forever).
  * Returns TRUE when the work is done (and clears pending), FALSE with no

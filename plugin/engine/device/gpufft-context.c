@@ -805,6 +805,7 @@ gpufft_context_add_stats (GpufftContext * ctx, const GpufftContextStats * d)
   s->deliver_ns += d->deliver_ns;
   s->copied_bytes += d->copied_bytes;
   s->imported_bytes += d->imported_bytes;
+  s->reused_submissions += d->reused_submissions;
   s->host_memory_bytes += d->host_memory_bytes;
   s->plans += d->plans;
   s->plan_ns += d->plan_ns;

@@ -18,6 +18,9 @@ enum
 typedef struct
 {
   GpufftCommand cmd;
+  GpufftCommand *active;        /* what was submitted: cmd, or the job's own
+                                 * (GpufftJobFuncs.own_command) */
+  gboolean reused;              /* active was submitted as last recorded */
   GPtrArray *jobs;              /* GpufftJob *, in queue order */
   gboolean submitted;           /* FALSE: recording or submission failed */
   guint shared_jobs;            /* jobs the round hooks took work from */
@@ -67,14 +70,15 @@ fail_jobs (GPtrArray * jobs, const GError * error)
   g_ptr_array_set_size (jobs, 0);
 }
 
-/* Records the jobs of one submission: each series' n-th job in round n,
- * the phases of a round separated by barriers. */
+/* Records the jobs of one submission into c: each series' n-th job in
+ * round n, the phases of a round separated by barriers; the round hooks'
+ * work with them when hooks is TRUE. */
 static gboolean
-record (GpufftScheduler * sched, Record * r, GError ** error)
+record_into (GpufftScheduler * sched, Record * r, GpufftCommand * c,
+    gboolean hooks, GError ** error)
 {
   const GpufftRoundHooks *h = sched->hooks;
-  gpointer hd = sched->round_data;
-  GpufftCommand *c = &r->cmd;
+  gpointer hd = hooks ? sched->round_data : NULL;
   guint i, round, n_rounds = 1;
 
   sched->record_seq++;
@@ -142,6 +146,44 @@ record (GpufftScheduler * sched, Record * r, GError ** error)
   return gpufft_command_submit (c, sched->ctx, error);
 }
 
+/* Records and submits one submission: a job alone that keeps a command
+ * buffer of its own goes in that, recorded again only when its commands
+ * changed (no round hooks: one job shares nothing); anything else in the
+ * record's. */
+static gboolean
+record (GpufftScheduler * sched, Record * r, GError ** error)
+{
+  GpufftJob *job = r->jobs->len == 1 ? g_ptr_array_index (r->jobs, 0) : NULL;
+  GpufftCommand *own = NULL;
+  gboolean again = TRUE;
+
+  r->reused = FALSE;
+  if (job && job->funcs->own_command)
+    own = job->funcs->own_command (job, &again);
+  r->active = own ? own : &r->cmd;
+  if (own == NULL)
+    return record_into (sched, r, &r->cmd, TRUE, error);
+  r->shared_jobs = 0;
+  r->shared_dispatches = 0;
+  if (again)
+    return record_into (sched, r, own, FALSE, error);
+  job->series->round = 0;
+  job->round = 0;
+  r->reused = TRUE;
+  return gpufft_command_resubmit (own, sched->ctx, error);
+}
+
+gboolean
+gpufft_scheduler_command_init (GpufftScheduler * sched, GpufftCommand * c,
+    GError ** error)
+{
+  if (!gpufft_command_init (c, sched->ctx,
+          gpufft_context_is_cpu (sched->ctx) ? 0 : N_QUERIES, error))
+    return FALSE;
+  c->reusable = TRUE;
+  return TRUE;
+}
+
 static gpointer
 submit_thread (gpointer data)
 {
@@ -197,6 +239,7 @@ submit_thread (gpointer data)
     st.record_ns = t0 * 1000;
     if (r->submitted) {
       st.submissions = 1;
+      st.reused_submissions = r->reused ? 1 : 0;
       st.batches = st.max_batches = r->jobs->len;
       st.shared_batches = r->shared_jobs;
       st.shared_dispatches = r->shared_dispatches;
@@ -260,7 +303,7 @@ completion_thread (gpointer data)
     g_mutex_unlock (&sched->lock);
 
     t0 = g_get_monotonic_time ();
-    if (r->submitted && !gpufft_command_wait (&r->cmd, ctx,
+    if (r->submitted && !gpufft_command_wait (r->active, ctx,
             sticky ? 0 : ctx->fence_timeout_ns, &err) && err == NULL) {
       if (sticky)
         err = g_error_copy (sticky);
@@ -278,15 +321,15 @@ completion_thread (gpointer data)
     if (err == NULL) {
       gdouble up, comp, down;
 
-      up = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_START, Q_UPLOADED);
-      comp = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_UPLOADED, Q_COMPUTED);
-      down = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_COMPUTED, Q_DONE);
+      up = gpufft_command_elapsed_ns (r->active, ctx, Q_START, Q_UPLOADED);
+      comp = gpufft_command_elapsed_ns (r->active, ctx, Q_UPLOADED, Q_COMPUTED);
+      down = gpufft_command_elapsed_ns (r->active, ctx, Q_COMPUTED, Q_DONE);
       tm.valid = up >= 0 && comp >= 0 && down >= 0;
       tm.upload_ns = up;
       tm.compute_ns = comp;
       tm.download_ns = down;
       tm.reduce_ns = -1;
-      gpu = gpufft_command_elapsed_ns (&r->cmd, ctx, Q_START, Q_DONE);
+      gpu = gpufft_command_elapsed_ns (r->active, ctx, Q_START, Q_DONE);
       for (i = 0; i < r->jobs->len; i++) {
         GpufftJob *job = g_ptr_array_index (r->jobs, i);
 

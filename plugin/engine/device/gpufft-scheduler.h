@@ -21,7 +21,13 @@
  *                      queue, so that the intervals that live streams
  *                      close together share one submission (each costs
  *                      lavapipe's threads a few hundred microseconds of
- *                      CPU, whatever it carries).
+ *                      CPU, whatever it carries). A job alone in its
+ *                      submission whose owner keeps a command buffer for
+ *                      it (GpufftJobFuncs.own_command: a plan's slot) goes
+ *                      in that one instead, without the round hooks, and
+ *                      is not recorded again while the job says its
+ *                      commands are unchanged (a live stream's intervals:
+ *                      recorded once per slot, then only submitted).
  *   completion thread  waits for the oldest submission's fence (blocking,
  *                      at most GPUFFT_FENCE_TIMEOUT_S), then finishes each
  *                      of its jobs in order (GpufftJobFuncs.finish).
@@ -62,6 +68,15 @@ typedef struct
    * submission) or failed; the scheduler forgets the job */
   void (*finish) (GpufftJob * job, const GpufftTimings * timings,
       const GError * error);
+  /* Optional (submit thread): a command buffer of the job's own, for a
+   * submission that holds this job alone, or NULL for the scheduler's.
+   * The job sets *record to FALSE when the buffer holds the commands this
+   * submission needs (recorded by the scheduler for an earlier one, the
+   * job's commands the same since): the scheduler then submits it again
+   * as it is; else it records the whole submission into it. The buffer is
+   * made with gpufft_scheduler_command_init() and not in flight (the job
+   * is not queued twice before its finish). */
+  GpufftCommand *(*own_command) (GpufftJob * job, gboolean * record);
 } GpufftJobFuncs;
 
 /* Jobs that use the same device buffers (one plan's): in one submission
@@ -120,6 +135,11 @@ gpointer gpufft_scheduler_round_data (GpufftScheduler * sched);
 
 /* Queues a job for the next submission. */
 void gpufft_scheduler_queue (GpufftScheduler * sched, GpufftJob * job);
+
+/* Makes a command buffer for GpufftJobFuncs.own_command: reusable, with
+ * the scheduler's timestamp queries. */
+gboolean gpufft_scheduler_command_init (GpufftScheduler * sched,
+    GpufftCommand * c, GError ** error);
 
 G_END_DECLS
 

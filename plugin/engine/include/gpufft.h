@@ -30,7 +30,13 @@
  *   while a slot is free. The device's submit thread gathers the queued slots of
  *   every plan into one command buffer and submits it as soon as the
  *   previous submissions leave room (at most 4 in flight): under load the
- *   submissions grow instead of multiplying. The device's completion thread
+ *   submissions grow instead of multiplying. A batch alone in its
+ *   submission runs in its slot's own command buffer, recorded again only
+ *   when the batch's shape differs from the slot's last (frames, groups,
+ *   copy regions, parameters): a steady live stream's intervals are
+ *   recorded once per slot and then only submitted (GPUFFT_RECORD_ONCE=0,
+ *   read when a plan is made, records every batch). The device's
+ *   completion thread
  *   waits for each submission's fence (a blocking wait, bounded: a GPU that
  *   does not finish within GPUFFT_FENCE_TIMEOUT_S seconds is reported as
  *   hung, GPUFFT_ERROR_DEVICE_LOST), then delivers the results of each slot,
@@ -160,6 +166,10 @@ gboolean gpufft_context_is_cpu (GpufftContext * ctx);
 typedef struct
 {
   guint64 submissions;          /* command buffers submitted */
+  guint64 reused_submissions;   /* of which submitted again as recorded for
+                                 * an earlier one (a batch alone in its
+                                 * submission whose commands had not
+                                 * changed) */
   guint64 batches;              /* plan batches they carried */
   guint64 max_batches;          /* most batches in one submission */
   guint64 record_ns;            /* CPU time recording and submitting */
@@ -399,8 +409,12 @@ typedef struct
   gpointer release_data;
   /* Optional (interleaved input, with release): `data` lies in this host
    * memory of the plan's context (gpufft_host_memory_new()): the device
-   * reads the segment there, with no CPU copy, whatever its size. A
-   * segment outside it, or memory of another context, is copied. */
+   * reads the segment there, with no CPU copy, from 64 KiB (smaller ones
+   * are copied: the copy costs less than recording the batch's commands
+   * anew, which a new copy region makes necessary; the environment
+   * variable GPUFFT_HOST_MEMORY_MIN_BYTES, read when a plan is made,
+   * overrides it). A segment outside it, or memory of another context, is
+   * copied. */
   GpufftHostMemory *host;
 } GpufftSegment;
 

@@ -91,6 +91,18 @@ add_copy (GpufftSlot * s, VkDeviceSize offset, VkDeviceSize size)
   s->job.copied_bytes += size;
 }
 
+#define HOST_MEMORY_MIN_BYTES (64u << 10)
+
+gsize
+gpufft_plan_host_memory_min_bytes (void)
+{
+  const gchar *env = g_getenv ("GPUFFT_HOST_MEMORY_MIN_BYTES");
+
+  if (env && *env)
+    return g_ascii_strtoull (env, NULL, 10);
+  return HOST_MEMORY_MIN_BYTES;
+}
+
 guint64
 gpufft_plan_plane_stride (guint64 span)
 {
@@ -123,6 +135,7 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
     gsize bytes = n * frame_bytes;
 
     if (n > 0 && seg->release && seg->host && !plan->cfg.planar
+        && bytes >= plan->host_min
         && gpufft_host_memory_get_context (seg->host) == plan->ctx) {
       SlotImport si = { {0}, TRUE, done * frame_bytes, bytes, seg->release,
       seg->release_data

@@ -175,6 +175,15 @@ struct _GpufftSlot
    * (copy the carry row into their row) or that had no frame (zeros). */
   guint *cplx_fix;              /* [max_groups]: slot | CPLX_ZERO */
   guint n_cplx_fix;
+
+  /* The slot's own command buffer (GpufftJobFuncs.own_command: a batch
+   * alone in its submission), made at its first use, and the signature
+   * of what it holds (gpufft_plan_slot_signature()): valid once a
+   * submission of it completed. Submit thread, but own_valid, which the
+   * completion thread sets (the slot is not queued again before). */
+  GpufftCommand own;
+  GByteArray *own_sig, *next_sig;
+  gboolean own_valid, own_used;
   guint64 first_index;          /* group_index of the first closed group */
 };
 
@@ -210,6 +219,10 @@ struct _GpufftPlan
   gboolean mergeable;           /* may share dispatches (gpufft-merge.h) */
   gsize max_span;
   gsize import_min;             /* bytes; 0: every segment is copied */
+  gsize host_min;               /* bytes: smallest segment in host memory
+                                 * read in place */
+  gboolean record_once;         /* slots keep their commands (own_command);
+                                 * GPUFFT_RECORD_ONCE=0 turns it off */
   guint import_failures;        /* submitter's: imports the driver refused */
   gfloat scale;
   gfloat edge;                  /* 1 one-sided, 2 raw (scale halved) */
@@ -369,6 +382,20 @@ void gpufft_plan_analysis_add_frames (GpufftPlan * plan, GpufftSlot * s,
  * samples (a multiple of 8, so that every plane starts on 16 bytes for
  * fft_cpu.comp's vector loads) */
 guint64 gpufft_plan_plane_stride (guint64 span);
+
+/* gpufft-plan-record.c: into sig, everything the record functions read
+ * from the slot and the plan that changes from batch to batch (equal
+ * signatures: equal commands). A field they start to read must be added
+ * there. */
+void gpufft_plan_slot_signature (GpufftPlan * plan, GpufftSlot * s,
+    GByteArray * sig);
+
+/* gpufft-plan-input.c: the smallest segment in the engine's host memory
+ * that the device reads in place (smaller ones are copied: a copy of a few
+ * KiB costs less than the command buffer it would keep from being reused,
+ * each buffer being another copy region); GPUFFT_HOST_MEMORY_MIN_BYTES
+ * overrides it (tests). */
+gsize gpufft_plan_host_memory_min_bytes (void);
 
 /* gpufft-plan-input.c: frees the slot's imports and calls their release
  * functions (the GPU no longer reads them, or never will). */

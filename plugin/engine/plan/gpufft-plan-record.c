@@ -152,6 +152,38 @@ gpufft_plan_record_upload (GpufftPlan * plan, GpufftSlot * s,
   record_complex_fixes (plan, s, cmd);
 }
 
+#define SIG_ADD(sig, v) g_byte_array_append ((sig), (const guint8 *) &(v), \
+    sizeof (v))
+
+void
+gpufft_plan_slot_signature (GpufftPlan * plan, GpufftSlot * s, GByteArray * sig)
+{
+  gconstpointer fft = s->fft;
+
+  g_byte_array_set_size (sig, 0);
+  /* (the pipeline: a quick start switches it, gpufft-plan-cpu.c) */
+  SIG_ADD (sig, fft);
+  SIG_ADD (sig, s->merged);
+  SIG_ADD (sig, s->carry_read);
+  SIG_ADD (sig, s->n_chunks);
+  SIG_ADD (sig, s->n_groups);
+  SIG_ADD (sig, s->n_closed);
+  SIG_ADD (sig, s->n_frames);
+  SIG_ADD (sig, s->fft_params);
+  SIG_ADD (sig, s->reduce_params);
+  SIG_ADD (sig, s->copies->len);
+  SIG_ADD (sig, s->imports->len);
+  g_byte_array_append (sig, (const guint8 *) s->copies->data,
+      s->copies->len * sizeof (VkBufferCopy));
+  SIG_ADD (sig, s->n_cplx_fix);
+  g_byte_array_append (sig, (const guint8 *) s->cplx_fix,
+      s->n_cplx_fix * sizeof (guint));
+  /* (the four-step's slices) */
+  if (plan->four_step)
+    g_byte_array_append (sig, (const guint8 *) s->chunk_frames,
+        (gsize) s->n_chunks * 2 * sizeof (guint32));
+}
+
 /* Copies the closed groups' results from device memory to the slot. */
 void
 gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,

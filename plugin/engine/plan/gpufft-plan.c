@@ -83,12 +83,55 @@ job_finish (GpufftJob * job, const GpufftTimings * timings,
 {
   GpufftSlot *s = GPUFFT_SLOT_OF_JOB (job);
 
+  /* (the own command holds the commands of its signature once they ran) */
+  if (s->own_used)
+    s->own_valid = error == NULL;
+  s->own_used = FALSE;
   gpufft_plan_finish_slot (s->plan, s, timings, error);
+}
+
+/* A batch alone in its submission runs in the slot's own command buffer,
+ * recorded again only when its signature changed: a live stream's
+ * intervals, alike from one to the next, are recorded once per slot.
+ * Batches with imported input (a new buffer each time) are not kept. */
+static GpufftCommand *
+job_own_command (GpufftJob * job, gboolean * record)
+{
+  GpufftSlot *s = GPUFFT_SLOT_OF_JOB (job);
+  GpufftPlan *plan = s->plan;
+  GByteArray *tmp;
+  GError *err = NULL;
+
+  if (!plan->record_once || s->imports->len > 0)
+    return NULL;
+  if (s->own.cmd == VK_NULL_HANDLE) {
+    if (!gpufft_scheduler_command_init (plan->sched, &s->own, &err)) {
+      g_debug ("no command buffer of the slot's own: %s", err->message);
+      g_clear_error (&err);
+      return NULL;
+    }
+    s->own_sig = g_byte_array_new ();
+    s->next_sig = g_byte_array_new ();
+  }
+  /* (alone: no dispatch shared with other plans, gpufft-merge.c) */
+  s->merged = FALSE;
+  s->merge_in = NULL;
+  s->merge_offset = 0;
+  s->reduce_params.partial_base = 0;
+  gpufft_plan_slot_signature (plan, s, s->next_sig);
+  *record = !s->own_valid || s->own_sig->len != s->next_sig->len
+      || memcmp (s->own_sig->data, s->next_sig->data, s->own_sig->len) != 0;
+  tmp = s->own_sig;
+  s->own_sig = s->next_sig;
+  s->next_sig = tmp;
+  s->own_valid = FALSE;
+  s->own_used = TRUE;
+  return &s->own;
 }
 
 static const GpufftJobFuncs slot_job_funcs = {
   job_record_upload, job_record_kernels, job_record_reduce,
-  job_record_download, job_finish
+  job_record_download, job_finish, job_own_command
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -329,6 +372,8 @@ size_plan (GpufftPlan * plan, GError ** error)
   plan->max_chunks = chunks;
   plan->max_span = span;
   plan->import_min = c->planar ? 0 : gpufft_import_min_bytes (plan->ctx);
+  plan->record_once = g_strcmp0 (g_getenv ("GPUFFT_RECORD_ONCE"), "0") != 0;
+  plan->host_min = gpufft_plan_host_memory_min_bytes ();
   return TRUE;
 }
 
@@ -656,9 +701,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   g_debug ("plan N=%u: %s kernel, %u frames in %u chunks a batch at most; "
       "made in %.1f ms (and %.1f ms saving the driver's cache file)",
       config->fft_size,
-      plan->cpu ? "CPU devices'" : plan->any ? "generic-size" : plan->
-      four_step ? "four-step" : "fused", plan->max_frames, plan->max_chunks,
-      stats.plan_ns / 1e6,
+      plan->cpu ? "CPU devices'" : plan->
+      any ? "generic-size" : plan->four_step ? "four-step" : "fused",
+      plan->max_frames, plan->max_chunks, stats.plan_ns / 1e6,
       (g_get_monotonic_time () - t0) / 1e3 - stats.plan_ns / 1e6);
   gpufft_plan_cpu_start_upgrade (plan);
   return plan;
@@ -711,6 +756,9 @@ gpufft_plan_free (GpufftPlan * plan)
     if (s->imports)
       gpufft_plan_release_imports (plan, s);
     g_clear_pointer (&s->imports, g_array_unref);
+    gpufft_command_clear (&s->own, ctx);
+    g_clear_pointer (&s->own_sig, g_byte_array_unref);
+    g_clear_pointer (&s->next_sig, g_byte_array_unref);
     g_clear_pointer (&s->copies, g_array_unref);
     gpufft_buffer_clear (&s->staging, ctx);
     gpufft_buffer_clear (&s->chunks, ctx);
