@@ -111,6 +111,11 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
     goto fail;
   }
   vkGetBufferMemoryRequirements (ctx->device, buf->buffer, &req);
+  /* (host memory: 64-byte aligned for its users, as GstMemory's default;
+   * the mapping of a block is aligned to minMemoryMapAlignment, at least
+   * 64) */
+  if (kind == GPUFFT_MEMORY_HOST)
+    req.alignment = MAX (req.alignment, 64);
 
   switch (kind) {
     case GPUFFT_MEMORY_DEVICE:

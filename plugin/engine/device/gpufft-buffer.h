@@ -15,7 +15,8 @@ typedef enum
   GPUFFT_MEMORY_HOST            /* host-visible + coherent, mapped, cached
                                  * and not device-local preferred: memory
                                  * the host writes and reads as its own
-                                 * (gpufft_host_memory_new()) */
+                                 * (gpufft_host_memory_new()), mapped at a
+                                 * 64-byte aligned address */
 } GpufftMemoryKind;
 
 /* Views of a whole buffer as texels, for the kernels that read it as a
