@@ -9,6 +9,10 @@
 //  - the last entry of each partial row counts the frames summed (frames
 //    with NaN or infinite samples are left out by fft.comp), so the mean
 //    is over the frames actually used.
+// MODE 4 (mean of dB, GStreamer spectrum's): as MODE 0, but each frame (a
+//  chunk holds one) adds its floored dB, max (10 log10 (gain x power) +
+//  db_offset, db_floor), so the sums and the carry hold dB; the mean is the
+//  group's value in dB (db_floor without a frame).
 // MODE 1 (exponential), 2 (peak hold), 3 (max hold): one workgroup per
 // output channel walks the batch's groups in order, frame after frame (the
 // chunks then hold one frame each), through the persistent per-channel
@@ -315,7 +319,7 @@ void finish_group (uint slot, uint ch, uint row)
       ext[erow + NBANDS] = out_value (min (l, FLT_MAX), 0.0);
   }
 
-  if (pc.output_db != 0u) {
+  if (pc.output_db != 0u && MODE != 4u) {
     memoryBarrierBuffer ();
     barrier ();
     for (uint k = t; k < NB; k += T)
@@ -342,11 +346,22 @@ void mean_group (uint g, uint ch)
 
   for (uint k = t; k < RS; k += T) {
     float s = cont ? carry_in[ch * RS + k] : 0.0;
-    for (uint c = 0u; c < n_chunks; c++)
-      s = min (s + partial[prow_of (first + c, ch) + k],
-          FLT_MAX);
+    if (MODE == 4u && k < NB) {
+      for (uint c = 0u; c < n_chunks; c++) {
+        uint prow = prow_of (first + c, ch);
+        if (partial[prow + NB] > 0.0)
+          s += to_db (min (partial[prow + k] * (1.0 / POWER_SUM_SCALE)
+                  * gain (k), FLT_MAX), pc.db_offset);
+      }
+    } else {
+      for (uint c = 0u; c < n_chunks; c++)
+        s = min (s + partial[prow_of (first + c, ch) + k],
+            FLT_MAX);
+    }
     if (!close)
       carry_out[ch * RS + k] = s;
+    else if (k < NB && MODE == 4u)
+      outp[row + k] = used > 0.0 ? s * inv : pc.db_floor;
     else if (k < NB)            // the sums are scaled (common.glsl)
       outp[row + k] = min ((s * inv) * (1.0 / POWER_SUM_SCALE) * gain (k),
           FLT_MAX);
@@ -434,7 +449,7 @@ void state_groups (uint ch)
 
 void main ()
 {
-  if (MODE == 0u)
+  if (MODE == 0u || MODE == 4u)
     mean_group (gl_WorkGroupID.x, gl_WorkGroupID.y);
   else
     state_groups (gl_WorkGroupID.y);

@@ -15,6 +15,7 @@
 /* the FFT size of the current test (power-of-two, mixed-radix and
  * four-step kernels) */
 static guint n_fft = 256;
+static gfloat db_floor = -300.0f;       /* the batches' */
 #define N n_fft
 #define HOP (n_fft / 2)
 #define NB (n_fft / 2 + 1)
@@ -124,7 +125,7 @@ run (const GpufftPlanConfig * cfg, EtInput * in)
     batch.groups = groups;
     batch.n_groups = i;
     batch.n_frames = n;
-    batch.db_floor = -300.0f;
+    batch.db_floor = db_floor;
     et_input_segments (in, frame * HOP, (n - 1) * HOP + N, 2, seg, planes);
     batch.segments = seg;
     batch.n_segments = 2;
@@ -235,6 +236,83 @@ test_max_hold (void)
 {
   check_mode (GPUFFT_AVERAGING_MAX_HOLD, 256);
   check_mode (GPUFFT_AVERAGING_MAX_HOLD, 32768);
+}
+
+/* GStreamer spectrum's averaging (MEAN_DB): each group against the mean
+ * over its frames of max (10 log10 p + db_offset, floor), in double, with
+ * a floor that cuts into the spectrum (so that flooring before the mean
+ * matters), through groups that span batches. */
+static void
+check_mean_db (guint size)
+{
+  GpufftPlanConfig c;
+  EtInput *in;
+  GPtrArray *got;
+  gdouble *sum, *p, worst = 0;
+  const gdouble offset = -3.5;
+  guint g, f, k, frame = 0, floored = 0;
+
+  if (!et_context ())
+    return;
+  n_fft = size;
+  db_floor = -45.0f;
+  sum = g_new0 (gdouble, NB);
+  p = g_new0 (gdouble, NB);
+  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 64 * HOP + N, 0.3, 0.5, 9);
+  config (&c);
+  c.averaging = GPUFFT_AVERAGING_MEAN_DB;
+  c.output_db = TRUE;
+  c.db_offset = offset;
+  got = run (&c, in);
+  for (g = 0; g < got->len && g < N_GROUPS; g++) {
+    const Got *r = g_ptr_array_index (got, g);
+
+    memset (sum, 0, NB * sizeof (gdouble));
+    for (f = 0; f < group_frames[g]; f++, frame++) {
+      frame_power (in, frame, p);
+      for (k = 0; k < NB; k++) {
+        gdouble db = 10 * log10 (p[k]) + offset;
+
+        if (db < db_floor)
+          floored++;
+        sum[k] += MAX (db, db_floor);
+      }
+    }
+    if (r->n_frames != group_frames[g])
+      et_fail ("group %u: %u frames, expected %u", g, r->n_frames,
+          group_frames[g]);
+    for (k = 0; k < NB; k++) {
+      gdouble ref = sum[k] / group_frames[g];
+      gdouble err = fabs (r->power[k] - ref);
+
+      worst = MAX (worst, err);
+      /* (single-precision frames: 1e-5 relative in power is 4e-5 dB; a
+       * long FFT's bins far below its peak carry more) */
+      if (err > (N > 4096 ? 0.01 : 0.001))
+        et_fail ("mean of dB, N %u, group %u, bin %u: %.5f dB, expected "
+            "%.5f", N, g, k, r->power[k], ref);
+    }
+  }
+  /* (a floor that cut nothing would test nothing) */
+  if (floored == 0)
+    et_fail ("mean of dB, N %u: no frame value below the floor", N);
+  g_test_message ("mean of dB, N %u: worst error %.2g dB, %u frame values "
+      "floored", N, worst, floored);
+  g_ptr_array_unref (got);
+  et_input_free (in);
+  g_free (sum);
+  g_free (p);
+  n_fft = 256;
+  db_floor = -300.0f;
+}
+
+/* every kernel path, as above */
+static void
+test_mean_db (void)
+{
+  check_mean_db (256);
+  check_mean_db (1000);
+  check_mean_db (32768);
 }
 
 static gboolean
@@ -466,6 +544,14 @@ test_invalid (void)
   g_assert_nonnull (strstr (err->message, "time constant"));
   g_clear_error (&err);
 
+  /* the mean of dB values: dB output only */
+  config (&c);
+  c.averaging = GPUFFT_AVERAGING_MEAN_DB;
+  g_assert_null (gpufft_plan_new (et_context (), &c, &err));
+  g_assert_error (err, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (err->message, "dB"));
+  g_clear_error (&err);
+
   config (&c);
   c.n_bands = 1;
   c.band_first = &first;
@@ -492,6 +578,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/exponential", test_exponential);
   g_test_add_func ("/analysis/peak-hold", test_peak_hold);
   g_test_add_func ("/analysis/max-hold", test_max_hold);
+  g_test_add_func ("/analysis/mean-db", test_mean_db);
   g_test_add_func ("/analysis/stage-linear", test_stage_linear);
   g_test_add_func ("/analysis/stage-db", test_stage_db);
   g_test_add_func ("/analysis/frame-bins", test_frame_bins);

@@ -76,8 +76,14 @@
  *   carried across groups and batches (the IEC 61672 time weighting,
  *   starting from 0), the group result is y after its last frame;
  *   PEAK_HOLD: the per-bin maximum over the group's frames; MAX_HOLD: the
- *   per-bin maximum since the plan started or the last group with `reset`.
- *   A frame with a NaN or infinite sample leaves y as it is.
+ *   per-bin maximum since the plan started or the last group with `reset`;
+ *   MEAN_DB (GStreamer's spectrum element): the mean over the group's frames
+ *   of max (10 log10 (gain[k] p) + db_offset, db_floor), each frame floored
+ *   before the mean (so the result depends on db_floor, and reads below the
+ *   dB of the mean power wherever the level varies from frame to frame);
+ *   output_db only, without bands or level; a group without a frame reads
+ *   db_floor. A frame with a NaN or infinite sample leaves y as it is (is
+ *   left out of the mean).
  *
  * Analysis stage (gpufft-plan-analysis.c), in this order, on the group result:
  *   bin_gain    power x gain[k] (a frequency weighting), before peaks,
@@ -278,7 +284,10 @@ typedef enum
   GPUFFT_AVERAGING_MEAN,        /* Welch: the mean of the group's frames */
   GPUFFT_AVERAGING_EXPONENTIAL, /* time weighting, time_constant seconds */
   GPUFFT_AVERAGING_PEAK_HOLD,   /* the maximum over the group */
-  GPUFFT_AVERAGING_MAX_HOLD     /* the maximum since the last reset */
+  GPUFFT_AVERAGING_MAX_HOLD,    /* the maximum since the last reset */
+  GPUFFT_AVERAGING_MEAN_DB      /* GStreamer spectrum's: the mean of the
+                                 * frames' dB values, each floored first
+                                 * (output_db only) */
 } GpufftAveraging;
 
 /* TRUE for every even size GPUFFT_MIN_SIZE..GPUFFT_MAX_SIZE (powers of two

@@ -28,6 +28,11 @@ gpufft_plan_analysis_check (const GpufftPlanConfig * c, GError ** error)
     case GPUFFT_AVERAGING_PEAK_HOLD:
     case GPUFFT_AVERAGING_MAX_HOLD:
       break;
+    case GPUFFT_AVERAGING_MEAN_DB:
+      if (!c->output_db || c->n_bands > 0 || c->level_weights)
+        return gpufft_error_invalid (error, "the mean of dB values needs dB "
+            "output (output_db), and takes no bands or level");
+      break;
     case GPUFFT_AVERAGING_EXPONENTIAL:
       if (!(c->time_constant > 0.0) || !isfinite (c->time_constant))
         return gpufft_error_invalid (error, "exponential averaging needs a "
@@ -144,6 +149,7 @@ gpufft_plan_analysis_buffers (GpufftPlan * plan, GError ** error)
 
   /* (exponential: a second row per channel, its sums' compensation) */
   if (c->averaging != GPUFFT_AVERAGING_MEAN
+      && c->averaging != GPUFFT_AVERAGING_MEAN_DB
       && !gpufft_buffer_init (&plan->state, ctx, (gsize) plan->out_ch *
           (nb + 1) * sizeof (gfloat) *
           (c->averaging == GPUFFT_AVERAGING_EXPONENTIAL ? 2 : 1),

@@ -80,7 +80,8 @@ gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s,
       0, sizeof (ReduceParams), &s->reduce_params);
   /* (the averaging modes walk the groups in order: one workgroup per
    * channel) */
-  vkCmdDispatch (cmd, plan->cfg.averaging == GPUFFT_AVERAGING_MEAN ?
+  vkCmdDispatch (cmd, plan->cfg.averaging == GPUFFT_AVERAGING_MEAN
+      || plan->cfg.averaging == GPUFFT_AVERAGING_MEAN_DB ?
       s->n_groups : 1, plan->out_ch, 1);
 }
 
@@ -232,7 +233,8 @@ gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
     return gpufft_error_invalid (error, "collect the results before a rerun");
   if (plan->open)
     return gpufft_error_invalid (error, "a rerun needs every group closed");
-  if (plan->cfg.averaging != GPUFFT_AVERAGING_MEAN)
+  if (plan->cfg.averaging != GPUFFT_AVERAGING_MEAN
+      && plan->cfg.averaging != GPUFFT_AVERAGING_MEAN_DB)
     return gpufft_error_invalid (error, "a rerun would advance the averaging "
         "state: only with mean averaging");
   if (s->merged)
