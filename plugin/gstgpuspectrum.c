@@ -15,27 +15,31 @@
  * multi-channel: GstValueArray of GstValueArray, [channel][band]), and no
  * other field and no other message.
  *
- * The numbers are spectrum's: nfft = 2 * bands - 2 points, non-overlapping
- * frames (an interval shorter than nfft samples: frames floor (interval *
- * rate) samples apart, so that an interval has one frame ending in it, two
- * now and then when the interval is not a whole number of samples, as
- * spectrum then analyses the last nfft samples; the first such interval,
- * shorter than a frame, has no message, where spectrum analyses zeros),
- * GStreamer's Hamming window (0.53836/0.46164), levels
- * 10 log10 (|X_k|^2 / nfft^2) dB (a full-scale sine reads about -11.4 dB),
- * integers divided by 2^(bits-1). They are averaged the right way: the mean
- * of the frames' power, then dB, then the threshold as a floor (spectrum
- * averages dB values after flooring each, so its averages depend on the
- * threshold, and are biased low for noise); phase is that of the interval's
- * last frame (spectrum averages angles). A change of bands, interval or
- * multi-channel reaches the next message: what was measured with the old
- * values and not yet posted is dropped (spectrum drops the interval the
- * change cuts short; intervals still on the GPU, a few ms, go too; as with
- * spectrum, messages already queued on the bus for an asynchronous watch
- * stay there). message-phase applies from the next interval. Unlike
- * spectrum, every frame is analysed (none is lost at interval ends), the
- * partial interval at EOS is posted, DISCONT restarts cleanly, and a
- * synchronous bus handler may change any property.
+ * The numbers are spectrum's: nfft = 2 * bands - 2 points, GStreamer's
+ * Hamming window (0.53836/0.46164), levels 10 log10 (|X_k|^2 / nfft^2) dB
+ * (a full-scale sine reads about -11.4 dB), integers divided by
+ * 2^(bits-1) - 1, spectrum's intervals (floor (interval * rate) samples,
+ * one more where the remainders add up to a sample), its frames (restarting
+ * at each interval, without overlap, the samples after the last whole frame
+ * left out; in an interval shorter than nfft, the nfft samples that end
+ * with it, zeros before the stream's first sample), each frame's dB
+ * floored at threshold and then averaged (on the GPU: the reduce kernel's
+ * mean-of-dB mode), its message times (the PTS of the buffer an interval
+ * begins with, else the last message's time plus the interval's samples),
+ * and its message count (the interval that EOS or a flush cuts short is
+ * not posted). A change of bands, interval or multi-channel reaches the
+ * next message: what was measured with the old values and not yet posted
+ * is dropped (spectrum drops the interval the change cuts short; intervals
+ * still on the GPU, a few ms, go too; as with spectrum, messages already
+ * queued on the bus for an asynchronous watch stay there). message-phase
+ * applies from the next interval. What it keeps of its own, spectrum's
+ * faults: phase is that of the interval's last frame (spectrum averages
+ * angles); a DISCONT restarts cleanly (spectrum carries the sums of the
+ * interval it cuts into the next message, divided by the next interval's
+ * frame count, and analyses stale samples in a short interval after it);
+ * S24 downmix works; a synchronous bus handler may change any property;
+ * no reference is kept on buffers; non-interleaved input and up to 4096
+ * channels.
  *
  * This file is the element's own part: spectrum's properties and
  * defaults, mapped onto the settings of the analyser it derives from,
@@ -175,6 +179,8 @@ gst_gpu_spectrum_init (GstGpuSpectrum * self)
   s->message_format = GST_GPU_FFT_MESSAGE_FORMAT_LIST;
   s->batch_size = 0;
   s->hop_within_interval = TRUE;
+  /* spectrum's: the mean of each frame's floored dB */
+  s->analysis.averaging = GPUFFT_AVERAGING_MEAN_DB;
 }
 
 static void

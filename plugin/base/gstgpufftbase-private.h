@@ -58,6 +58,11 @@ gboolean gst_gpu_fft_base_results_still_wanted (GstElement * element,
 void gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
     const gchar * what, const GError * error);
 
+/* gstgpufftbase-stream.c: gpuspectrum's record of the intervals a buffer
+ * begins (their messages take its PTS, as spectrum's do) */
+void gst_gpu_fft_base_stream_compat_buffer (GstGpuFftBase * self,
+    guint64 pos, GstClockTime pts);
+
 G_END_DECLS
 
 #endif /* __GST_GPU_FFT_BASE_PRIVATE_H__ */

@@ -35,6 +35,67 @@ gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self, guint64 sample)
   return self->base_pts + t;
 }
 
+/* gpuspectrum: a buffer that begins at sample `pos` (PTS pts) begins an
+ * interval there, or not; spectrum times that interval's message with the
+ * buffer's PTS. */
+void
+gst_gpu_fft_base_stream_compat_buffer (GstGpuFftBase * self, guint64 pos,
+    GstClockTime pts)
+{
+  const GstGpuFftGrid *grid = &self->framing.grid;
+  guint64 k = gst_gpu_fft_framing_grid_index_of (grid, pos);
+  GstGpuFftCompatStart st = { k, pts };
+
+  if (gst_gpu_fft_framing_grid_boundary (grid, k) != pos)
+    return;
+  if (self->compat_starts == NULL)
+    self->compat_starts = g_array_new (FALSE, FALSE,
+        sizeof (GstGpuFftCompatStart));
+  g_array_append_val (self->compat_starts, st);
+}
+
+/* gpuspectrum: interval k's message time as spectrum gives it: the PTS of
+ * the buffer that began it, if one did; else the last interval's time plus
+ * the intervals since, each floor (samples x 1 s / rate) (spectrum adds
+ * them one by one); the first after a restart: from its first sample. */
+static GstClockTime
+compat_timestamp (GstGpuFftBase * self, guint64 k)
+{
+  const GstGpuFftGrid *grid = &self->framing.grid;
+  GArray *starts = self->compat_starts;
+  GstClockTime ts = GST_CLOCK_TIME_NONE;
+  guint rate = GST_AUDIO_INFO_RATE (&self->info);
+  guint i = 0;
+
+  while (starts && i < starts->len
+      && g_array_index (starts, GstGpuFftCompatStart, i).interval < k)
+    i++;
+  if (starts && i < starts->len
+      && g_array_index (starts, GstGpuFftCompatStart, i).interval == k)
+    ts = g_array_index (starts, GstGpuFftCompatStart, i).pts;
+  if (starts && i > 0)
+    g_array_remove_range (starts, 0, i);
+  if (!GST_CLOCK_TIME_IS_VALID (ts)) {
+    if (self->compat_timed && self->compat_k < k
+        && GST_CLOCK_TIME_IS_VALID (self->compat_ts)) {
+      guint64 j;
+
+      ts = self->compat_ts;
+      for (j = self->compat_k; j < k; j++)
+        ts += gst_util_uint64_scale (gst_gpu_fft_framing_grid_boundary (grid,
+                j + 1) - gst_gpu_fft_framing_grid_boundary (grid, j),
+            GST_SECOND, rate);
+    } else {
+      ts = gst_gpu_fft_base_stream_sample_to_time (self,
+          gst_gpu_fft_framing_grid_boundary (grid, k));
+    }
+  }
+  self->compat_timed = TRUE;
+  self->compat_k = k;
+  self->compat_ts = ts;
+  return ts;
+}
+
 /* ------------------------------------------------------------------------ */
 /* plan and geometry                                                        */
 
@@ -95,6 +156,15 @@ make_plan_config (GstGpuFftBase * self,
   c->output_db = TRUE;
   c->db_offset = (s->scaling == GST_GPU_FFT_SCALING_SPECTRUM ?
       10.0 * log10 (2.0) : 0.0) + s->level_offset;
+  /* spectrum divides integers by 2^(bits-1) - 1 (as a float: S32's rounds
+   * to 2^31), the engine by 2^(bits-1): the same power, (2^(bits-1) /
+   * (2^(bits-1) - 1))^2 times it */
+  if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat) {
+    if (self->format == GPUFFT_FORMAT_S16)
+      c->db_offset += 20.0 * log10 (32768.0 / 32767.0);
+    else if (self->format == GPUFFT_FORMAT_S24)
+      c->db_offset += 20.0 * log10 (8388608.0 / 8388607.0);
+  }
 
   /* peak search range in bins: [ceil (min f), floor (max f)] */
   lo = ceil (s->min_frequency * s->fft_size / rate - 1e-9);
@@ -208,6 +278,10 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
 
   gst_gpu_fft_framing_init (&self->framing, config.fft_size, config.hop,
       GST_AUDIO_INFO_RATE (&self->info), s.interval);
+  /* (gpuspectrum: spectrum's intervals, and its frames restarting at each
+   * of them) */
+  if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
+    gst_gpu_fft_framing_set_spectrum_steps (&self->framing);
   self->applied_gen = gen;
   self->applied_reset_gen = s.reset_gen;
   return TRUE;
@@ -288,6 +362,8 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
   p->timestamp = gst_gpu_fft_base_stream_sample_to_time (self, g->start);
   p->duration =
       gst_gpu_fft_base_stream_sample_to_time (self, g->end) - p->timestamp;
+  if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
+    p->timestamp = compat_timestamp (self, g->interval);
   if (segment->format == GST_FORMAT_TIME) {
     p->stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME,
         p->timestamp);
@@ -446,17 +522,38 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   guint channels = GST_AUDIO_INFO_CHANNELS (info);
   gboolean planar = self->plan_config.planar;
   gsize bps = GST_AUDIO_INFO_BPS (info);
-  GpufftSegment segs[2];
+  GpufftSegment segs[3];
   GpufftBatch batch;
   GError *error = NULL;
   guint64 s0 = bp->span_start;
-  guint64 s1 = s0 + gst_gpu_fft_framing_span (&self->framing, bp->n_frames);
+  guint64 s1 = s0 + gst_gpu_fft_framing_span (&self->framing, bp->n_frames)
+      - bp->lead;
   guint i, c;
 
   /* (the framing was updated by the planner; its N and hop are those the
    * batch was planned with) */
   memset (&batch, 0, sizeof (batch));
   memset (segs, 0, sizeof (segs));
+  if (bp->n_frames > 0 && bp->lead > 0) {
+    /* zeros before the stream's first sample (gpuspectrum's first frame
+     * of an interval shorter than a frame, as spectrum's) */
+    GpufftSegment *seg = &segs[batch.n_segments++];
+    gsize bytes = (gsize) bp->lead * GST_AUDIO_INFO_BPF (info);
+
+    if (self->zeros_size < bytes) {
+      g_free (self->zeros);
+      self->zeros = g_malloc0 (bytes);
+      self->zeros_size = bytes;
+    }
+    seg->n_samples = bp->lead;
+    if (planar) {
+      for (c = 0; c < channels; c++)
+        self->seg_planes[2 * channels + c] = self->zeros;
+      seg->planes = self->seg_planes + 2 * channels;
+    } else {
+      seg->data = self->zeros;
+    }
+  }
   if (bp->n_frames > 0) {
     if (s0 < pos) {
       GpufftSegment *seg = &segs[batch.n_segments++];
@@ -612,6 +709,9 @@ forget_received (GstGpuFftBase * self)
 {
   self->running = FALSE;
   self->received = 0;
+  self->compat_timed = FALSE;
+  if (self->compat_starts)
+    g_array_set_size (self->compat_starts, 0);
   self->catching_up = FALSE;
   gst_gpu_fft_store_reset (&self->store, 0);
 }

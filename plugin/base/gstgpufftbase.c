@@ -241,6 +241,8 @@ gst_gpu_fft_base_finalize (GObject * object)
   g_free (self->in_planes);
   g_free (self->device_name);
   gst_clear_object (&self->allocator);
+  g_clear_pointer (&self->compat_starts, g_array_unref);
+  g_free (self->zeros);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -480,7 +482,7 @@ gst_gpu_fft_base_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   gst_gpu_fft_store_clear (&self->store);
   gst_gpu_fft_store_init (&self->store, GST_AUDIO_INFO_BPS (info), channels,
       GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED);
-  self->seg_planes = g_renew (gconstpointer, self->seg_planes, 2 * channels);
+  self->seg_planes = g_renew (gconstpointer, self->seg_planes, 3 * channels);
   self->in_planes = g_renew (gpointer, self->in_planes, channels);
   return TRUE;
 }
@@ -590,7 +592,11 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
        * being made is let go, uncounted) */
       if (self->running) {
         gst_gpu_fft_base_settings_read_live (self);
+        /* (gpuspectrum, as spectrum: the interval the end or the flush
+         * cuts short is not posted) */
+        self->discarding = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
         gst_gpu_fft_base_stream_flush_and_restart (self, TRUE);
+        self->discarding = FALSE;
       }
       if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
         g_atomic_int_set (&self->plan_wait_cancel, 0);
@@ -820,6 +826,8 @@ restart:
   }
 
   pos = self->received;
+  if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
+    gst_gpu_fft_base_stream_compat_buffer (self, pos, pts);
   /* The plan (or the device) is still being made (gstgpufftplanjob.h):
    * the buffer passes on now and its samples wait in the store. A stream
    * that is not live waits for the plan (back-pressure, as for a busy GPU)

@@ -145,7 +145,7 @@ struct _GstGpuFftBase
 
   GstGpuFftBatchGroup *batch_groups;    /* max_groups */
   GpufftGroup *engine_groups;   /* max_groups */
-  gconstpointer *seg_planes;    /* 2 x channels plane pointers */
+  gconstpointer *seg_planes;    /* 3 x channels plane pointers */
   gpointer *in_planes;          /* channels: the mapped input's planes */
   GstBuffer *in_buf;            /* the input being handled (interleaved: the
                                  * engine may read it in place) ... */
@@ -172,7 +172,23 @@ struct _GstGpuFftBase
   /* streaming thread: the intervals closed now get no message (gpuspectrum
    * drops the partial interval a geometry change ends) */
   gboolean discarding;
+  /* streaming thread, gpuspectrum: spectrum's message timestamps. The
+   * interval last timed (its index, its time), and the intervals since
+   * that began with a buffer (GstGpuFftCompatStart: that buffer's PTS);
+   * reset at each restart. */
+  gpointer zeros;               /* zeros_size bytes of zeros (a batch's lead) */
+  gsize zeros_size;
+  gboolean compat_timed;
+  guint64 compat_k;
+  GstClockTime compat_ts;
+  GArray *compat_starts;
 };
+
+typedef struct
+{
+  guint64 interval;
+  GstClockTime pts;
+} GstGpuFftCompatStart;
 
 /* gstgpufftbase-settings.c: after a property changed self->settings
  * (object lock held; old: before): a change of what the plan or the

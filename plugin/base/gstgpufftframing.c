@@ -13,10 +13,26 @@ scale_to_samples_round (guint64 a, guint rate)
   return q * rate + (r * rate + NS_PER_S / 2) / NS_PER_S;
 }
 
+/* floor (a * e / 1e9) for e < 1e9 */
+static guint64
+scale_steps (guint64 a, guint64 e)
+{
+  return (a / NS_PER_S) * e + (a % NS_PER_S) * e / NS_PER_S;
+}
+
 guint64
 gst_gpu_fft_framing_grid_boundary (const GstGpuFftGrid * grid, guint64 k)
 {
   guint64 t;
+
+  if (grid->spectrum_steps) {
+    if (k > 1 && k > (G_MAXUINT64 - grid->origin) / (grid->steps_f + 1))
+      return G_MAXUINT64;
+    if (k < 2)
+      return grid->origin + k * grid->steps_f;
+    return grid->origin + k * grid->steps_f + scale_steps (k - 2,
+        grid->steps_e);
+  }
 
   /* k * interval_ns is the interval's start in ns: saturate instead of
    * wrapping for absurd values. */
@@ -56,9 +72,28 @@ gst_gpu_fft_framing_init (GstGpuFftFraming * f, guint fft_size, guint hop,
   f->grid.origin = 0;
   f->grid.interval_ns = MAX (interval_ns, 1);
   f->grid.rate = MAX (rate, 1);
+  f->grid.spectrum_steps = FALSE;
+  f->grid.steps_f = f->grid.steps_e = 0;
   f->next_start = 0;
   f->cur = 0;
   f->cur_frames = 0;
+  f->restart_frames = FALSE;
+}
+
+void
+gst_gpu_fft_framing_set_spectrum_steps (GstGpuFftFraming * f)
+{
+  guint64 ns = f->grid.interval_ns;
+  guint64 r = f->grid.rate;
+
+  /* F = floor (ns * rate / 1e9), e = (ns * rate) mod 1e9, as 128-bit
+   * products would give them */
+  f->grid.steps_f = (ns / NS_PER_S) * r + (ns % NS_PER_S) * r / NS_PER_S;
+  f->grid.steps_e = ((ns % NS_PER_S) * r) % NS_PER_S;
+  if (f->grid.steps_f == 0)
+    f->grid.steps_f = 1;
+  f->grid.spectrum_steps = TRUE;
+  f->restart_frames = TRUE;
 }
 
 guint64
@@ -71,11 +106,25 @@ gst_gpu_fft_framing_span (const GstGpuFftFraming * f, guint n_frames)
 
 /* Frames starting at s (then every hop) that end before lim. */
 static guint64
-frames_before (guint64 s, guint fft_size, guint hop, guint64 lim)
+frames_before (gint64 s, guint fft_size, guint hop, guint64 lim)
 {
-  if (s + fft_size > lim)
+  if (s + (gint64) fft_size > (gint64) lim)
     return 0;
-  return (lim - fft_size - s) / hop + 1;
+  return (guint64) ((gint64) lim - (gint64) fft_size - s) / hop + 1;
+}
+
+/* (restarting frames) where interval k's first frame starts: with it, or,
+ * in an interval shorter than a frame, fft_size samples before its end
+ * (negative: before the stream's first sample) */
+static gint64
+interval_first_frame (const GstGpuFftFraming * f, guint64 k)
+{
+  guint64 b0 = gst_gpu_fft_framing_grid_boundary (&f->grid, k);
+  guint64 b1 = gst_gpu_fft_framing_grid_boundary (&f->grid, k + 1);
+
+  if (b1 - b0 >= f->fft_size)
+    return (gint64) b0;
+  return (gint64) b1 - (gint64) f->fft_size;
 }
 
 gboolean
@@ -83,19 +132,23 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
     gboolean flush, gboolean closed_only, guint max_frames,
     guint max_groups, GstGpuFftBatchPlan * plan)
 {
-  guint64 s = f->next_start;
+  gint64 s = (gint64) f->next_start, s0;
   guint64 k = f->cur;
   guint kf = f->cur_frames;
   const guint n = f->fft_size, hop = f->hop;
 
   max_frames = MAX (max_frames, 1);
   max_groups = MAX (max_groups, 1);
-  plan->span_start = s;
   plan->n_frames = 0;
   plan->n_groups = 0;
   plan->submit = FALSE;
   plan->closes = FALSE;
   plan->flushed = FALSE;
+
+  /* (restarting frames: where the interval's first frame starts) */
+  if (f->restart_frames && kf == 0)
+    s = interval_first_frame (f, k);
+  s0 = s;
 
   for (;;) {
     guint64 kend = gst_gpu_fft_framing_grid_boundary (&f->grid, k + 1);
@@ -126,7 +179,7 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
       g->close = closes;
       plan->n_frames += take;
       plan->closes |= closes;
-      s += (guint64) take *hop;
+      s += (gint64) take *hop;
       kf += take;
     }
 
@@ -150,10 +203,27 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
       kf = 0;
       break;
     }
-    {
+    if (f->restart_frames) {
+      /* the next interval's frames start anew: in this batch only where
+       * they continue its grid */
+      gint64 next;
+
+      k++;
+      kf = 0;
+      next = interval_first_frame (f, k);
+      if (next != s) {
+        s = next;
+        if (plan->n_frames > 0) {
+          plan->submit = TRUE;
+          break;
+        }
+        s0 = s;
+      }
+    } else {
       /* next interval that can hold a frame, but never past the one that
        * holds sample avail_end (so that b(cur) <= avail_end) */
-      guint64 k_frame = gst_gpu_fft_framing_grid_index_of (&f->grid, s + n - 1);
+      guint64 k_frame = gst_gpu_fft_framing_grid_index_of (&f->grid,
+          (guint64) s + n - 1);
       guint64 k_avail = gst_gpu_fft_framing_grid_index_of (&f->grid, avail_end);
 
       k = MAX (k + 1, MIN (k_frame, k_avail));
@@ -165,8 +235,10 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
     }
   }
 
+  plan->span_start = (guint64) MAX (s0, 0);
+  plan->lead = s0 < 0 ? (guint) - s0 : 0;
   if (plan->submit) {
-    f->next_start = s;
+    f->next_start = (guint64) MAX (s, 0);
     f->cur = k;
     f->cur_frames = kf;
   } else {

@@ -7,7 +7,12 @@
  * flush, new segment, new caps).
  *
  * Intervals: interval k of a grid covers the samples
- *   [b(k), b(k+1)),  b(k) = origin + round (k * interval_ns * rate / 1e9).
+ *   [b(k), b(k+1)),  b(k) = origin + round (k * interval_ns * rate / 1e9),
+ * or, on a grid with spectrum's steps (gpuspectrum), GStreamer spectrum's
+ * own: intervals of F = floor (interval_ns * rate / 1e9) samples (at least
+ * 1), one sample longer where the remainders e = (interval_ns * rate) mod
+ * 1e9 it carries from interval to interval reach a second, one interval
+ * late: b(0) = 0, b(1) = F, b(k) = k F + floor ((k - 2) e / 1e9).
  * Frames: frame j covers [frame_origin + j*hop, frame_origin + j*hop + N);
  * a frame belongs to the interval that holds its last sample.
  *
@@ -17,6 +22,14 @@
  * is due when it closes a group or holds max_frames frames; frames of the
  * open interval below that limit stay pending (their samples must be kept
  * by the caller from framing->next_start on).
+ *
+ * With frames restarting at each interval (gpuspectrum, as spectrum), the
+ * frames of interval k start at b(k), every hop, and those that do not fit
+ * in it are not analysed; an interval shorter than a frame has one frame,
+ * the N samples that end with it (zeros where they reach before the
+ * stream's first sample: the batch's `lead`). A batch then holds the
+ * frames of consecutive intervals only where they lie on one grid, else
+ * one interval.
  *
  * A geometry change (N, hop, interval) is a restart: the caller flushes
  * (closing the open interval) and initialises the framing anew.
@@ -33,6 +46,8 @@ typedef struct
   guint64 origin;               /* sample where interval 0 starts */
   guint64 interval_ns;          /* >= 1 */
   guint rate;                   /* Hz, >= 1 */
+  gboolean spectrum_steps;      /* GStreamer spectrum's boundaries */
+  guint64 steps_f, steps_e;     /* ... its F and e */
 } GstGpuFftGrid;
 
 /* origin + round (k * interval_ns * rate / 1e9) */
@@ -51,6 +66,7 @@ typedef struct
   guint64 next_start;           /* first sample of the next frame not batched */
   guint64 cur;                  /* index of the current (open) interval */
   guint cur_frames;             /* frames of `cur` already handed out */
+  gboolean restart_frames;      /* frames start anew at each interval */
 } GstGpuFftFraming;
 
 typedef struct
@@ -66,7 +82,11 @@ typedef struct
 
 typedef struct
 {
-  guint64 span_start;           /* first sample of the batch's first frame */
+  guint64 span_start;           /* first sample of the batch's first frame
+                                 * (after its lead) */
+  guint lead;                   /* zeros before span_start in its first
+                                 * frame (before the stream's first
+                                 * sample); 0 but with restarting frames */
   guint n_frames;
   guint n_groups;
   GstGpuFftBatchGroup *groups;  /* caller's array of max_groups entries */
@@ -78,6 +98,11 @@ typedef struct
 /* Restarts at sample 0: frames from 0, interval grid from 0. */
 void gst_gpu_fft_framing_init (GstGpuFftFraming * f, guint fft_size,
     guint hop, guint rate, guint64 interval_ns);
+
+/* GStreamer spectrum's intervals and frames (gpuspectrum), after init:
+ * the grid takes spectrum's steps, and the frames restart at each
+ * interval. */
+void gst_gpu_fft_framing_set_spectrum_steps (GstGpuFftFraming * f);
 
 /* Plans the next batch for the samples received so far, [0, avail_end).
  * flush: the stream ends (or restarts) at avail_end: the pending interval
@@ -91,7 +116,7 @@ gboolean gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f,
     guint max_frames, guint max_groups, GstGpuFftBatchPlan * plan);
 
 /* Samples a batch of n_frames frames from span_start needs:
- * (n_frames - 1) * hop + fft_size (0 for no frame). */
+ * (n_frames - 1) * hop + fft_size (0 for no frame), its lead included. */
 guint64 gst_gpu_fft_framing_span (const GstGpuFftFraming * f,
     guint n_frames);
 

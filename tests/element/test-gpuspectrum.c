@@ -5,9 +5,9 @@
  * multi-channel, S16/S32/F32/F64, bands 2, 8, 20, 128, 256 and 1025;
  * property changes while playing; a synchronous bus handler that changes
  * properties (spectrum deadlocks there); the scenarios of spectrum's own
- * unit tests; the property set. The steady tones sit on a bin centre, so
- * every frame has the same power and spectrum's mean of dB equals the
- * mean of power in dB: elsewhere the two differ by design (README). */
+ * unit tests; the property set; and every value (not only the main lobes)
+ * of noise, a chirp, tones between bins and with noise, and bursts, at
+ * thresholds -40 to -80, intervals of 10 ms to 1 s and bands 8 to 1025. */
 #include "gpufft-test-common.h"
 
 #define RATE 44100
@@ -427,9 +427,9 @@ unit_scenario (const gchar * format)
   gst_buffer_unref (in);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   m = msgs_collect (bus, 1, 60);
-  /* spectrum posts 100: the first interval, shorter than a frame (510
-   * samples), is analysed on zeros there, and has no message here */
-  fail_unless_equals_int (m->spectrum->len, 99);
+  /* spectrum's 100: the first interval, shorter than a frame (510
+   * samples), analysed with zeros before the stream's first sample */
+  fail_unless_equals_int (m->spectrum->len, 100);
   fail_unless (gst_structure_has_field_typed (g_ptr_array_index
           (m->spectrum, 0), "endtime", G_TYPE_UINT64));
   mag = magnitudes (g_ptr_array_index (m->spectrum, 0), &rows, &bands);
@@ -577,6 +577,215 @@ GST_START_TEST (test_bands_range)
 
 GST_END_TEST;
 
+/* One element (factory) on x: bands, threshold, multi-channel as given,
+ * 100 ms intervals, 441-sample buffers; its messages after EOS. */
+static Msgs *
+run_levels (const gchar * factory, const Fmt * f, const gdouble * x,
+    gsize n, guint bands, gint threshold, gboolean multi, guint64 interval)
+{
+  gchar *caps = fmt_caps_string (f);
+  gchar *b = g_strdup_printf ("%u", bands);
+  gchar *t = g_strdup_printf ("%d", threshold);
+  gchar *iv = g_strdup_printf ("%" G_GUINT64_FORMAT, interval);
+  GstBus *bus;
+  GstHarness *h = harness_new_element (factory, &bus, caps, "bands", b,
+      "multi-channel", multi ? "true" : "false", "interval", iv,
+      "threshold", t, NULL);
+  Msgs *m;
+
+  push_samples (h, f, x, n, 441, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, gst_util_uint64_scale (n, GST_SECOND,
+          (guint64) f->rate * interval) - 1, 60);
+  g_free (iv);
+  fail_unless_equals_int (m->errors->len, 0);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (b);
+  g_free (t);
+  return m;
+}
+
+/* Every value of every message where either element reads above
+ * threshold + 1 dB within tol dB, the same count; returns how many values
+ * were compared. */
+static guint
+compare_all_values (Msgs * ref, Msgs * got, gint threshold, gdouble tol,
+    const gchar * what)
+{
+  gdouble worst = 0;
+  guint i, n_values = 0;
+
+  fail_unless (ref->spectrum->len > 0, "%s: spectrum posted nothing", what);
+  fail_unless_equals_int (got->spectrum->len, ref->spectrum->len);
+  for (i = 0; i < ref->spectrum->len; i++) {
+    guint ra, ba, rb, bb, k;
+    gfloat *ma = magnitudes (g_ptr_array_index (ref->spectrum, i), &ra, &ba);
+    gfloat *mb = magnitudes (g_ptr_array_index (got->spectrum, i), &rb, &bb);
+
+    fail_unless_equals_int (rb, ra);
+    fail_unless_equals_int (bb, ba);
+    fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (got->spectrum, i),
+            "timestamp"), msg_u64 (g_ptr_array_index (ref->spectrum, i),
+            "timestamp"));
+    for (k = 0; k < ra * ba; k++) {
+      if (ma[k] <= threshold + 1 && mb[k] <= threshold + 1)
+        continue;
+      n_values++;
+      worst = MAX (worst, fabs (ma[k] - mb[k]));
+      fail_unless (fabs (ma[k] - mb[k]) <= tol, "%s: message %u value %u: "
+          "spectrum %.4f dB, gpuspectrum %.4f dB", what, i, k, ma[k], mb[k]);
+    }
+    g_free (ma);
+    g_free (mb);
+  }
+  g_print ("%-44s %3u messages, %6u values, worst %.5f dB\n", what,
+      ref->spectrum->len, n_values, worst);
+  return n_values;
+}
+
+/* Signals whose level varies from frame to frame (noise, a tone between
+ * bins, a tone with noise, bursts in silence): spectrum averages each
+ * frame's floored dB, and so does gpuspectrum, so every value agrees, at
+ * every threshold (the mean of floored dB depends on it). nfft divides the
+ * interval (4410 samples), so that spectrum's frames, which restart at
+ * each interval, are gpuspectrum's. */
+GST_START_TEST (test_side_by_side_varying_levels)
+{
+  static const guint bands[] = { 50, 64, 316 }; /* nfft 98, 126, 630 */
+  static const gint thresholds[] = { -40, -60, -80 };
+  static const gchar *formats[] = { "S16LE", "F32LE" };
+  gsize n = 10 * INTERVAL_SAMPLES, t;
+  guint fi, bi, ti, sig, ch;
+
+  if (!have_spectrum ())
+    return;
+  for (sig = 0; sig < 4; sig++) {
+    for (ch = 1; ch <= 2; ch++) {
+      gdouble *x = g_new0 (gdouble, n * ch);
+      const gchar *names[] = { "noise", "tone between bins", "tone + noise",
+        "20 ms bursts"
+      };
+
+      if (sig == 0 || sig == 2)
+        gen_noise (x, n * ch, 1, sig == 0 ? 0.2 : 0.01, 31 + ch);
+      if (sig == 1 || sig == 2)
+        gen_tone (x, n, ch, 0.5, 1234.5, RATE, 0.3);
+      if (sig == 3) {
+        gen_noise (x, n * ch, 1, 0.3, 37);
+        for (t = 0; t < n; t++) /* 20 ms on in every 100 ms */
+          if ((t % INTERVAL_SAMPLES) >= 882)
+            memset (x + t * ch, 0, ch * sizeof (gdouble));
+      }
+      for (fi = 0; fi < G_N_ELEMENTS (formats); fi++) {
+        Fmt f = { formats[fi], RATE, (gint) ch, FALSE };
+        gdouble *q = g_memdup2 (x, n * ch * sizeof (gdouble));
+        guint compared = 0;
+
+        fmt_quantize (&f, q, n * ch);
+        for (bi = 0; bi < G_N_ELEMENTS (bands); bi++) {
+          for (ti = 0; ti < G_N_ELEMENTS (thresholds); ti++) {
+            gboolean multi = ch == 2 && (bi + ti) % 2 == 0;
+            gchar *what = g_strdup_printf ("%s, %s %u ch%s, bands %u, %d dB",
+                names[sig], formats[fi], ch, multi ? " multi" : "",
+                bands[bi], thresholds[ti]);
+            Msgs *ref = run_levels ("spectrum", &f, q, n, bands[bi],
+                thresholds[ti], multi, 100 * GST_MSECOND);
+            Msgs *got = run_levels ("gpuspectrum", &f, q, n, bands[bi],
+                thresholds[ti], multi, 100 * GST_MSECOND);
+
+            compared += compare_all_values (ref, got, thresholds[ti], 0.01,
+                what);
+            msgs_free (ref);
+            msgs_free (got);
+            g_free (what);
+          }
+        }
+        /* (a comparison of floors only would prove nothing) */
+        fail_unless (compared > 100, "%s: only %u values above the "
+            "thresholds", names[sig], compared);
+        g_free (q);
+      }
+      g_free (x);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Frames that restart at each interval, nfft not dividing it (spectrum
+ * leaves the samples after the last whole frame unanalysed, and so does
+ * gpuspectrum), or intervals shorter than nfft (one frame, the nfft
+ * samples that end with the interval: zeros before the stream's start):
+ * a chirp, noise and a tone with noise, intervals of 10 ms (441 samples),
+ * 33 ms (1455.3: spectrum's own steps, 1455 or 1456 samples) and 1 s,
+ * bands 8 to 1025 (nfft 14 to 2048), the stream ending inside an interval
+ * (spectrum posts nothing for it, nor does gpuspectrum); every value and
+ * the counts and timestamps as spectrum's. */
+GST_START_TEST (test_side_by_side_restarting_frames)
+{
+  static const guint bands[] = { 8, 20, 128, 129, 200, 256, 1025 };
+  static const guint64 intervals[] = { 10 * GST_MSECOND, 33 * GST_MSECOND,
+    GST_SECOND
+  };
+  static const gchar *formats[] = { "S16LE", "S32LE", "F32LE", "F64LE" };
+  gsize n = 3 * RATE + 777;
+  guint sig, bi, ii;
+
+  if (!have_spectrum ())
+    return;
+  for (sig = 0; sig < 3; sig++) {
+    const gchar *names[] = { "chirp", "noise", "tone + noise" };
+    gdouble *x = g_new0 (gdouble, n * 2);
+    gsize t;
+    guint compared = 0;
+
+    if (sig == 0) {
+      /* 100 Hz -> 15 kHz over the stream, both channels */
+      for (t = 0; t < n; t++) {
+        gdouble tt = (gdouble) t / RATE, T = (gdouble) n / RATE;
+        gdouble ph = 2 * G_PI * (100 * tt + (15000 - 100) * tt * tt / (2 * T));
+
+        x[2 * t] = 0.5 * sin (ph);
+        x[2 * t + 1] = 0.25 * cos (ph);
+      }
+    } else {
+      gen_noise (x, n * 2, 1, sig == 1 ? 0.2 : 0.02, 41);
+      if (sig == 2)
+        gen_tone (x, n, 2, 0.5, 3210.7, RATE, 0.1);
+    }
+    for (bi = 0; bi < G_N_ELEMENTS (bands); bi++) {
+      for (ii = 0; ii < G_N_ELEMENTS (intervals); ii++) {
+        const gchar *format = formats[(bi + ii + sig) % 4];
+        gboolean multi = (bi + ii) % 2 == 1;
+        Fmt f = { format, RATE, 2, FALSE };
+        gdouble *q = g_memdup2 (x, n * 2 * sizeof (gdouble));
+        gchar *what;
+        Msgs *ref, *got;
+
+        fmt_quantize (&f, q, n * 2);
+        what = g_strdup_printf ("%s, %s%s, bands %u, %" G_GUINT64_FORMAT
+            " ms", names[sig], format, multi ? " multi" : "", bands[bi],
+            intervals[ii] / GST_MSECOND);
+        ref = run_levels ("spectrum", &f, q, n, bands[bi], -80, multi,
+            intervals[ii]);
+        got = run_levels ("gpuspectrum", &f, q, n, bands[bi], -80, multi,
+            intervals[ii]);
+        compared += compare_all_values (ref, got, -80, 0.01, what);
+        msgs_free (ref);
+        msgs_free (got);
+        g_free (what);
+        g_free (q);
+      }
+    }
+    fail_unless (compared > 1000, "%s: only %u values compared", names[sig],
+        compared);
+    g_free (x);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 gpuspectrum_suite (void)
 {
@@ -590,6 +799,8 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_unit_scenarios);
   tcase_add_test (tc, test_side_by_side_bands);
   tcase_add_test (tc, test_side_by_side_formats);
+  tcase_add_test (tc, test_side_by_side_varying_levels);
+  tcase_add_test (tc, test_side_by_side_restarting_frames);
   tcase_add_test (tc, test_side_by_side_property_change);
   tcase_add_test (tc, test_multi_channel_change);
   tcase_add_test (tc, test_sync_handler_changes_bands);
