@@ -9,6 +9,8 @@
  *   spectrum bands=N/2+1 multi-channel=true   (GStreamer's CPU analyser)
  *   gpufftspectrum fft-size=N hop-size=H multi-channel=true
  *       message-format=bytes message-dominant=false
+ *   gpuspectrum bands=N/2+1 multi-channel=true   (the drop-in, when asked:
+ *       --elements)
  * Cases: S = 1, 16, 64, 256, 1024 stereo streams of 480-sample (10 ms)
  * buffers, fft 1024 hop 512, live and as fast as possible; and 1 stream of
  * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
@@ -274,8 +276,8 @@ percentile (GArray * a, gdouble p)
 static gchar *
 element_desc (const Case * c, const gchar * el, guint i)
 {
-  if (g_str_equal (el, "spectrum"))
-    return g_strdup_printf ("spectrum name=a%u bands=%u multi-channel=true",
+  if (g_str_equal (el, "spectrum") || g_str_equal (el, "gpuspectrum"))
+    return g_strdup_printf ("%s name=a%u bands=%u multi-channel=true", el,
         i, c->fft / 2 + 1);
   if (g_str_equal (el, "gpufftspectrum"))
     return g_strdup_printf ("gpufftspectrum name=a%u fft-size=%u "
@@ -434,7 +436,8 @@ run_case (const Case * c, const gchar * el, Result * res)
 
       g_snprintf (name, sizeof (name), "a%u", i);
       a = gst_bin_get_by_name (GST_BIN (pipe), name);
-      g_object_get (a, "stats", &st, NULL);
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (a), "stats"))
+        g_object_get (a, "stats", &st, NULL);
       if (st && i == 0 && gst_structure_get_uint64 (st,
               "device-submissions", &v)) {
         res->subs = v;
