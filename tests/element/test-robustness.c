@@ -1214,6 +1214,39 @@ GST_START_TEST (test_blocked_handler_counted)
 
 GST_END_TEST;
 
+/* An application that starts and stops its pipeline again and again, one
+ * element at a time, so that no device stays open in between: 40 starts
+ * in one process, each with its messages. (NVIDIA's driver refuses a 31st
+ * Vulkan instance made and destroyed in a process; the engine keeps one
+ * instance for the process, gpufft-context.c.) */
+GST_START_TEST (test_many_restarts)
+{
+  Fmt f = { "F32LE", 48000, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, 4800);
+  guint i;
+
+  gen_tone (x, 4800, 1, 0.5, 1000.0, 48000, 0.0);
+  for (i = 0; i < 40; i++) {
+    GstBus *bus;
+    GstHarness *h = harness_new (&bus, caps, "interval", "50000000", NULL);
+    Msgs *m;
+
+    push_samples (h, &f, x, 4800, 480, 0, FALSE);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    m = msgs_collect (bus, 2, 60);
+    fail_unless_equals_int (m->errors->len, 0);
+    fail_unless (m->spectrum->len >= 2, "start %u: %u messages", i,
+        m->spectrum->len);
+    msgs_free (m);
+    harness_free (h, bus);
+  }
+  g_free (x);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
 static Suite *
 robustness_suite (void)
 {
@@ -1239,6 +1272,7 @@ robustness_suite (void)
   tcase_add_test (tc, test_message_switches);
   tcase_add_test (tc, test_device_index_out_of_range);
   tcase_add_test (tc, test_device_name);
+  tcase_add_test (tc, test_many_restarts);
   tcase_add_test (tc, test_stop_from_sync_handler);
   tcase_add_test (tc, test_stop_from_sync_handler_not_live);
   tcase_add_test (tc, test_slow_handler_isolated);

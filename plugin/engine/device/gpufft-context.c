@@ -18,6 +18,14 @@ static GHashTable *registry;
  * element's opening may be making the next one): recursive, as a context
  * that fails to be made is destroyed under it. */
 static GRecMutex driver_lock;
+/* The process's one Vulkan instance, made at the first use and never
+ * destroyed (under driver_lock): every context's devices are made on it.
+ * NVIDIA's driver (580) refuses vkCreateInstance after 30 instances were
+ * made and destroyed in a process (VK_ERROR_INCOMPATIBLE_DRIVER), so an
+ * application that starts and stops its pipelines, one element at a
+ * time, failed at its 31st start; devices it makes and destroys without
+ * end. */
+static VkInstance process_instance;
 
 static gboolean
 create_instance (VkInstance * out, GError ** error)
@@ -52,6 +60,17 @@ create_instance (VkInstance * out, GError ** error)
         "could not create a Vulkan 1.1 instance (vkCreateInstance: %s)",
         gpufft_vk_result_string (res));
   return FALSE;
+}
+
+/* The process's instance (made now if need be); with driver_lock held. */
+static gboolean
+shared_instance (VkInstance * out, GError ** error)
+{
+  if (process_instance == VK_NULL_HANDLE
+      && !create_instance (&process_instance, error))
+    return FALSE;
+  *out = process_instance;
+  return TRUE;
 }
 
 /* Enumerates the physical devices of instance; *out freed with g_free. */
@@ -296,11 +315,10 @@ context_destroy (GpufftContext * ctx)
     if (!g_atomic_int_get (&ctx->lost))
       vkDeviceWaitIdle (ctx->device);
   }
+  /* (the instance is the process's: kept) */
   g_rec_mutex_lock (&driver_lock);
   if (ctx->device != VK_NULL_HANDLE)
     vkDestroyDevice (ctx->device, NULL);
-  if (ctx->instance != VK_NULL_HANDLE)
-    vkDestroyInstance (ctx->instance, NULL);
   g_rec_mutex_unlock (&driver_lock);
   g_mutex_clear (&ctx->queue_lock);
   g_mutex_clear (&ctx->memory_lock);
@@ -335,7 +353,7 @@ host_import_supported (VkPhysicalDevice phys)
   return found;
 }
 
-/* Takes ownership of instance (destroyed on failure). */
+/* On instance (the process's, borrowed). */
 static GpufftContext *
 context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
     GError ** error)
@@ -581,17 +599,14 @@ gpufft_context_get (gint device_index, GError ** error)
   t1 = g_get_monotonic_time ();
   g_rec_mutex_lock (&driver_lock);
   locked = TRUE;
-  if (!create_instance (&instance, error))
+  if (!shared_instance (&instance, error))
     goto out;
   t2 = g_get_monotonic_time ();
-  if (!resolve_device (instance, device_index, &phys, &index, error)) {
-    vkDestroyInstance (instance, NULL);
+  if (!resolve_device (instance, device_index, &phys, &index, error))
     goto out;
-  }
   t3 = g_get_monotonic_time ();
   ctx = registry_lookup (index);
   if (ctx != NULL) {
-    vkDestroyInstance (instance, NULL);
     g_atomic_int_inc (&ctx->ref_count);
     goto out;
   }
@@ -677,8 +692,7 @@ gpufft_context_is_cpu (GpufftContext * ctx)
 gchar **
 gpufft_list_devices (GError ** error)
 {
-  GpufftContext *any;
-  VkInstance instance = VK_NULL_HANDLE, own = VK_NULL_HANDLE;
+  VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice *devs = NULL;
   VkPhysicalDeviceProperties props;
   gchar **names = NULL;
@@ -688,14 +702,8 @@ gpufft_list_devices (GError ** error)
     return NULL;
   g_mutex_lock (&registry_lock);
   g_rec_mutex_lock (&driver_lock);
-  any = registry_any ();
-  if (any != NULL) {
-    instance = any->instance;
-  } else {
-    if (!create_instance (&own, error))
-      goto out;
-    instance = own;
-  }
+  if (!shared_instance (&instance, error))
+    goto out;
   if (!enumerate_devices (instance, &devs, &n, error))
     goto out;
 
@@ -707,8 +715,6 @@ gpufft_list_devices (GError ** error)
 
 out:
   g_free (devs);
-  if (own != VK_NULL_HANDLE)
-    vkDestroyInstance (own, NULL);
   g_rec_mutex_unlock (&driver_lock);
   g_mutex_unlock (&registry_lock);
   return names;
