@@ -112,10 +112,12 @@ gst_gpu_fft_allocator_alloc (GstAllocator * allocator, gsize size,
   if (host == NULL)
     host = gpufft_host_memory_new (self->ctx, host_size, &error);
   if (host == NULL) {
+    /* (a lost device, or no memory left of its kind: system memory, which
+     * the element copies, rather than a failed allocation upstream) */
     GST_WARNING_OBJECT (self, "no host memory of %" G_GSIZE_FORMAT
-        " bytes: %s", host_size, error->message);
+        " bytes: %s; system memory instead", host_size, error->message);
     g_clear_error (&error);
-    return NULL;
+    return gst_allocator_alloc (NULL, size, params);
   }
   data = gpufft_host_memory_get_data (host);
   shift = ((guintptr) data & align) ? (align + 1) - ((guintptr) data & align)
@@ -234,7 +236,6 @@ gst_gpu_fft_allocator_init (GstGpuFftAllocator * self)
   alloc->mem_share = mem_share;
   alloc->mem_copy = mem_copy;
   alloc->mem_is_span = mem_is_span;
-  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
   g_mutex_init (&self->lock);
   g_queue_init (&self->kept);
 }

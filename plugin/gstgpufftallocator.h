@@ -15,6 +15,9 @@
  * GstBuffer rules. Copies (gst_memory_copy) are made in this allocator's
  * memory too; shares are sub-memories of the same host memory.
  *
+ * When the device's memory cannot be had (a lost device, none left of
+ * its kind), alloc gives system memory instead, with a warning.
+ *
  * Freed memory is kept for reuse (the allocations of a stream are usually
  * all of one size): up to KEEP_COUNT pieces and KEEP_BYTES bytes, the
  * oldest freed first when over.

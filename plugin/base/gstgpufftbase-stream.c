@@ -45,12 +45,22 @@ gst_gpu_fft_base_stream_compat_buffer (GstGpuFftBase * self, guint64 pos,
   const GstGpuFftGrid *grid = &self->framing.grid;
   guint64 k = gst_gpu_fft_framing_grid_index_of (grid, pos);
   GstGpuFftCompatStart st = { k, pts };
+  guint i = 0;
 
   if (gst_gpu_fft_framing_grid_boundary (grid, k) != pos)
     return;
   if (self->compat_starts == NULL)
     self->compat_starts = g_array_new (FALSE, FALSE,
         sizeof (GstGpuFftCompatStart));
+  /* (the intervals before the open one are timed, or were not posted:
+   * their entries go, so that the array stays short with post-messages
+   * off) */
+  while (i < self->compat_starts->len
+      && g_array_index (self->compat_starts, GstGpuFftCompatStart,
+          i).interval < self->framing.cur)
+    i++;
+  if (i > 0)
+    g_array_remove_range (self->compat_starts, 0, i);
   g_array_append_val (self->compat_starts, st);
 }
 
@@ -356,7 +366,11 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
   GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
   GstGpuFftMessageParams *p;
 
-  if (!live->post_messages || self->discarding)
+  /* (discarding: only the interval cut short; complete ones still waiting
+   * in the store, a live stream's backlog, are posted) */
+  if (!live->post_messages || (self->discarding && g->end <
+          gst_gpu_fft_framing_grid_boundary (&self->framing.grid,
+              g->interval + 1)))
     return NULL;
   p = g_new0 (GstGpuFftMessageParams, 1);
   p->timestamp = gst_gpu_fft_base_stream_sample_to_time (self, g->start);
@@ -495,6 +509,10 @@ offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
   if (gst_buffer_n_memory (self->in_buf) == 1)
     host = gst_gpu_fft_allocator_memory_host (gst_buffer_peek_memory
         (self->in_buf, 0));
+  /* (the memory of another element's device is copied, not imported) */
+  if (host && gpufft_host_memory_get_context (host) !=
+      gst_gpu_fft_device_peek (self->device))
+    return;
   if (host == NULL && (min == 0
           || seg->n_samples * GST_AUDIO_INFO_BPF (&self->info) < min))
     return;

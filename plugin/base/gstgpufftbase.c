@@ -355,9 +355,12 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   gst_gpu_fft_plan_job_prune (self->given_up_jobs);
-  /* (before the opening starts: it may set the name at once) */
+  /* (before the opening starts: it may set the name and the allocator at
+   * once) */
   GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->device_name, g_free);
+  gst_clear_object (&self->allocator);
+  self->allocation_unanswered = FALSE;
   GST_OBJECT_UNLOCK (self);
   /* (opened beside the stream: the plan job waits for it) */
   device = gst_gpu_fft_device_open (GST_ELEMENT (self), index, device_opened);
@@ -405,8 +408,9 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   self->device = NULL;
   GST_OBJECT_UNLOCK (self);
   gst_gpu_fft_device_close (device);
-  /* (after the close: the opening no longer sets one; memory still in
-   * buffers keeps it) */
+  /* (after the close, which returns at once while the opening thread is in
+   * device_opened: start clears a late one again; memory still in buffers
+   * keeps it) */
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->allocator);
   self->allocation_unanswered = FALSE;
@@ -416,6 +420,9 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   self->buffer_hint = 0;
   self->running = FALSE;
   self->received = 0;
+  self->compat_timed = FALSE;
+  if (self->compat_starts)
+    g_array_set_size (self->compat_starts, 0);
   self->have_format = FALSE;
   self->next_pts = GST_CLOCK_TIME_NONE;
   return TRUE;

@@ -50,6 +50,21 @@ gst_gpu_fft_framing_grid_index_of (const GstGpuFftGrid * grid, guint64 sample)
   if (sample <= grid->origin)
     return 0;
   rel = sample - grid->origin;
+  if (grid->spectrum_steps) {
+    /* b(k) lies in [k F, k (F + 1)]: a binary search between rel / (F + 1)
+     * and rel / F (+ 1) */
+    guint64 lo = rel / (grid->steps_f + 1), hi = rel / grid->steps_f + 1;
+
+    while (lo < hi) {
+      guint64 mid = lo + (hi - lo + 1) / 2;
+
+      if (gst_gpu_fft_framing_grid_boundary (grid, mid) <= sample)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    return lo;
+  }
   /* t = floor (rel * 1e9 / rate) ns, then k = t / interval: within one or
    * two of the answer because of the rounding of the boundaries. */
   q = rel / grid->rate;

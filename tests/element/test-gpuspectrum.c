@@ -786,6 +786,46 @@ GST_START_TEST (test_side_by_side_restarting_frames)
 
 GST_END_TEST;
 
+/* A live stream that ends while its plan is still being made (2 s,
+ * GPUFFT_DEBUG_SLOW_PLAN_MS): the complete intervals waiting in the store
+ * are posted at EOS, as spectrum posted them while they passed, and only
+ * the interval EOS cuts short is not; the same count and values as
+ * spectrum's. */
+GST_START_TEST (test_live_backlog_at_eos)
+{
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gsize n = 5 * INTERVAL_SAMPLES + 882;
+  gdouble *x = g_new0 (gdouble, n);
+  gchar *caps = fmt_caps_string (&f);
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *ref, *got;
+
+  if (!have_spectrum ())
+    return;
+  gen_noise (x, n, 1, 0.2, 43);
+  ref = run_levels ("spectrum", &f, x, n, 64, -80, FALSE, 100 * GST_MSECOND);
+  g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", "2000", TRUE);
+  h = harness_new_element ("gpuspectrum", &bus, NULL, "bands", "64",
+      "threshold", "-80", NULL);
+  gst_harness_set_live (h, TRUE);
+  gst_harness_set_src_caps_str (h, caps);
+  push_samples (h, &f, x, n, 441, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  got = msgs_collect (bus, 5, 60);
+  g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  fail_unless_equals_int (got->errors->len, 0);
+  fail_unless_equals_int (ref->spectrum->len, 5);
+  compare_all_values (ref, got, -80, 0.01, "live backlog at EOS");
+  msgs_free (ref);
+  msgs_free (got);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpuspectrum_suite (void)
 {
@@ -801,6 +841,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_side_by_side_formats);
   tcase_add_test (tc, test_side_by_side_varying_levels);
   tcase_add_test (tc, test_side_by_side_restarting_frames);
+  tcase_add_test (tc, test_live_backlog_at_eos);
   tcase_add_test (tc, test_side_by_side_property_change);
   tcase_add_test (tc, test_multi_channel_change);
   tcase_add_test (tc, test_sync_handler_changes_bands);

@@ -263,6 +263,7 @@ check_mean_db (guint size)
   c.averaging = GPUFFT_AVERAGING_MEAN_DB;
   c.output_db = TRUE;
   c.db_offset = offset;
+  c.n_peaks = 0;
   got = run (&c, in);
   for (g = 0; g < got->len && g < N_GROUPS; g++) {
     const Got *r = g_ptr_array_index (got, g);

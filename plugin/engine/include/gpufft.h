@@ -81,7 +81,7 @@
  *   of max (10 log10 (gain[k] p) + db_offset, db_floor), each frame floored
  *   before the mean (so the result depends on db_floor, and reads below the
  *   dB of the mean power wherever the level varies from frame to frame);
- *   output_db only, without bands or level; a group without a frame reads
+ *   output_db only, without bands, level or peaks; a group without a frame reads
  *   db_floor. A frame with a NaN or infinite sample leaves y as it is (is
  *   left out of the mean).
  *

@@ -29,9 +29,9 @@ gpufft_plan_analysis_check (const GpufftPlanConfig * c, GError ** error)
     case GPUFFT_AVERAGING_MAX_HOLD:
       break;
     case GPUFFT_AVERAGING_MEAN_DB:
-      if (!c->output_db || c->n_bands > 0 || c->level_weights)
+      if (!c->output_db || c->n_bands > 0 || c->level_weights || c->n_peaks > 0)
         return gpufft_error_invalid (error, "the mean of dB values needs dB "
-            "output (output_db), and takes no bands or level");
+            "output (output_db), and takes no bands, level or peaks");
       break;
     case GPUFFT_AVERAGING_EXPONENTIAL:
       if (!(c->time_constant > 0.0) || !isfinite (c->time_constant))
