@@ -6,7 +6,8 @@
  * renderer, on the same contexts). Both use GLib but no GStreamer type.
  *
  * Objects
- *   GpufftContext  one Vulkan instance + device + compute queue. There is one
+ *   GpufftContext  one Vulkan device + compute queue, on the process's one
+ *                  Vulkan instance (made at the first use, kept). There is one
  *                  context per device per process: gpufft_context_get() with
  *                  the same resolved device returns the same, reference-
  *                  counted context. Thread-safe: plans on one context may be
