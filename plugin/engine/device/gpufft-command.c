@@ -98,6 +98,18 @@ gpufft_command_timestamp (GpufftCommand * c, guint query)
       c->queries, query);
 }
 
+/* Resets the fence and submits the recorded commands; sets pending. */
+static gboolean
+fence_and_submit (GpufftCommand * c, GpufftContext * ctx, GError ** error)
+{
+  if (!gpufft_vk_check (vkResetFences (ctx->device, 1, &c->fence),
+          "vkResetFences", error)
+      || !gpufft_context_submit (ctx, c->cmd, c->fence, error))
+    return FALSE;
+  c->pending = TRUE;
+  return TRUE;
+}
+
 gboolean
 gpufft_command_submit (GpufftCommand * c, GpufftContext * ctx, GError ** error)
 {
@@ -111,34 +123,20 @@ gpufft_command_submit (GpufftCommand * c, GpufftContext * ctx, GError ** error)
   res = vkEndCommandBuffer (c->cmd);
   if (!gpufft_vk_check (res, "vkEndCommandBuffer", error))
     return FALSE;
-  res = vkResetFences (ctx->device, 1, &c->fence);
-  if (!gpufft_vk_check (res, "vkResetFences", error))
-    return FALSE;
-  if (!gpufft_context_submit (ctx, c->cmd, c->fence, error))
-    return FALSE;
-  c->pending = TRUE;
-  return TRUE;
+  return fence_and_submit (c, ctx, error);
 }
 
 gboolean
 gpufft_command_resubmit (GpufftCommand * c, GpufftContext * ctx,
     GError ** error)
 {
-  VkResult res;
-
   if (c->pending || !c->reusable) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
         "command buffer still in flight, or not reusable");
     return FALSE;
   }
   c->completed = FALSE;
-  res = vkResetFences (ctx->device, 1, &c->fence);
-  if (!gpufft_vk_check (res, "vkResetFences", error))
-    return FALSE;
-  if (!gpufft_context_submit (ctx, c->cmd, c->fence, error))
-    return FALSE;
-  c->pending = TRUE;
-  return TRUE;
+  return fence_and_submit (c, ctx, error);
 }
 
 gboolean

@@ -129,6 +129,15 @@ gpufft_merge_plan_ok (const GpufftPlan * plan)
       && !plan->cfg.complex_out;
 }
 
+void
+gpufft_merge_slot_alone (GpufftSlot * s)
+{
+  s->merged = FALSE;
+  s->merge_in = NULL;
+  s->merge_offset = 0;
+  s->reduce_params.partial_base = 0;
+}
+
 static void
 merge_begin (gpointer data, guint record)
 {
@@ -295,10 +304,7 @@ merge_round (gpointer data, GpufftJob * const *jobs, guint n_slots)
     GpufftSlot *s = slots[i];
     guint gi = NONE;
 
-    s->merged = FALSE;
-    s->merge_in = NULL;
-    s->merge_offset = 0;
-    s->reduce_params.partial_base = 0;
+    gpufft_merge_slot_alone (s);
     if (s->plan->mergeable && s->n_chunks > 0) {
       for (j = 0; j < m->groups->len && gi == NONE; j++)
         if (same_geometry (g_array_index (m->groups, Group, j).first, s))

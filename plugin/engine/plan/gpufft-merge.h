@@ -63,5 +63,9 @@ GpufftBuffer *gpufft_merge_partial (GpufftMerge * m);
 /* TRUE when the plan's batches may share a dispatch. */
 gboolean gpufft_merge_plan_ok (const GpufftPlan * plan);
 
+/* Marks slot s as running its FFTs in a dispatch of its own (not merged):
+ * its input at offset 0 of its plan's, its partial rows from 0. */
+void gpufft_merge_slot_alone (GpufftSlot * s);
+
 G_END_DECLS
 #endif /* __GPUFFT_MERGE_H__ */

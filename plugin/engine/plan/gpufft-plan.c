@@ -113,11 +113,8 @@ job_own_command (GpufftJob * job, gboolean * record)
     s->own_sig = g_byte_array_new ();
     s->next_sig = g_byte_array_new ();
   }
-  /* (alone: no dispatch shared with other plans, gpufft-merge.c) */
-  s->merged = FALSE;
-  s->merge_in = NULL;
-  s->merge_offset = 0;
-  s->reduce_params.partial_base = 0;
+  /* (alone: no dispatch shared with other plans) */
+  gpufft_merge_slot_alone (s);
   gpufft_plan_slot_signature (plan, s, s->next_sig);
   *record = !s->own_valid || s->own_sig->len != s->next_sig->len
       || memcmp (s->own_sig->data, s->next_sig->data, s->own_sig->len) != 0;
@@ -701,9 +698,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   g_debug ("plan N=%u: %s kernel, %u frames in %u chunks a batch at most; "
       "made in %.1f ms (and %.1f ms saving the driver's cache file)",
       config->fft_size,
-      plan->cpu ? "CPU devices'" : plan->
-      any ? "generic-size" : plan->four_step ? "four-step" : "fused",
-      plan->max_frames, plan->max_chunks, stats.plan_ns / 1e6,
+      plan->cpu ? "CPU devices'" : plan->any ? "generic-size" : plan->
+      four_step ? "four-step" : "fused", plan->max_frames, plan->max_chunks,
+      stats.plan_ns / 1e6,
       (g_get_monotonic_time () - t0) / 1e3 - stats.plan_ns / 1e6);
   gpufft_plan_cpu_start_upgrade (plan);
   return plan;
