@@ -26,18 +26,19 @@
  * floored at threshold and then averaged (on the GPU: the reduce kernel's
  * mean-of-dB mode), its message times (the PTS of the buffer an interval
  * begins with, else the last message's time plus the interval's samples),
- * and its message count (the interval that EOS or a flush cuts short is
- * not posted). A change of bands, interval or multi-channel reaches the
+ * its message count (the interval that EOS or a flush cuts short is not
+ * posted), and its DISCONT (the interval cut is not posted, its sums of dB
+ * go into the next message, divided by that one's frame count; the
+ * intervals start again there, the first as long as the one cut; the
+ * frames go on over the samples before; a timestamp jump alone changes
+ * nothing). A change of bands, interval or multi-channel reaches the
  * next message: what was measured with the old values and not yet posted
  * is dropped (spectrum drops the interval the change cuts short; intervals
  * still on the GPU, a few ms, go too; as with spectrum, messages already
  * queued on the bus for an asynchronous watch stay there). message-phase
  * applies from the next interval. What it keeps of its own, spectrum's
  * faults: phase is that of the interval's last frame (spectrum averages
- * angles); a DISCONT restarts cleanly (spectrum carries the sums of the
- * interval it cuts into the next message, divided by the next interval's
- * frame count, and analyses stale samples in a short interval after it);
- * S24 downmix works; a synchronous bus handler may change any property;
+ * angles); S24 downmix works; a synchronous bus handler may change any property;
  * no reference is kept on buffers; non-interleaved input and up to 4096
  * channels.
  *

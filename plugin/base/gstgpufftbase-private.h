@@ -48,6 +48,11 @@ void gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self);
  * analyse what the store holds; otherwise only a non-live one does. */
 gboolean gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
     gboolean ending);
+/* gpuspectrum at a DISCONT, as spectrum: the pending interval is cut
+ * where the stream stands (not posted: its sums go into the next
+ * message), the intervals start again here and the samples go on. A
+ * stream whose plan is not ready restarts instead. */
+gboolean gst_gpu_fft_base_stream_cut (GstGpuFftBase * self);
 
 /* gstgpufftbase-results.c */
 void gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,

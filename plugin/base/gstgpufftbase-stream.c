@@ -365,14 +365,16 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
   const GstGpuFftBaseSettings *live = &self->live;
   GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
   GstGpuFftMessageParams *p;
+  gboolean cut = g->end < gst_gpu_fft_framing_grid_boundary
+      (&self->framing.grid, g->interval + 1);
 
   /* (discarding: only the interval cut short; complete ones still waiting
    * in the store, a live stream's backlog, are posted) */
-  if (!live->post_messages || (self->discarding && g->end <
-          gst_gpu_fft_framing_grid_boundary (&self->framing.grid,
-              g->interval + 1)))
+  if (!live->post_messages || (self->discarding && cut))
     return NULL;
   p = g_new0 (GstGpuFftMessageParams, 1);
+  p->carry = self->cutting && cut;
+  p->restart_gen = self->restart_gen;
   p->timestamp = gst_gpu_fft_base_stream_sample_to_time (self, g->start);
   p->duration =
       gst_gpu_fft_base_stream_sample_to_time (self, g->end) - p->timestamp;
@@ -727,6 +729,7 @@ forget_received (GstGpuFftBase * self)
 {
   self->running = FALSE;
   self->received = 0;
+  self->restart_gen++;
   self->compat_timed = FALSE;
   if (self->compat_starts)
     g_array_set_size (self->compat_starts, 0);
@@ -785,4 +788,42 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
   }
   forget_received (self);
   return ok;
+}
+
+gboolean
+gst_gpu_fft_base_stream_cut (GstGpuFftBase * self)
+{
+  GstGpuFftFraming *f = &self->framing;
+  guint64 at = self->received, k, len, need;
+  gboolean failed, ok;
+
+  if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0, &failed))
+    return failed ? FALSE : gst_gpu_fft_base_stream_flush_and_restart (self,
+        FALSE);
+  /* (spectrum's next interval is as long as the one the cut falls in) */
+  k = gst_gpu_fft_framing_grid_index_of (&f->grid, at);
+  len = gst_gpu_fft_framing_grid_boundary (&f->grid, k + 1) -
+      gst_gpu_fft_framing_grid_boundary (&f->grid, k);
+  GST_DEBUG_OBJECT (self, "DISCONT: interval cut after %" G_GUINT64_FORMAT
+      " samples, the next %" G_GUINT64_FORMAT " long", at -
+      gst_gpu_fft_framing_grid_boundary (&f->grid, k), len);
+  self->cutting = TRUE;
+  ok = gst_gpu_fft_base_stream_run_batches (self, at, TRUE, at, NULL, 0);
+  self->cutting = FALSE;
+  if (!ok)
+    return FALSE;
+  need = gst_gpu_fft_framing_cut (f, at, len);
+  /* (the messages of the intervals before are timed: what is left of
+   * their record goes; the next interval takes this buffer's PTS) */
+  self->compat_timed = FALSE;
+  if (self->compat_starts)
+    g_array_set_size (self->compat_starts, 0);
+  /* (what a frame after the cut reaches back to is still stored, but for
+   * an interval shorter than a frame right after a restart) */
+  if (need < self->store.start && need < at) {
+    GST_DEBUG_OBJECT (self, "samples before the cut no longer stored: "
+        "restarting");
+    return gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
+  }
+  return TRUE;
 }

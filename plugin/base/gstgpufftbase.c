@@ -242,6 +242,7 @@ gst_gpu_fft_base_finalize (GObject * object)
   g_free (self->device_name);
   gst_clear_object (&self->allocator);
   g_clear_pointer (&self->compat_starts, g_array_unref);
+  g_free (self->carry);
   g_free (self->zeros);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -731,7 +732,7 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   guint64 pos;
   gsize n, skip;
   guint c;
-  gboolean ok;
+  gboolean ok, compat;
 
   if (!self->have_format || self->device == NULL)
     return GST_FLOW_NOT_NEGOTIATED;
@@ -785,10 +786,18 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * open interval closes where the stream stands (posted as a partial
    * interval, with the old geometry) and the analysis restarts here. A
    * discontinuity, flagged or not (a timestamp more than 40 ms away from
-   * where the sample count puts it), does the same: no frame may span it. */
-  if (self->running && (self->live_gen != self->applied_gen
+   * where the sample count puts it), does the same: no frame may span it.
+   * gpuspectrum does what spectrum does instead: a DISCONT flag cuts the
+   * interval (gst_gpu_fft_base_stream_cut), a timestamp alone is no
+   * discontinuity. */
+  compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
+  if (self->running && self->live_gen == self->applied_gen && compat
+      && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)) {
+    if (!gst_gpu_fft_base_stream_cut (self))
+      goto error;
+  } else if (self->running && (self->live_gen != self->applied_gen
           || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
-          || (GST_CLOCK_TIME_IS_VALID (pts)
+          || (!compat && GST_CLOCK_TIME_IS_VALID (pts)
               && ABS (GST_CLOCK_DIFF (gst_gpu_fft_base_stream_sample_to_time
                       (self, self->received), pts)) > PTS_TOLERANCE))) {
     GST_DEBUG_OBJECT (self, "%s", self->live_gen != self->applied_gen ?

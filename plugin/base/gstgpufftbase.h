@@ -182,6 +182,17 @@ struct _GstGpuFftBase
   guint64 compat_k;
   GstClockTime compat_ts;
   GArray *compat_starts;
+  /* gpuspectrum, as spectrum at a DISCONT: streaming thread: the
+   * intervals closed now are cut (their sums go into the next message);
+   * restart_gen counts the restarts (a carry does not cross one) */
+  gboolean cutting;
+  guint restart_gen;
+  /* completion thread only: the sums of the intervals cut since the last
+   * message ([channels][bins] dB sums), and the restart they belong to */
+  gdouble *carry;
+  gsize carry_len;
+  gboolean carry_any;
+  guint carry_gen;
 };
 
 typedef struct

@@ -28,10 +28,12 @@ gst_gpu_fft_framing_grid_boundary (const GstGpuFftGrid * grid, guint64 k)
   if (grid->spectrum_steps) {
     if (k > 1 && k > (G_MAXUINT64 - grid->origin) / (grid->steps_f + 1))
       return G_MAXUINT64;
-    if (k < 2)
-      return grid->origin + k * grid->steps_f;
-    return grid->origin + k * grid->steps_f + scale_steps (k - 2,
-        grid->steps_e);
+    if (k == 0)
+      return grid->origin;
+    if (k == 1)
+      return grid->origin + grid->steps_f + grid->first_extra;
+    return grid->origin + k * grid->steps_f + grid->first_extra +
+        scale_steps (k - 2, grid->steps_e);
   }
 
   /* k * interval_ns is the interval's start in ns: saturate instead of
@@ -89,6 +91,7 @@ gst_gpu_fft_framing_init (GstGpuFftFraming * f, guint fft_size, guint hop,
   f->grid.rate = MAX (rate, 1);
   f->grid.spectrum_steps = FALSE;
   f->grid.steps_f = f->grid.steps_e = 0;
+  f->grid.first_extra = 0;
   f->next_start = 0;
   f->cur = 0;
   f->cur_frames = 0;
@@ -109,6 +112,23 @@ gst_gpu_fft_framing_set_spectrum_steps (GstGpuFftFraming * f)
     f->grid.steps_f = 1;
   f->grid.spectrum_steps = TRUE;
   f->restart_frames = TRUE;
+}
+
+static gint64 interval_first_frame (const GstGpuFftFraming * f, guint64 k);
+
+guint64
+gst_gpu_fft_framing_cut (GstGpuFftFraming * f, guint64 at, guint64 first_len)
+{
+  gint64 s;
+
+  f->grid.origin = at;
+  f->grid.first_extra = first_len > f->grid.steps_f ?
+      MIN (first_len - f->grid.steps_f, 1) : 0;
+  f->cur = 0;
+  f->cur_frames = 0;
+  s = interval_first_frame (f, 0);
+  f->next_start = (guint64) MAX (s, 0);
+  return f->next_start;
 }
 
 guint64

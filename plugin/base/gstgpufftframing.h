@@ -3,7 +3,8 @@
  * Pure logic, no GStreamer object: it decides which frames go into which
  * GPU batch and which message interval each frame belongs to.
  *
- * Samples are counted from the stream start (or the last restart: DISCONT,
+ * Samples are counted from the stream start (or the last restart: DISCONT
+ * (gpuspectrum: a cut, gst_gpu_fft_framing_cut, instead),
  * flush, new segment, new caps).
  *
  * Intervals: interval k of a grid covers the samples
@@ -12,7 +13,9 @@
  * own: intervals of F = floor (interval_ns * rate / 1e9) samples (at least
  * 1), one sample longer where the remainders e = (interval_ns * rate) mod
  * 1e9 it carries from interval to interval reach a second, one interval
- * late: b(0) = 0, b(1) = F, b(k) = k F + floor ((k - 2) e / 1e9).
+ * late: b(0) = 0, b(1) = F, b(k) = k F + floor ((k - 2) e / 1e9); after
+ * a cut (spectrum's DISCONT) the first interval is as long as the one cut
+ * (F or F + 1): first_extra is added to b(k) for k >= 1.
  * Frames: frame j covers [frame_origin + j*hop, frame_origin + j*hop + N);
  * a frame belongs to the interval that holds its last sample.
  *
@@ -48,6 +51,9 @@ typedef struct
   guint rate;                   /* Hz, >= 1 */
   gboolean spectrum_steps;      /* GStreamer spectrum's boundaries */
   guint64 steps_f, steps_e;     /* ... its F and e */
+  guint64 first_extra;          /* ... samples its first interval has beyond
+                                 * F (0 or 1: after a cut, the interval cut
+                                 * was one sample longer) */
 } GstGpuFftGrid;
 
 /* origin + round (k * interval_ns * rate / 1e9) */
@@ -103,6 +109,16 @@ void gst_gpu_fft_framing_init (GstGpuFftFraming * f, guint fft_size,
  * the grid takes spectrum's steps, and the frames restart at each
  * interval. */
 void gst_gpu_fft_framing_set_spectrum_steps (GstGpuFftFraming * f);
+
+/* gpuspectrum, as spectrum at a DISCONT, after the pending interval was
+ * flushed at sample `at`: the intervals start again at `at` (the grid's
+ * origin), the first one first_len samples long (that of the interval the
+ * cut fell in: F or F + 1), the others in spectrum's steps from there; the
+ * samples go on (a frame of an interval shorter than N reaches back before
+ * `at`). Returns the first sample the next frame needs (may lie before
+ * `at`; 0 where it would lie before the stream's first sample). */
+guint64 gst_gpu_fft_framing_cut (GstGpuFftFraming * f, guint64 at,
+    guint64 first_len);
 
 /* Plans the next batch for the samples received so far, [0, avail_end).
  * flush: the stream ends (or restarts) at avail_end: the pending interval

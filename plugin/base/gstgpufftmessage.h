@@ -63,6 +63,9 @@ typedef struct
   gboolean compat;              /* spectrum's message (gpuspectrum) */
   guint gen;                    /* compat: the settings' reset_gen it was
                                  * measured with */
+  gboolean carry;               /* compat: an interval a DISCONT cut: not
+                                 * posted, its sums go into the next one */
+  guint restart_gen;            /* compat: the restart it belongs to */
   GstGpuFftAnalysis analysis;   /* the analyser modes it was measured with */
   GstGpuFftBands *bands;        /* owned reference; NULL: linear bins */
   guint64 first_frame;          /* frame_values: index of the interval's

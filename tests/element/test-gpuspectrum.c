@@ -7,7 +7,8 @@
  * properties (spectrum deadlocks there); the scenarios of spectrum's own
  * unit tests; the property set; and every value (not only the main lobes)
  * of noise, a chirp, tones between bins and with noise, and bursts, at
- * thresholds -40 to -80, intervals of 10 ms to 1 s and bands 8 to 1025. */
+ * thresholds -40 to -80, intervals of 10 ms to 1 s and bands 8 to 1025;
+ * DISCONT buffers as spectrum takes them. */
 #include "gpufft-test-common.h"
 
 #define RATE 44100
@@ -826,6 +827,112 @@ GST_START_TEST (test_live_backlog_at_eos)
 
 GST_END_TEST;
 
+/* One element on x cut into parts at cuts[] (sample positions): each part
+ * from the second begins with a DISCONT buffer, its PTS `jump` later than
+ * the samples before put it (0: continuous timestamps); 441-sample
+ * buffers, then EOS; its messages. */
+static Msgs *
+run_discont (const gchar * factory, const Fmt * f, const gdouble * x, gsize n,
+    const gsize * cuts, guint n_cuts, GstClockTime jump, guint bands,
+    gboolean multi, guint64 interval)
+{
+  gchar *caps = fmt_caps_string (f);
+  gchar *b = g_strdup_printf ("%u", bands);
+  gchar *iv = g_strdup_printf ("%" G_GUINT64_FORMAT, interval);
+  GstBus *bus;
+  GstHarness *h = harness_new_element (factory, &bus, caps, "bands", b,
+      "multi-channel", multi ? "true" : "false", "interval", iv,
+      "threshold", "-80", NULL);
+  gsize from = 0;
+  guint i;
+  Msgs *m;
+
+  for (i = 0; i <= n_cuts; i++) {
+    gsize to = i < n_cuts ? cuts[i] : n;
+
+    push_samples (h, f, x + from * f->channels, to - from, 441,
+        gst_util_uint64_scale_int_round (from, GST_SECOND, f->rate) +
+        i * jump, i > 0);
+    from = to;
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* (every message is posted before EOS goes on) */
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  harness_free (h, bus);
+  g_free (caps);
+  g_free (b);
+  g_free (iv);
+  return m;
+}
+
+/* DISCONT inside an interval: spectrum posts nothing for the interval it
+ * cuts, adds that interval's sums of dB into the next message (divided by
+ * the next interval's frame count), starts its intervals again at the
+ * DISCONT (the first as long as the one cut), times the next message with
+ * the DISCONT buffer's PTS, and its frames go on over the samples before
+ * (an interval shorter than nfft analyses them); a timestamp jump without
+ * the flag changes nothing. gpuspectrum does the same: every value, the
+ * counts and the timestamps as spectrum's. Cuts inside a frame, between
+ * frames, at an interval's start, two in one interval, one in the first
+ * interval; intervals of 10 ms (shorter than the frame of 1025 bands),
+ * 33 ms (spectrum's steps: some intervals a sample longer) and 100 ms. */
+GST_START_TEST (test_side_by_side_discont)
+{
+  static const struct
+  {
+    guint bands;
+    guint64 interval;
+    gsize cuts[3];
+    guint n_cuts;
+    GstClockTime jump;
+  } cases[] = {
+    {128, 100 * GST_MSECOND, {10000}, 1, 0},
+    {128, 100 * GST_MSECOND, {10000, 10300}, 2, GST_SECOND},
+    {128, 100 * GST_MSECOND, {8820, 30001}, 2, 250 * GST_MSECOND},
+    {129, 33 * GST_MSECOND, {1000, 7777, 7800}, 3, 0},
+    {200, 33 * GST_MSECOND, {8000, 8000 + 1456 + 1455 + 1455 + 700}, 2,
+        3 * GST_MSECOND},
+    {1025, 10 * GST_MSECOND, {3000, 3100}, 2, 0},
+    {1025, 10 * GST_MSECOND, {4410 + 300, 20000}, 2, GST_SECOND},
+    {20, 10 * GST_MSECOND, {500, 777, 10000}, 3, 0},
+  };
+  gsize n = RATE + 333;
+  gdouble *x = g_new0 (gdouble, n * 2);
+  guint i, compared = 0;
+
+  if (!have_spectrum ())
+    return;
+  gen_noise (x, n * 2, 1, 0.05, 47);
+  gen_tone (x, n, 2, 0.5, 2345.6, RATE, 0.2);
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const gchar *format = i % 2 ? "S16LE" : "F32LE";
+    gboolean multi = i % 3 == 1;
+    Fmt f = { format, RATE, 2, FALSE };
+    gdouble *q = g_memdup2 (x, n * 2 * sizeof (gdouble));
+    gchar *what = g_strdup_printf ("DISCONT x%u, %s%s, bands %u, %"
+        G_GUINT64_FORMAT " ms", cases[i].n_cuts, format, multi ? " multi" :
+        "", cases[i].bands, cases[i].interval / GST_MSECOND);
+    Msgs *ref, *got;
+
+    fmt_quantize (&f, q, n * 2);
+    ref = run_discont ("spectrum", &f, q, n, cases[i].cuts, cases[i].n_cuts,
+        cases[i].jump, cases[i].bands, multi, cases[i].interval);
+    got = run_discont ("gpuspectrum", &f, q, n, cases[i].cuts,
+        cases[i].n_cuts, cases[i].jump, cases[i].bands, multi,
+        cases[i].interval);
+    compared += compare_all_values (ref, got, -80, 0.01, what);
+    msgs_free (ref);
+    msgs_free (got);
+    g_free (what);
+    g_free (q);
+  }
+  fail_unless (compared > 1000, "only %u values compared", compared);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpuspectrum_suite (void)
 {
@@ -842,6 +949,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_side_by_side_varying_levels);
   tcase_add_test (tc, test_side_by_side_restarting_frames);
   tcase_add_test (tc, test_live_backlog_at_eos);
+  tcase_add_test (tc, test_side_by_side_discont);
   tcase_add_test (tc, test_side_by_side_property_change);
   tcase_add_test (tc, test_multi_channel_change);
   tcase_add_test (tc, test_sync_handler_changes_bands);
