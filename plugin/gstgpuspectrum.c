@@ -24,7 +24,8 @@
  * left out; in an interval shorter than nfft, the nfft samples that end
  * with it, zeros before the stream's first sample), each frame's dB
  * floored at threshold and then averaged (on the GPU: the reduce kernel's
- * mean-of-dB mode), its message times (the PTS of the buffer an interval
+ * mean-of-dB mode), its phase (the mean of the frames' angles, on the GPU
+ * too), its message times (the PTS of the buffer an interval
  * begins with, else the last message's time plus the interval's samples),
  * its message count (the interval that EOS or a flush cuts short is not
  * posted), and its DISCONT (the interval cut is not posted, its sums of dB
@@ -37,8 +38,7 @@
  * still on the GPU, a few ms, go too; as with spectrum, messages already
  * queued on the bus for an asynchronous watch stay there). message-phase
  * applies from the next interval. What it keeps of its own, spectrum's
- * faults: phase is that of the interval's last frame (spectrum averages
- * angles); S24 downmix works; a synchronous bus handler may change any property;
+ * faults: S24 downmix works; a synchronous bus handler may change any property;
  * no reference is kept on buffers; non-interleaved input and up to 4096
  * channels.
  *

@@ -13,6 +13,11 @@
 //  chunk holds one) adds its floored dB, max (10 log10 (gain x power) +
 //  db_offset, db_floor), so the sums and the carry hold dB; the mean is the
 //  group's value in dB (db_floor without a frame).
+//  PHASE (with MODE 4): each frame's chunk also wrote its complex spectrum
+//  into its own row of cplx (row phase_row + chunk); the group adds each
+//  frame's atan2 (Im, Re) per bin (carried after the channels' carry rows)
+//  and a closed group stores the mean, [channel][bin] floats from the
+//  start of its slot's complex block.
 // MODE 1 (exponential), 2 (peak hold), 3 (max hold): one workgroup per
 // output channel walks the batch's groups in order, frame after frame (the
 // chunks then hold one frame each), through the persistent per-channel
@@ -37,6 +42,7 @@ layout (constant_id = 3) const uint NBANDS = 0u;
 layout (constant_id = 4) const uint FRAMES = 0u;
 layout (constant_id = 5) const uint WEIGHT = 0u;
 layout (constant_id = 6) const uint LEVEL = 0u;
+layout (constant_id = 7) const uint PHASE = 0u;
 layout (local_size_x_id = 1) in;
 
 const uint NB = M + 1u;
@@ -63,6 +69,9 @@ layout (std430, binding = 7) buffer State { float state[]; };
 layout (std430, binding = 8) readonly buffer Tables { uint tab[]; };
 layout (std430, binding = 9) writeonly buffer Ext { float ext[]; };
 layout (std430, binding = 10) writeonly buffer FramesOut { float frames_out[]; };
+// PHASE: the plan's complex rows ([slot][channel][NB]): the groups' blocks,
+// the carry row, then one row per chunk.
+layout (std430, binding = 11) buffer Cplx { vec2 cplx[]; };
 
 layout (push_constant) uniform Params
 {
@@ -80,6 +89,7 @@ layout (push_constant) uniform Params
   // First float of this batch's partial rows: nonzero where the batch's
   // FFTs ran in a dispatch shared with other plans (gpufft-merge.h).
   uint partial_base;
+  uint phase_row;               // PHASE: the complex row of chunk 0
 } pc;
 
 // The partial row of chunk c (of this batch) and channel ch.
@@ -327,6 +337,70 @@ void finish_group (uint slot, uint ch, uint row)
   }
 }
 
+// atan2 (y, x) as C's (signed zeros included) to about 1e-7 rad: GLSL's
+// atan may be 4096 ulp off. atan (a) on [0, 1], reduced to |t| <=
+// tan (pi / 8) and its series to t^15.
+float atan2_c (float y, float x)
+{
+  const float PI = 3.14159265358979;
+  float ax = abs (x), ay = abs (y);
+  float hi = max (ax, ay), lo = min (ax, ay);
+  bool neg_x = x < 0.0 || (x == 0.0 && (floatBitsToUint (x) >> 31) != 0u);
+  bool neg_y = (floatBitsToUint (y) >> 31) != 0u;
+  float r;
+
+  if (hi == 0.0) {
+    r = neg_x ? PI : 0.0;
+  } else {
+    float a = lo / hi, base = 0.0;
+    if (a > 0.41421356) {
+      base = PI / 4.0;
+      a = (a - 1.0) / (a + 1.0);
+    }
+    float s = a * a;
+    float p = -1.0 / 15.0;
+    p = p * s + 1.0 / 13.0;
+    p = p * s - 1.0 / 11.0;
+    p = p * s + 1.0 / 9.0;
+    p = p * s - 1.0 / 7.0;
+    p = p * s + 1.0 / 5.0;
+    p = p * s - 1.0 / 3.0;
+    r = base + (a + a * s * p);
+    if (ay > ax)
+      r = PI / 2.0 - r;
+    if (neg_x)
+      r = PI - r;
+  }
+  return neg_y ? -r : r;
+}
+
+// PHASE: the mean phase of group (first, n_chunks) of channel ch.
+void phase_group (uint first, uint n_chunks, bool cont, bool close,
+    uint slot, uint ch, float inv, bool any)
+{
+  uint t = gl_LocalInvocationID.x;
+  uint carry_row = pc.out_channels * RS + ch * NB;
+
+  for (uint k = t; k < NB; k += T) {
+    float s = cont ? carry_in[carry_row + k] : 0.0;
+    for (uint c = 0u; c < n_chunks; c++) {
+      if (!(partial[prow_of (first + c, ch) + NB] > 0.0))
+        continue;
+      vec2 x = cplx[((pc.phase_row + first + c) * pc.out_channels + ch) * NB
+          + k];
+      // (bins 0 and N/2 are real: their angle is 0 or pi, as a real FFT
+      // that sets their imaginary part to +0 gives it)
+      s += atan2_c (k == 0u || k == M ? 0.0 : x.y, x.x);
+    }
+    if (!close) {
+      carry_out[carry_row + k] = s;
+    } else {
+      uint i = slot * pc.out_channels * NB * 2u + ch * NB + k;
+      cplx[i >> 1][i & 1u] = any ? s * inv : 0.0;
+    }
+  }
+}
+
 void mean_group (uint g, uint ch)
 {
   uint t = gl_LocalInvocationID.x;
@@ -366,6 +440,8 @@ void mean_group (uint g, uint ch)
       outp[row + k] = min ((s * inv) * (1.0 / POWER_SUM_SCALE) * gain (k),
           FLT_MAX);
   }
+  if (PHASE != 0u)
+    phase_group (first, n_chunks, cont, close, slot, ch, inv, used > 0.0);
   if (FRAMES != 0u)
     for (uint c = 0u; c < n_chunks; c++)
       emit_frame (first + c, ch);

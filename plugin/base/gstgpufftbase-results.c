@@ -45,9 +45,10 @@ gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
 /* results and messages                                                     */
 
 /* gpuspectrum, as spectrum at a DISCONT: the dB sums (mean x frames) of
- * the interval cut are added to the next message's, which is divided by
- * its own frame count. The carry belongs to one restart (p->restart_gen):
- * a restart drops it. Completion thread only. */
+ * the interval cut, and its phase sums, are added to the next message's,
+ * which is divided by its own frame count. self->carry: [channels][bins]
+ * dB sums, then as many phase sums. The carry belongs to one restart
+ * (p->restart_gen): a restart drops it. Completion thread only. */
 static gboolean
 carry_current (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
     gsize len)
@@ -71,49 +72,61 @@ carry_add (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
   if (!carry_current (self, p, len)) {
     if (self->carry_len != len) {
       g_free (self->carry);
-      self->carry = g_new (gdouble, len);
+      self->carry = g_new (gdouble, 2 * len);
       self->carry_len = len;
     }
-    memset (self->carry, 0, len * sizeof (gdouble));
+    memset (self->carry, 0, 2 * len * sizeof (gdouble));
     self->carry_any = TRUE;
   }
-  for (c = 0; c < r->channels; c++) {
-    gdouble used = r->channel_frames ? r->channel_frames[c] : r->n_frames;
-
-    for (i = 0; i < r->n_bins; i++)
-      self->carry[(gsize) c * r->n_bins + i] +=
-          used * r->power[(gsize) c * r->n_bins + i];
-  }
-  GST_DEBUG_OBJECT (self, "sums of an interval cut by a DISCONT (%u frames) "
-      "carried into the next message", r->n_frames);
-}
-
-/* The result with the carried sums added (a copy of r in *out, with power
- * from the returned array, to be freed), or NULL: nothing carried. */
-static gfloat *
-carry_apply (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
-    const GpufftGroupResult * r, GpufftGroupResult * out)
-{
-  gsize len = (gsize) r->channels * r->n_bins, i;
-  gfloat *power;
-  guint c;
-
-  if (r->power == NULL || !carry_current (self, p, len))
-    return NULL;
-  power = g_new (gfloat, len);
   for (c = 0; c < r->channels; c++) {
     gdouble used = r->channel_frames ? r->channel_frames[c] : r->n_frames;
 
     for (i = 0; i < r->n_bins; i++) {
       gsize j = (gsize) c * r->n_bins + i;
 
-      power[j] = used > 0 ? r->power[j] + self->carry[j] / used : r->power[j];
+      self->carry[j] += used * r->power[j];
+      if (r->phase)
+        self->carry[len + j] += used * r->phase[j];
+    }
+  }
+  GST_DEBUG_OBJECT (self, "sums of an interval cut by a DISCONT (%u frames) "
+      "carried into the next message", r->n_frames);
+}
+
+/* The result with the carried sums added (a copy of r in *out, with power
+ * and phase from the returned array, to be freed), or NULL: nothing
+ * carried. */
+static gfloat *
+carry_apply (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
+    const GpufftGroupResult * r, GpufftGroupResult * out)
+{
+  gsize len = (gsize) r->channels * r->n_bins, i;
+  gfloat *values;
+  guint c;
+
+  if (r->power == NULL || !carry_current (self, p, len))
+    return NULL;
+  values = g_new (gfloat, 2 * len);
+  for (c = 0; c < r->channels; c++) {
+    gdouble used = r->channel_frames ? r->channel_frames[c] : r->n_frames;
+
+    for (i = 0; i < r->n_bins; i++) {
+      gsize j = (gsize) c * r->n_bins + i;
+
+      values[j] = r->power[j];
+      values[len + j] = r->phase ? r->phase[j] : 0.0f;
+      if (used > 0) {
+        values[j] += self->carry[j] / used;
+        values[len + j] += self->carry[len + j] / used;
+      }
     }
   }
   self->carry_any = FALSE;
   *out = *r;
-  out->power = power;
-  return power;
+  out->power = values;
+  if (r->phase)
+    out->phase = values + len;
+  return values;
 }
 
 /* The engine's result function: runs on the device's completion thread,
@@ -160,11 +173,11 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
   }
   if (result->n_frames > 0 && p->compat) {
     GpufftGroupResult with_carry;
-    gfloat *power = carry_apply (self, p, result, &with_carry);
+    gfloat *values = carry_apply (self, p, result, &with_carry);
 
     spectrum = gst_message_new_element (GST_OBJECT (self),
-        gst_gpu_fft_message_build_compat (p, power ? &with_carry : result));
-    g_free (power);
+        gst_gpu_fft_message_build_compat (p, values ? &with_carry : result));
+    g_free (values);
   } else if (result->n_frames > 0) {
     spectrum = gst_message_new_element (GST_OBJECT (self),
         gst_gpu_fft_message_build_spectrum (p, result));

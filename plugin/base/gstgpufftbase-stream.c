@@ -163,6 +163,9 @@ make_plan_config (GstGpuFftBase * self,
   c->max_groups = 0;
   c->n_peaks = s->peaks;
   c->complex_out = s->message_phase;
+  /* (spectrum's phase: the mean of the frames' angles) */
+  c->phase_mean = s->message_phase
+      && GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
   c->output_db = TRUE;
   c->db_offset = (s->scaling == GST_GPU_FFT_SCALING_SPECTRUM ?
       10.0 * log10 (2.0) : 0.0) + s->level_offset;
@@ -212,8 +215,8 @@ plan_config_equal (const GpufftPlanConfig * a, const GpufftPlanConfig * b)
       a->max_groups == b->max_groups && a->n_peaks == b->n_peaks &&
       a->peak_min_bin == b->peak_min_bin &&
       a->peak_max_bin == b->peak_max_bin &&
-      a->complex_out == b->complex_out && a->output_db == b->output_db &&
-      a->db_offset == b->db_offset;
+      a->complex_out == b->complex_out && a->phase_mean == b->phase_mean &&
+      a->output_db == b->output_db && a->db_offset == b->db_offset;
 }
 
 /* Applies the current settings at a restart (framing from sample 0).

@@ -121,14 +121,20 @@ set_float_rows (GstStructure * s, const gchar * name,
   gst_structure_take_value (s, name, &outer);
 }
 
-/* `phase`: the angle of each bin of the interval's last frame */
+/* `phase`: the angle of each bin of the interval's last frame, or the
+ * mean angle of its frames (gpuspectrum: the engine's phase_mean) */
 static void
 add_phase (GstStructure * s, const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
   gsize i, n = (gsize) r->channels * r->n_bins;
-  gfloat *ph = g_new (gfloat, n);
+  gfloat *ph;
 
+  if (r->phase) {
+    set_float_rows (s, "phase", p, r->phase, r->channels, r->n_bins);
+    return;
+  }
+  ph = g_new (gfloat, n);
   for (i = 0; i < n; i++)
     ph[i] = atan2f (r->complex_data[2 * i + 1], r->complex_data[2 * i]);
   set_float_rows (s, "phase", p, ph, r->channels, r->n_bins);
@@ -351,7 +357,7 @@ gst_gpu_fft_message_build_spectrum (const GstGpuFftMessageParams * p,
   if (r->frames)
     add_frames (s, p, r);
 
-  if (p->phase && r->complex_data)
+  if (p->phase && (r->complex_data || r->phase))
     add_phase (s, p, r);
   return s;
 }
@@ -369,7 +375,7 @@ gst_gpu_fft_message_build_compat (const GstGpuFftMessageParams * p,
 
   if (p->magnitude)
     set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);
-  if (p->phase && r->complex_data)
+  if (p->phase && (r->complex_data || r->phase))
     add_phase (s, p, r);
   return s;
 }

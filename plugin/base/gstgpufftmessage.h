@@ -17,7 +17,8 @@
  *   frame's first sample), frame-magnitude (bytes: [channels][frames]
  *   [values] float32; list: per channel an array of frames of arrays),
  *   frame-level (the same, one value per frame)
- *   phase      radians of the interval's last frame (when asked and available)
+ *   phase      radians of the interval's last frame (when asked and available;
+ *              gpuspectrum: the mean of its frames' angles, as spectrum's)
  *   list format: mono GstValueList of float; multi-channel GstValueArray
  *   (channels) of GstValueArray of float. bytes format: GBytes of
  *   little-endian float32, channel-major.

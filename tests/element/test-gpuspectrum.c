@@ -88,11 +88,13 @@ run_element (const RunSpec * r, const Fmt * f, const gdouble * x, gsize n)
   return m;
 }
 
-/* magnitude as [rows][bands] floats (list or array of arrays) */
+/* field (magnitude or phase) as [rows][bands] floats (list or array of
+ * arrays) */
 static gfloat *
-magnitudes (const GstStructure * s, guint * rows, guint * bands)
+float_rows (const GstStructure * s, const gchar * field, guint * rows,
+    guint * bands)
 {
-  const GValue *v = gst_structure_get_value (s, "magnitude");
+  const GValue *v = gst_structure_get_value (s, field);
   gfloat *out;
   guint r, b;
 
@@ -104,7 +106,7 @@ magnitudes (const GstStructure * s, guint * rows, guint * bands)
       out[b] = g_value_get_float (gst_value_list_get_value (v, b));
     return out;
   }
-  fail_unless (GST_VALUE_HOLDS_ARRAY (v));
+  fail_unless (v != NULL && GST_VALUE_HOLDS_ARRAY (v), "no %s field", field);
   *rows = gst_value_array_get_size (v);
   *bands = gst_value_array_get_size (gst_value_array_get_value (v, 0));
   out = g_new (gfloat, *rows * *bands);
@@ -117,6 +119,12 @@ magnitudes (const GstStructure * s, guint * rows, guint * bands)
           g_value_get_float (gst_value_array_get_value (row, b));
   }
   return out;
+}
+
+static gfloat *
+magnitudes (const GstStructure * s, guint * rows, guint * bands)
+{
+  return float_rows (s, "magnitude", rows, bands);
 }
 
 /* Message by message: fields, types, order, time fields equal; bins within
@@ -827,6 +835,119 @@ GST_START_TEST (test_live_backlog_at_eos)
 
 GST_END_TEST;
 
+static Msgs *run_discont (const gchar * factory, const Fmt * f,
+    const gdouble * x, gsize n, const gsize * cuts, guint n_cuts,
+    GstClockTime jump, guint bands, gboolean multi, guint64 interval,
+    gboolean phase);
+
+/* Phases (spectrum: the mean of its frames' angles) where they are well
+ * conditioned: bins within 20 dB of their row's loudest and 30 dB above
+ * the threshold (-80), whose magnitude both elements read alike; within
+ * 1e-3 rad. Returns how many were compared. */
+static guint
+compare_phases (Msgs * ref, Msgs * got, const gchar * what)
+{
+  gdouble worst = 0;
+  guint i, n_values = 0;
+
+  fail_unless_equals_int (got->spectrum->len, ref->spectrum->len);
+  for (i = 0; i < ref->spectrum->len; i++) {
+    const GstStructure *a = g_ptr_array_index (ref->spectrum, i);
+    const GstStructure *b = g_ptr_array_index (got->spectrum, i);
+    guint ra, ba, rb, bb, r, k;
+    gfloat *ma = magnitudes (a, &ra, &ba);
+    gfloat *pa = float_rows (a, "phase", &ra, &ba);
+    gfloat *pb = float_rows (b, "phase", &rb, &bb);
+
+    fail_unless_equals_int (rb, ra);
+    fail_unless_equals_int (bb, ba);
+    for (r = 0; r < ra; r++) {
+      gfloat loudest = -1000;
+
+      for (k = 0; k < ba; k++)
+        loudest = MAX (loudest, ma[r * ba + k]);
+      for (k = 0; k < ba; k++) {
+        gsize j = (gsize) r * ba + k;
+
+        if (ma[j] < loudest - 20 || ma[j] < -50)
+          continue;
+        n_values++;
+        worst = MAX (worst, fabs (pa[j] - pb[j]));
+        fail_unless (fabs (pa[j] - pb[j]) <= 1e-3, "%s: message %u row %u "
+            "band %u (%.1f dB): phase %.5f with spectrum, %.5f with "
+            "gpuspectrum", what, i, r, k, ma[j], pa[j], pb[j]);
+      }
+    }
+    g_free (ma);
+    g_free (pa);
+    g_free (pb);
+  }
+  g_print ("%-44s %3u messages, %6u phases, worst %.2g rad\n", what,
+      ref->spectrum->len, n_values, worst);
+  return n_values;
+}
+
+/* message-phase: spectrum's phase is the mean of its frames' angles, and
+ * so is gpuspectrum's (every kernel path: bands 8 and 129 (mixed radix),
+ * 1025 and, with GPUFFT_KERNEL_PATH, the GPU kernels on lavapipe); a
+ * chirp, and a tone between bins in noise, whose angles change from frame
+ * to frame; mono, downmixed and multi-channel, S16 and F32. */
+GST_START_TEST (test_side_by_side_phase)
+{
+  static const guint bands[] = { 8, 129, 1025 };
+  static const guint64 intervals[] = { 10 * GST_MSECOND, 100 * GST_MSECOND };
+  gsize n = RATE / 2 + 111;
+  guint sig, bi, ii, compared = 0;
+
+  if (!have_spectrum ())
+    return;
+  for (sig = 0; sig < 2; sig++) {
+    gdouble *x = g_new0 (gdouble, n * 2);
+    gsize t;
+
+    if (sig == 0) {
+      for (t = 0; t < n; t++) {
+        gdouble tt = (gdouble) t / RATE;
+        gdouble ph = 2 * G_PI * (200 * tt + 4000 * tt * tt);
+
+        x[2 * t] = 0.5 * sin (ph);
+        x[2 * t + 1] = 0.3 * cos (1.3 * ph);
+      }
+    } else {
+      gen_noise (x, n * 2, 1, 0.01, 53);
+      gen_tone (x, n, 2, 0.5, 1234.56, RATE, 0.7);
+    }
+    for (bi = 0; bi < G_N_ELEMENTS (bands); bi++) {
+      for (ii = 0; ii < G_N_ELEMENTS (intervals); ii++) {
+        gboolean multi = (bi + ii + sig) % 2 == 1;
+        Fmt f = { (bi + sig) % 2 ? "S16LE" : "F32LE", RATE, 2, FALSE };
+        gdouble *q = g_memdup2 (x, n * 2 * sizeof (gdouble));
+        gchar *what = g_strdup_printf ("phase: %s, %s%s, bands %u, %"
+            G_GUINT64_FORMAT " ms", sig ? "tone + noise" : "chirp",
+            f.format, multi ? " multi" : "", bands[bi],
+            intervals[ii] / GST_MSECOND);
+        Msgs *ref, *got;
+
+        fmt_quantize (&f, q, n * 2);
+        ref = run_discont ("spectrum", &f, q, n, NULL, 0, 0, bands[bi], multi,
+            intervals[ii], TRUE);
+        got = run_discont ("gpuspectrum", &f, q, n, NULL, 0, 0, bands[bi],
+            multi, intervals[ii], TRUE);
+        compare_all_values (ref, got, -80, 0.01, what);
+        compared += compare_phases (ref, got, what);
+        msgs_free (ref);
+        msgs_free (got);
+        g_free (what);
+        g_free (q);
+      }
+    }
+    g_free (x);
+  }
+  fail_unless (compared > 1000, "only %u phases compared", compared);
+}
+
+GST_END_TEST;
+
 /* One element on x cut into parts at cuts[] (sample positions): each part
  * from the second begins with a DISCONT buffer, its PTS `jump` later than
  * the samples before put it (0: continuous timestamps); 441-sample
@@ -834,7 +955,7 @@ GST_END_TEST;
 static Msgs *
 run_discont (const gchar * factory, const Fmt * f, const gdouble * x, gsize n,
     const gsize * cuts, guint n_cuts, GstClockTime jump, guint bands,
-    gboolean multi, guint64 interval)
+    gboolean multi, guint64 interval, gboolean phase)
 {
   gchar *caps = fmt_caps_string (f);
   gchar *b = g_strdup_printf ("%u", bands);
@@ -842,7 +963,7 @@ run_discont (const gchar * factory, const Fmt * f, const gdouble * x, gsize n,
   GstBus *bus;
   GstHarness *h = harness_new_element (factory, &bus, caps, "bands", b,
       "multi-channel", multi ? "true" : "false", "interval", iv,
-      "threshold", "-80", NULL);
+      "threshold", "-80", "message-phase", phase ? "true" : "false", NULL);
   gsize from = 0;
   guint i;
   Msgs *m;
@@ -917,11 +1038,13 @@ GST_START_TEST (test_side_by_side_discont)
 
     fmt_quantize (&f, q, n * 2);
     ref = run_discont ("spectrum", &f, q, n, cases[i].cuts, cases[i].n_cuts,
-        cases[i].jump, cases[i].bands, multi, cases[i].interval);
+        cases[i].jump, cases[i].bands, multi, cases[i].interval, i % 2);
     got = run_discont ("gpuspectrum", &f, q, n, cases[i].cuts,
         cases[i].n_cuts, cases[i].jump, cases[i].bands, multi,
-        cases[i].interval);
+        cases[i].interval, i % 2);
     compared += compare_all_values (ref, got, -80, 0.01, what);
+    if (i % 2)
+      compare_phases (ref, got, what);
     msgs_free (ref);
     msgs_free (got);
     g_free (what);
@@ -950,6 +1073,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_side_by_side_restarting_frames);
   tcase_add_test (tc, test_live_backlog_at_eos);
   tcase_add_test (tc, test_side_by_side_discont);
+  tcase_add_test (tc, test_side_by_side_phase);
   tcase_add_test (tc, test_side_by_side_property_change);
   tcase_add_test (tc, test_multi_channel_change);
   tcase_add_test (tc, test_sync_handler_changes_bands);

@@ -28,6 +28,7 @@ typedef struct
 {
   guint n_frames;
   gfloat *power;
+  gfloat *phase;
   gfloat bands[N_BANDS];
   gfloat level;
   gboolean has_bands, has_level;
@@ -43,6 +44,7 @@ got_free (gpointer p)
   if (g->frames)
     g_array_unref (g->frames);
   g_free (g->power);
+  g_free (g->phase);
   g_free (g);
 }
 
@@ -53,6 +55,8 @@ collect (const GpufftGroupResult * r, gpointer user_data)
 
   g->n_frames = r->n_frames;
   g->power = g_memdup2 (r->power, r->n_bins * sizeof (gfloat));
+  if (r->phase)
+    g->phase = g_memdup2 (r->phase, r->n_bins * sizeof (gfloat));
   if (r->bands) {
     g->has_bands = TRUE;
     memcpy (g->bands, r->bands, N_BANDS * sizeof (gfloat));
@@ -241,16 +245,21 @@ test_max_hold (void)
 /* GStreamer spectrum's averaging (MEAN_DB): each group against the mean
  * over its frames of max (10 log10 p + db_offset, floor), in double, with
  * a floor that cuts into the spectrum (so that flooring before the mean
- * matters), through groups that span batches. */
+ * matters), through groups that span batches. With phase: also its phase,
+ * the mean of each frame's atan2 (Im X_k, Re X_k), where every frame's
+ * X_k is well conditioned (at least 1e-3 of the frame's largest, its
+ * angle not within 1e-3 rad of +-pi, where float rounding may flip it
+ * to the other side). */
 static void
-check_mean_db (guint size)
+check_mean_db (guint size, gboolean phase)
 {
   GpufftPlanConfig c;
   EtInput *in;
   GPtrArray *got;
-  gdouble *sum, *p, worst = 0;
+  gdouble *sum, *p, *ph, *re, *im, worst = 0, worst_ph = 0;
+  gboolean *bad;
   const gdouble offset = -3.5;
-  guint g, f, k, frame = 0, floored = 0;
+  guint g, f, k, frame = 0, floored = 0, phases = 0;
 
   if (!et_context ())
     return;
@@ -258,17 +267,24 @@ check_mean_db (guint size)
   db_floor = -45.0f;
   sum = g_new0 (gdouble, NB);
   p = g_new0 (gdouble, NB);
+  ph = g_new0 (gdouble, NB);
+  re = g_new0 (gdouble, NB);
+  im = g_new0 (gdouble, NB);
+  bad = g_new0 (gboolean, NB);
   in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 64 * HOP + N, 0.3, 0.5, 9);
   config (&c);
   c.averaging = GPUFFT_AVERAGING_MEAN_DB;
   c.output_db = TRUE;
   c.db_offset = offset;
   c.n_peaks = 0;
+  c.complex_out = c.phase_mean = phase;
   got = run (&c, in);
   for (g = 0; g < got->len && g < N_GROUPS; g++) {
     const Got *r = g_ptr_array_index (got, g);
 
     memset (sum, 0, NB * sizeof (gdouble));
+    memset (ph, 0, NB * sizeof (gdouble));
+    memset (bad, 0, NB * sizeof (gboolean));
     for (f = 0; f < group_frames[g]; f++, frame++) {
       frame_power (in, frame, p);
       for (k = 0; k < NB; k++) {
@@ -278,10 +294,38 @@ check_mean_db (guint size)
           floored++;
         sum[k] += MAX (db, db_floor);
       }
+      if (phase) {
+        gdouble top = 0;
+
+        et_ref_complex (in, -1, (gsize) frame * HOP, N, GPUFFT_WINDOW_HANN,
+            re, im);
+        for (k = 0; k < NB; k++)
+          top = MAX (top, hypot (re[k], im[k]));
+        for (k = 0; k < NB; k++) {
+          gdouble a = atan2 (k == 0 || k == NB - 1 ? 0.0 : im[k], re[k]);
+
+          ph[k] += a;
+          if (hypot (re[k], im[k]) < 1e-3 * top || G_PI - fabs (a) < 1e-3)
+            bad[k] = TRUE;
+        }
+      }
     }
     if (r->n_frames != group_frames[g])
       et_fail ("group %u: %u frames, expected %u", g, r->n_frames,
           group_frames[g]);
+    if (phase && r->phase == NULL)
+      et_fail ("mean phase, N %u, group %u: no phase", N, g);
+    for (k = 0; phase && r->phase && k < NB; k++) {
+      gdouble err = fabs (r->phase[k] - ph[k] / group_frames[g]);
+
+      if (bad[k])
+        continue;
+      phases++;
+      worst_ph = MAX (worst_ph, err);
+      if (err > (N > 4096 ? 2e-3 : 2e-4))
+        et_fail ("mean phase, N %u, group %u, bin %u: %.6f rad, expected "
+            "%.6f", N, g, k, r->phase[k], ph[k] / group_frames[g]);
+    }
     for (k = 0; k < NB; k++) {
       gdouble ref = sum[k] / group_frames[g];
       gdouble err = fabs (r->power[k] - ref);
@@ -297,12 +341,19 @@ check_mean_db (guint size)
   /* (a floor that cut nothing would test nothing) */
   if (floored == 0)
     et_fail ("mean of dB, N %u: no frame value below the floor", N);
+  if (phase && phases < NB * N_GROUPS / 2)
+    et_fail ("mean phase, N %u: only %u phases compared", N, phases);
   g_test_message ("mean of dB, N %u: worst error %.2g dB, %u frame values "
-      "floored", N, worst, floored);
+      "floored%s; worst phase error %.2g rad over %u bins", N, worst, floored,
+      phase ? ", with the mean phase" : "", worst_ph, phases);
   g_ptr_array_unref (got);
   et_input_free (in);
   g_free (sum);
   g_free (p);
+  g_free (ph);
+  g_free (re);
+  g_free (im);
+  g_free (bad);
   n_fft = 256;
   db_floor = -300.0f;
 }
@@ -311,9 +362,18 @@ check_mean_db (guint size)
 static void
 test_mean_db (void)
 {
-  check_mean_db (256);
-  check_mean_db (1000);
-  check_mean_db (32768);
+  check_mean_db (256, FALSE);
+  check_mean_db (1000, FALSE);
+  check_mean_db (32768, FALSE);
+}
+
+/* ... with the mean phase, every kernel path */
+static void
+test_mean_phase (void)
+{
+  check_mean_db (256, TRUE);
+  check_mean_db (1000, TRUE);
+  check_mean_db (32768, TRUE);
 }
 
 static gboolean
@@ -553,6 +613,14 @@ test_invalid (void)
   g_assert_nonnull (strstr (err->message, "dB"));
   g_clear_error (&err);
 
+  /* the mean phase: with the mean of dB values only */
+  config (&c);
+  c.complex_out = c.phase_mean = TRUE;
+  g_assert_null (gpufft_plan_new (et_context (), &c, &err));
+  g_assert_error (err, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (err->message, "mean phase"));
+  g_clear_error (&err);
+
   config (&c);
   c.n_bands = 1;
   c.band_first = &first;
@@ -580,6 +648,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/peak-hold", test_peak_hold);
   g_test_add_func ("/analysis/max-hold", test_max_hold);
   g_test_add_func ("/analysis/mean-db", test_mean_db);
+  g_test_add_func ("/analysis/mean-phase", test_mean_phase);
   g_test_add_func ("/analysis/stage-linear", test_stage_linear);
   g_test_add_func ("/analysis/stage-db", test_stage_db);
   g_test_add_func ("/analysis/frame-bins", test_frame_bins);

@@ -71,6 +71,11 @@
  *
  * Complex output (config.complex_out): X_k of the last frame of each closed
  *   group, unscaled: X_k = sum_n w[n] x[n] exp(-2 pi i k n / N).
+ *   With config.phase_mean (MEAN_DB averaging only, GStreamer's spectrum
+ *   element), the result's `phase` instead: per bin, the mean over the
+ *   group's frames of each frame's atan2 (Im X_k, Re X_k), in radians
+ *   (each in [-pi, pi]; bins 0 and N/2, which are real, 0 or pi; 0 for a
+ *   group without a frame).
  *
  * Averaging (config.averaging): MEAN as above; EXPONENTIAL: per frame
  *   y = a y + (1 - a) x with a = exp (-hop / (rate * time_constant)),
@@ -316,6 +321,8 @@ typedef struct
   guint peak_min_bin;           /* inclusive */
   guint peak_max_bin;           /* inclusive; 0 or > N/2 means N/2 */
   gboolean complex_out;
+  gboolean phase_mean;          /* with complex_out and MEAN_DB: the mean
+                                 * phase (result.phase), not X_k */
   /* output_db: the group results' `power` holds
    *   max (10*log10 (mean power) + db_offset, batch.db_floor)
    * computed on the GPU, instead of the linear mean power (peaks keep
@@ -483,6 +490,8 @@ typedef struct
                                  * (dB when config.output_db) */
   const gfloat *complex_data;   /* [channels][n_bins][2] or NULL; zeros
                                  * for a group without frames */
+  const gfloat *phase;          /* config.phase_mean: [channels][n_bins]
+                                 * mean phase (radians); else NULL */
   const GpufftPeak *peaks;      /* [channels][n_peaks] or NULL */
   guint n_peaks;
   gpointer tag;                 /* the closing GpufftGroup's tag */

@@ -41,6 +41,10 @@ gpufft_plan_analysis_check (const GpufftPlanConfig * c, GError ** error)
     default:
       return gpufft_error_invalid (error, "unknown averaging %d", c->averaging);
   }
+  if (c->phase_mean && (!c->complex_out
+          || c->averaging != GPUFFT_AVERAGING_MEAN_DB))
+    return gpufft_error_invalid (error, "the mean phase needs complex output "
+        "and the mean of dB values (MEAN_DB)");
   for (k = 0; c->bin_gain && k < nb; k++)
     if (!(c->bin_gain[k] >= 0.0f) || !isfinite (c->bin_gain[k]))
       return gpufft_error_invalid (error, "bin gain %u is %g: gains must be "

@@ -254,9 +254,16 @@ write_tables (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b)
       chunks[4 * nc + 1] = s->chunk_frames[2 * nc + 1] = n;
       /* The group's last frame writes its complex spectrum: into the
        * group's row when it closes, else into the carry row (after the
-       * max_groups group rows) for a later batch that closes it. */
-      chunks[4 * nc + 2] = grp->close ? closed : plan->max_groups;
-      chunks[4 * nc + 3] = n == left ? 1 : 0;
+       * max_groups group rows) for a later batch that closes it. For the
+       * mean phase every frame (one a chunk) writes its own, into the
+       * chunk's row after those, for the reduce kernel. */
+      if (plan->cfg.phase_mean) {
+        chunks[4 * nc + 2] = plan->max_groups + 1 + nc;
+        chunks[4 * nc + 3] = 1;
+      } else {
+        chunks[4 * nc + 2] = grp->close ? closed : plan->max_groups;
+        chunks[4 * nc + 3] = n == left ? 1 : 0;
+      }
       frame += n;
       left -= n;
       nc++;
@@ -272,7 +279,8 @@ write_tables (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b)
     plan->fresh = FALSE;
     s->group_frames[g] = grp->n_frames | (grp->close ? GROUP_CLOSES : 0);
     gw[3] = grp->close ? closed : 0;
-    if (grp->close && grp->n_frames == 0 && plan->cfg.complex_out)
+    if (grp->close && grp->n_frames == 0 && plan->cfg.complex_out
+        && !plan->cfg.phase_mean)
       s->cplx_fix[s->n_cplx_fix++] = closed | (total == 0 ? CPLX_ZERO : 0);
     if (grp->close) {
       s->closed_tags[closed] = grp->tag;
@@ -369,6 +377,7 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   s->reduce_params.n_groups = batch->n_groups;
   s->reduce_params.alpha = plan->alpha;
   s->reduce_params.beta = plan->beta;
+  s->reduce_params.phase_row = plan->max_groups + 1;
   s->reduce_params.frame_row = plan->frame_row;
   s->n_frames = batch->n_frames;
 

@@ -57,6 +57,7 @@ G_BEGIN_DECLS
 #define AUTO_SPAN_BYTES (4u << 20)      /* staging per slot, automatic */
 #define AUTO_RESULT_BYTES (16u << 20)   /* power results per slot, automatic */
 #define PARTIAL_BYTES (64u << 20)       /* partial sums budget */
+#define PHASE_BYTES (64u << 20)         /* phase_mean: complex rows budget */
 #define FRAMES_PER_CHUNK 16     /* GPU: frames summed in registers before a write */
 #define CPU_CHUNK_FRAMES 8      /* CPU devices: fewest frames a chunk sums */
 #define LANE_THREADS 32         /* small FFTs: lanes per workgroup up to a warp */
@@ -96,6 +97,8 @@ typedef struct
   guint32 frame_row;            /* floats per frame row */
   guint32 partial_base;         /* first float of the batch's partial rows
                                  * (a shared dispatch's; else 0) */
+  guint32 phase_row;            /* phase_mean: the complex row of chunk 0
+                                 * (max_groups + 1) */
 } ReduceParams;
 
 #define GROUP_RESET 4u          /* group flag: reset the averaging state */

@@ -14,7 +14,7 @@ typedef struct
   gboolean last;                /* the last closed group of its batch */
   gfloat *power;
   guint *channel_frames;
-  gfloat *complex_data;
+  gfloat *complex_data, *phase;
   GpufftPeak *peaks;
   gfloat *bands, *level, *frames;
 } StashedResult;
@@ -27,6 +27,7 @@ stashed_free (gpointer data)
   g_free (s->power);
   g_free (s->channel_frames);
   g_free (s->complex_data);
+  g_free (s->phase);
   g_free (s->peaks);
   g_free (s->bands);
   g_free (s->level);
@@ -61,6 +62,10 @@ stash_copy (const GpufftGroupResult * r)
   if (r->complex_data) {
     s->complex_data = g_memdup2 (r->complex_data, 2 * n * sizeof (gfloat));
     s->r.complex_data = s->complex_data;
+  }
+  if (r->phase) {
+    s->phase = g_memdup2 (r->phase, n * sizeof (gfloat));
+    s->r.phase = s->phase;
   }
   if (r->peaks) {
     s->peaks = g_memdup2 (r->peaks,
@@ -103,7 +108,9 @@ fill_result (GpufftPlan * plan, GpufftSlot * s, guint g, gboolean failed,
     return;
   r->power = (const gfloat *) s->out.mapped + g * row;
   r->channel_frames = (const guint *) s->counts.mapped + g * plan->out_ch;
-  if (plan->cfg.complex_out)
+  if (plan->cfg.phase_mean)
+    r->phase = (const gfloat *) s->cplx.mapped + 2 * g * row;
+  else if (plan->cfg.complex_out)
     r->complex_data = (const gfloat *) s->cplx.mapped + 2 * g * row;
   if (plan->n_peaks > 0) {
     const guint32 *pk = s->peaks.mapped;

@@ -351,6 +351,19 @@ size_plan (GpufftPlan * plan, GError ** error)
           "storage buffer", plan->out_ch, plan->nb);
       return FALSE;
     }
+    /* (the mean phase: a complex row per chunk, after the group rows and
+     * the carry row) */
+    if (c->phase_mean) {
+      guint64 fit = MIN (range, PHASE_BYTES) / (2 * row * plan->out_ch);
+
+      chunks = MIN (chunks, fit > groups + 1 ? fit - 1 : groups);
+      if (chunks <= groups) {
+        g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+            "the phase rows of %u output channels of %u bins exceed the "
+            "device's largest storage buffer", plan->out_ch, plan->nb);
+        return FALSE;
+      }
+    }
     frames = MIN (frames, chunks - groups);
     frames = MIN (frames, gpufft_plan_analysis_max_frames (plan, range));
     if (frames == 0) {
@@ -379,7 +392,7 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
 {
   /* Large spectra: more threads per (group, channel) for the reduction. */
   guint red_t = plan->nb > 8192 ? 4 * REDUCE_T : REDUCE_T;
-  guint32 red_spec[7];
+  guint32 red_spec[8];
 
   /* A CPU device runs a workgroup's invocations as SIMD lanes, a few
    * subgroups at a time, switching between them at every barrier: with
@@ -399,8 +412,9 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
   red_spec[4] = plan->cfg.frames_out ? 1 : 0;
   red_spec[5] = plan->cfg.bin_gain ? 1 : 0;
   red_spec[6] = plan->has_level ? 1 : 0;
+  red_spec[7] = plan->cfg.phase_mean ? 1 : 0;
   plan->reduce = gpufft_cache_pipeline (plan->ctx, reduce_spv,
-      sizeof (reduce_spv), 11, NULL, sizeof (ReduceParams), red_spec, 7, error);
+      sizeof (reduce_spv), 12, NULL, sizeof (ReduceParams), red_spec, 8, error);
   return plan->reduce != NULL;
 }
 
@@ -504,7 +518,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   GpufftContext *ctx = plan->ctx;
   guint64 row = (guint64) plan->nb * plan->out_ch;
   gsize staging = in_bytes (plan, plan->max_span);
-  GpufftBuffer *fft_bufs[9], *red_bufs[11];
+  GpufftBuffer *fft_bufs[9], *red_bufs[12];
   guint p;
 
   s->copies = g_array_new (FALSE, FALSE, sizeof (VkBufferCopy));
@@ -584,6 +598,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
     red_bufs[8] = plan->tables.buffer ? &plan->tables : &plan->dummy;
     red_bufs[9] = plan->ext_dev.buffer ? &plan->ext_dev : &plan->dummy;
     red_bufs[10] = plan->frames_dev.buffer ? &plan->frames_dev : &plan->dummy;
+    red_bufs[11] = plan->cfg.phase_mean ? &plan->cplx_dev : &plan->dummy;
     if (!gpufft_descriptor_pool_alloc (&plan->pool, ctx, plan->reduce,
             red_bufs, &s->reduce_set[p], error))
       return FALSE;
@@ -654,10 +669,10 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
       || (plan->cpu && !gpufft_plan_cpu_input_views (plan, &plan->input, error))
       || !gpufft_buffer_init (&plan->partial, ctx,
           plan->max_chunks * part_bytes, GPUFFT_MEMORY_DEVICE, error)
-      || !gpufft_buffer_init (&plan->carry[0], ctx, part_bytes,
-          GPUFFT_MEMORY_DEVICE, error)
-      || !gpufft_buffer_init (&plan->carry[1], ctx, part_bytes,
-          GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&plan->carry[0], ctx, part_bytes +
+          (config->phase_mean ? row_bytes : 0), GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&plan->carry[1], ctx, part_bytes +
+          (config->phase_mean ? row_bytes : 0), GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&plan->out_dev, ctx, out_bytes,
           GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&plan->counts_dev, ctx,
@@ -667,13 +682,15 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
               (gsize) plan->max_groups * plan->out_ch * plan->n_peaks * 16,
               GPUFFT_MEMORY_DEVICE, error))
       || (config->complex_out && !gpufft_buffer_init (&plan->cplx_dev, ctx,
-              2 * (out_bytes + row_bytes), GPUFFT_MEMORY_DEVICE, error))
+              2 * (out_bytes + row_bytes + (config->phase_mean ?
+                      plan->max_chunks * row_bytes : 0)),
+              GPUFFT_MEMORY_DEVICE, error))
       || !gpufft_buffer_init (&plan->dummy, ctx, 16, GPUFFT_MEMORY_DEVICE,
           error)
       || (plan->four_step && !gpufft_buffer_init (&plan->temp, ctx,
               (gsize) plan->slice_frames * plan->out_ch * plan->m * 2 *
               sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error))
-      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 6 * N_SLOTS, 11, error)
+      || !gpufft_descriptor_pool_init (&plan->pool, ctx, 6 * N_SLOTS, 12, error)
       || !fill_constants (plan, error)
       || (plan->any && !gpufft_plan_any_buffers (plan, error))
       || !gpufft_plan_analysis_buffers (plan, error))
@@ -698,9 +715,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   g_debug ("plan N=%u: %s kernel, %u frames in %u chunks a batch at most; "
       "made in %.1f ms (and %.1f ms saving the driver's cache file)",
       config->fft_size,
-      plan->cpu ? "CPU devices'" : plan->any ? "generic-size" : plan->
-      four_step ? "four-step" : "fused", plan->max_frames, plan->max_chunks,
-      stats.plan_ns / 1e6,
+      plan->cpu ? "CPU devices'" : plan->
+      any ? "generic-size" : plan->four_step ? "four-step" : "fused",
+      plan->max_frames, plan->max_chunks, stats.plan_ns / 1e6,
       (g_get_monotonic_time () - t0) / 1e3 - stats.plan_ns / 1e6);
   gpufft_plan_cpu_start_upgrade (plan);
   return plan;
