@@ -33,6 +33,8 @@ with tempfile.TemporaryDirectory() as tmp:
           os.path.join(tmp, "out.png")]),
         ("spectrum-app --element gpuspectrum", "gpuspectrum",
          [os.path.join(bindir, "spectrum-app"), "--element", "gpuspectrum"]),
+        ("spectrum-bars --element gpuspectrum", "gpuspectrum",
+         [os.path.join(bindir, "spectrum-bars"), "--element", "gpuspectrum"]),
         ("gpufft_monitor.py", "gpufftspectrum",
          [py, os.path.join(srcdir, "gpufft_monitor.py"), "--source", src]),
         ("sound_level_monitor.py", "gpufftspectrum",

@@ -32,12 +32,14 @@
  * go into the next message, divided by that one's frame count; the
  * intervals start again there, the first as long as the one cut; the
  * frames go on over the samples before; a timestamp jump alone changes
- * nothing). A change of bands, interval or multi-channel reaches the
- * next message: what was measured with the old values and not yet posted
- * is dropped (spectrum drops the interval the change cuts short; intervals
- * still on the GPU, a few ms, go too; as with spectrum, messages already
- * queued on the bus for an asynchronous watch stay there). message-phase
- * applies from the next interval. What it keeps of its own, spectrum's
+ * nothing). A change of bands, interval or multi-channel applies as
+ * spectrum's does: the interval it cuts short is not posted, the intervals
+ * complete before it are (still on the GPU, they come a few ms after the
+ * change; as with spectrum, messages already queued on the bus for an
+ * asynchronous watch stay there); a change made by a synchronous bus
+ * handler of one of its messages reaches the very next message (what was
+ * measured with the old values and not yet posted is dropped).
+ * message-phase applies from the next interval. What it keeps of its own, spectrum's
  * faults: S24 downmix works; a synchronous bus handler may change any property;
  * no reference is kept on buffers; non-interleaved input and up to 4096
  * channels.

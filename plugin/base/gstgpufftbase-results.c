@@ -197,8 +197,9 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
       self->is_live > 0);
 }
 
-/* gpuspectrum: a message measured before the application's last property
- * change is not posted (the poster asks just before posting) */
+/* gpuspectrum: a message measured before a property change made by a bus
+ * handler of an earlier message is not posted (the poster asks just
+ * before posting); see gst_gpu_fft_base_settings_changed() */
 gboolean
 gst_gpu_fft_base_results_still_wanted (GstElement * element, guint gen)
 {
@@ -206,12 +207,12 @@ gst_gpu_fft_base_results_still_wanted (GstElement * element, guint gen)
   guint now;
 
   GST_OBJECT_LOCK (self);
-  now = self->settings.reset_gen;
+  now = self->handler_gen;
   GST_OBJECT_UNLOCK (self);
-  if (now == gen)
+  if ((gint) (now - gen) <= 0)
     return TRUE;
-  GST_DEBUG_OBJECT (self, "interval measured before a property change: "
-      "not posted");
+  GST_DEBUG_OBJECT (self, "interval measured before a property change by a "
+      "bus handler: not posted");
   return FALSE;
 }
 

@@ -37,6 +37,14 @@ gst_gpu_fft_base_settings_changed (GstGpuFftBase * self,
   /* (setting a value it already has changes nothing, not even batching) */
   if (!geometry_equal (old, &self->settings))
     self->geometry_gen++;
+  /* (gpuspectrum: a change made by a synchronous bus handler of one of
+   * its messages comes, as spectrum's would, before the intervals after
+   * that message: those measured before it are not posted; a change from
+   * any other thread comes after the intervals already complete, which
+   * are posted, as spectrum posts them before its property returns) */
+  if (self->settings.reset_gen != old->reset_gen
+      && gst_gpu_fft_poster_is_posting (self->poster))
+    self->handler_gen = self->settings.reset_gen;
 }
 
 /* Copies the settings (and their geometry generation) under the lock. */

@@ -99,6 +99,9 @@ struct _GstGpuFftBase
   GstGpuFftBaseSettings settings;
   guint geometry_gen;           /* bumped by changes that restart the
                                  * analysis at the next buffer */
+  guint handler_gen;            /* gpuspectrum: settings.reset_gen as a bus
+                                 * handler of the element's own messages
+                                 * last changed it */
   gchar *device_name;
   /* the device's allocator once it is open (gstgpufftallocator.h; not
    * gpuspectrum's), and whether an ALLOCATION query was answered without

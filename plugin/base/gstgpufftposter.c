@@ -166,6 +166,12 @@ gst_gpu_fft_poster_wait (GstGpuFftPoster * p)
   g_mutex_unlock (&p->lock);
 }
 
+gboolean
+gst_gpu_fft_poster_is_posting (GstGpuFftPoster * p)
+{
+  return p != NULL && g_private_get (&current_poster) == p;
+}
+
 void
 gst_gpu_fft_poster_set_flushing (GstGpuFftPoster * p, gboolean flushing)
 {

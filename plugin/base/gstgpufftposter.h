@@ -65,6 +65,10 @@ guint64 gst_gpu_fft_poster_get_dropped (GstGpuFftPoster * poster);
 void gst_gpu_fft_poster_set_stopping (GstGpuFftPoster * poster,
     gboolean stopping);
 
+/* TRUE on the poster's posting thread while it posts (in a synchronous
+ * bus handler of one of the element's messages). */
+gboolean gst_gpu_fft_poster_is_posting (GstGpuFftPoster * poster);
+
 /* Drops the messages not posted yet and frees the poster. */
 void gst_gpu_fft_poster_free (GstGpuFftPoster * poster);
 

@@ -64,24 +64,19 @@ run_element (const RunSpec * r, const Fmt * f, const gdouble * x, gsize n)
       r->bands, "multi-channel", r->multi, "interval", "100000000",
       "threshold", "-80", NULL);
   gsize half = r->prop2 ? n / 2 : n;
-  Msgs *m = NULL, *rest;
+  Msgs *m;
 
   push_samples (h, f, x, half, 441, 0, FALSE);
   if (r->prop2) {
-    /* the intervals completed so far are posted before the change (spectrum
-     * posts them while the buffer is pushed; the GPU a little later) */
-    m = msgs_collect (bus, half / INTERVAL_SAMPLES, 60);
-    fail_unless_equals_int (m->spectrum->len, half / INTERVAL_SAMPLES);
+    /* (changed at once: the intervals complete before the change are
+     * posted, as spectrum posted them while the buffers were pushed, even
+     * where the GPU has not finished them yet) */
     gst_util_set_object_arg (G_OBJECT (h->element), r->prop2, r->value2);
     push_samples (h, f, x + half * f->channels, n - half, 441,
         gst_util_uint64_scale_int (half, GST_SECOND, RATE), FALSE);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  rest = msgs_collect (bus, 0, 0);
-  if (m == NULL)
-    m = rest;
-  else
-    msgs_append (m, rest);
+  m = msgs_collect (bus, 0, 0);
   fail_unless_equals_int (m->errors->len, 0);
   harness_free (h, bus);
   g_free (caps);
