@@ -6,10 +6,14 @@
  * property changes while playing; a synchronous bus handler that changes
  * properties (spectrum deadlocks there); the scenarios of spectrum's own
  * unit tests; the property set; and every value (not only the main lobes)
- * of noise, a chirp, tones between bins and with noise, and bursts, at
+ * of white and pink noise, a chirp, tones between bins and with noise,
+ * bursts, and a decoded Vorbis file of music made here, at
  * thresholds -40 to -80, intervals of 10 ms to 1 s and bands 8 to 1025;
  * DISCONT buffers as spectrum takes them. */
 #include "gpufft-test-common.h"
+
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #define RATE 44100
 #define INTERVAL_SAMPLES 4410   /* 100 ms */
@@ -648,8 +652,33 @@ compare_all_values (Msgs * ref, Msgs * got, gint threshold, gdouble tol,
   return n_values;
 }
 
+/* Pink noise (power falling 3 dB an octave) of about sigma: white noise
+ * through Paul Kellet's filter (within 0.05 dB of 1/f above 10 Hz at
+ * 44.1 kHz). */
+static void
+gen_pink (gdouble * x, gsize n, gdouble sigma, guint seed)
+{
+  gdouble b[7] = { 0 };
+  gsize i;
+
+  gen_noise (x, n, 1, 1.0, seed);
+  for (i = 0; i < n; i++) {
+    gdouble w = x[i];
+
+    b[0] = 0.99886 * b[0] + w * 0.0555179;
+    b[1] = 0.99332 * b[1] + w * 0.0750759;
+    b[2] = 0.96900 * b[2] + w * 0.1538520;
+    b[3] = 0.86650 * b[3] + w * 0.3104856;
+    b[4] = 0.55000 * b[4] + w * 0.5329522;
+    b[5] = -0.7616 * b[5] - w * 0.0168980;
+    x[i] = sigma * 0.2 * (b[0] + b[1] + b[2] + b[3] + b[4] + b[5] + b[6] +
+        w * 0.5362);
+    b[6] = w * 0.115926;
+  }
+}
+
 /* Signals whose level varies from frame to frame (noise, a tone between
- * bins, a tone with noise, bursts in silence): spectrum averages each
+ * bins, a tone with noise, bursts in silence, pink noise): spectrum averages each
  * frame's floored dB, and so does gpuspectrum, so every value agrees, at
  * every threshold (the mean of floored dB depends on it). nfft divides the
  * interval (4410 samples), so that spectrum's frames, which restart at
@@ -664,17 +693,19 @@ GST_START_TEST (test_side_by_side_varying_levels)
 
   if (!have_spectrum ())
     return;
-  for (sig = 0; sig < 4; sig++) {
+  for (sig = 0; sig < 5; sig++) {
     for (ch = 1; ch <= 2; ch++) {
       gdouble *x = g_new0 (gdouble, n * ch);
       const gchar *names[] = { "noise", "tone between bins", "tone + noise",
-        "20 ms bursts"
+        "20 ms bursts", "pink noise"
       };
 
       if (sig == 0 || sig == 2)
         gen_noise (x, n * ch, 1, sig == 0 ? 0.2 : 0.01, 31 + ch);
       if (sig == 1 || sig == 2)
         gen_tone (x, n, ch, 0.5, 1234.5, RATE, 0.3);
+      if (sig == 4)
+        gen_pink (x, n * ch, 0.1, 59);
       if (sig == 3) {
         gen_noise (x, n * ch, 1, 0.3, 37);
         for (t = 0; t < n; t++) /* 20 ms on in every 100 ms */
@@ -1051,6 +1082,175 @@ GST_START_TEST (test_side_by_side_discont)
 
 GST_END_TEST;
 
+/* Three seconds of music made here (chords of decaying harmonic notes, a
+ * bass line, noise hits), stereo, in an Ogg Vorbis file written by
+ * vorbisenc; returns its path (to be freed and unlinked). */
+static gchar *
+make_music (void)
+{
+  const guint rate = 44100, n = 3 * 44100;
+  static const gdouble chords[4][3] = { {261.63, 329.63, 392.00},
+  {220.00, 261.63, 329.63}, {174.61, 220.00, 261.63},
+  {196.00, 246.94, 293.66}
+  };
+  gfloat *x = g_new0 (gfloat, 2 * n);
+  gdouble *hit = g_new0 (gdouble, n);
+  gchar *path = g_build_filename (g_get_tmp_dir (), "gpuspectrum-music-"
+      "XXXXXX.ogg", NULL);
+  GstElement *pipe, *src, *out;
+  GstFlowReturn ret;
+  GstBuffer *buf;
+  GstMessage *msg;
+  GError *err = NULL;
+  gint fd = g_mkstemp (path);
+  gsize t;
+
+  fail_unless (fd >= 0);
+  close (fd);
+  gen_noise (hit, n, 1, 0.3, 61);
+  for (t = 0; t < n; t++) {
+    gdouble tt = (gdouble) t / rate, beat = fmod (tt, 0.375);
+    guint c = (guint) (tt / 0.75) % 4, i, h;
+    gdouble l = 0, r = 0, env = exp (-3.0 * fmod (tt, 0.75));
+
+    for (i = 0; i < 3; i++)
+      for (h = 1; h <= 6; h++) {
+        gdouble v = env * 0.06 / h * sin (2 * G_PI * chords[c][i] * h * tt +
+            i + h);
+
+        l += (i == 2 ? 0.6 : 1.0) * v;
+        r += (i == 0 ? 0.6 : 1.0) * v;
+      }
+    l += 0.2 * sin (2 * G_PI * chords[c][0] / 2 * tt) * exp (-4 * beat);
+    r += 0.2 * sin (2 * G_PI * chords[c][0] / 2 * tt) * exp (-4 * beat);
+    l += hit[t] * exp (-60 * beat);
+    r += hit[t] * exp (-70 * beat);
+    x[2 * t] = (gfloat) l;
+    x[2 * t + 1] = (gfloat) r;
+  }
+  pipe = gst_parse_launch ("appsrc name=src format=time caps=audio/x-raw,"
+      "format=F32LE,rate=44100,channels=2,layout=interleaved ! audioconvert "
+      "! vorbisenc quality=0.4 ! oggmux ! filesink name=out", &err);
+  fail_unless (pipe != NULL && err == NULL, "encoder: %s",
+      err ? err->message : "");
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  out = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  g_object_set (out, "location", path, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  buf = gst_buffer_new_wrapped (x, 2 * n * sizeof (gfloat));
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = 3 * GST_SECOND;
+  g_signal_emit_by_name (src, "push-buffer", buf, &ret);
+  fail_unless_equals_int (ret, GST_FLOW_OK);
+  gst_buffer_unref (buf);
+  g_signal_emit_by_name (src, "end-of-stream", &ret);
+  gst_object_unref (src);
+  gst_object_unref (out);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "encoding the music failed");
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  g_free (hit);
+  return path;
+}
+
+/* A decoded music file: vorbisdec's output (its timestamps and flags)
+ * through a tee into spectrum and gpuspectrum side by side, in one
+ * pipeline; bands 20, 128 and 1025, thresholds -60 and -80, 100 ms and
+ * 33 ms, downmixed and multi-channel: every value, count and timestamp as
+ * spectrum's. */
+GST_START_TEST (test_side_by_side_music)
+{
+  static const struct
+  {
+    guint bands;
+    gint threshold;
+    guint64 interval;
+    gboolean multi;
+  } cases[] = {
+    {20, -60, 100 * GST_MSECOND, FALSE},
+    {128, -80, 33 * GST_MSECOND, TRUE},
+    {1025, -80, 100 * GST_MSECOND, FALSE},
+    {256, -60, 33 * GST_MSECOND, TRUE},
+  };
+  GstElementFactory *enc = gst_element_factory_find ("vorbisenc");
+  gchar *path;
+  guint i, compared = 0;
+
+  if (!have_spectrum ())
+    return;
+  fail_unless (enc != NULL, "vorbisenc is missing: install "
+      "gstreamer1.0-plugins-base (scripts/setup.sh does)");
+  gst_object_unref (enc);
+  path = make_music ();
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+        "tee name=t t. ! queue ! spectrum name=ref bands=%u threshold=%d "
+        "interval=%" G_GUINT64_FORMAT " multi-channel=%d ! fakesink t. ! "
+        "queue ! gpuspectrum name=got bands=%u threshold=%d interval=%"
+        G_GUINT64_FORMAT " multi-channel=%d ! fakesink", path,
+        cases[i].bands, cases[i].threshold, cases[i].interval,
+        cases[i].multi, cases[i].bands, cases[i].threshold,
+        cases[i].interval, cases[i].multi);
+    GError *err = NULL;
+    GstElement *pipe = gst_parse_launch (desc, &err);
+    GstBus *bus;
+    Msgs *ref = g_new0 (Msgs, 1), *got = g_new0 (Msgs, 1);
+    gchar *what = g_strdup_printf ("music (Vorbis), bands %u, %d dB, %"
+        G_GUINT64_FORMAT " ms%s", cases[i].bands, cases[i].threshold,
+        cases[i].interval / GST_MSECOND, cases[i].multi ? ", multi" : "");
+    GstMessage *msg;
+    guint j;
+
+    fail_unless (pipe != NULL && err == NULL, "%s", err ? err->message : "");
+    bus = gst_element_get_bus (pipe);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    /* (every element message is kept with its source's name) */
+    ref->spectrum = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_structure_free);
+    got->spectrum = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_structure_free);
+    while ((msg = gst_bus_timed_pop (bus, 60 * GST_SECOND))) {
+      gboolean done = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+
+      fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "%s: error", what);
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+          && gst_structure_has_name (gst_message_get_structure (msg),
+              "spectrum"))
+        g_ptr_array_add (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC
+                    (msg)), "ref") ? ref->spectrum : got->spectrum,
+            gst_structure_copy (gst_message_get_structure (msg)));
+      gst_message_unref (msg);
+      if (done)
+        break;
+    }
+    fail_unless (ref->spectrum->len >= 25, "%s: %u messages", what,
+        ref->spectrum->len);
+    compared += compare_all_values (ref, got, cases[i].threshold, 0.01, what);
+    for (j = 0; j < ref->spectrum->len; j++)
+      fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (got->spectrum,
+                  j), "running-time"), msg_u64 (g_ptr_array_index
+              (ref->spectrum, j), "running-time"));
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipe);
+    g_ptr_array_unref (ref->spectrum);
+    g_ptr_array_unref (got->spectrum);
+    g_free (ref);
+    g_free (got);
+    g_free (what);
+    g_free (desc);
+  }
+  fail_unless (compared > 2000, "only %u values compared", compared);
+  g_unlink (path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpuspectrum_suite (void)
 {
@@ -1069,6 +1269,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_live_backlog_at_eos);
   tcase_add_test (tc, test_side_by_side_discont);
   tcase_add_test (tc, test_side_by_side_phase);
+  tcase_add_test (tc, test_side_by_side_music);
   tcase_add_test (tc, test_side_by_side_property_change);
   tcase_add_test (tc, test_multi_channel_change);
   tcase_add_test (tc, test_sync_handler_changes_bands);
