@@ -131,9 +131,12 @@ static const guint group_frames_large[] = { 16, 9, 10, 12 };
 /* Runs case k through a plan on the CPU devices' kernels against the
  * reference: one batch; until_upgrade: batch after batch until the plan
  * runs another pipeline than its first (a quick start's switch to the
- * unrolled kernel, gpufft-plan-cpu.c), then one more, at most 60 s. */
+ * unrolled kernel, gpufft-plan-cpu.c), then one more, at most 60 s;
+ * deferred: with a quick start, batch after batch for 1.5 s, during which
+ * the plan must keep its first pipeline. */
 static void
-check_case (const Case * k, guint ci, gboolean until_upgrade)
+check_case_for (const Case * k, guint ci, gboolean until_upgrade,
+    gboolean deferred)
 {
   gboolean large = k->n >= 8192;
   guint gf[N_GROUPS], n_frames = 0, g, c, first = 0;
@@ -148,8 +151,9 @@ check_case (const Case * k, guint ci, gboolean until_upgrade)
   GpufftBatch batch = { 0 };
   GPtrArray *res;
   const GpufftPipeline *first_fft;
-  gint64 end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
-  gboolean upgraded = FALSE, last = !until_upgrade;
+  gint64 end = g_get_monotonic_time () + (deferred ? 3 * G_TIME_SPAN_SECOND
+      / 2 : 60 * G_TIME_SPAN_SECOND);
+  gboolean upgraded = FALSE, last = !until_upgrade || deferred;
   guint n_batches = 0;
   guint nb = k->n / 2 + 1;
   gdouble *ref = g_new (gdouble, nb);
@@ -190,6 +194,8 @@ check_case (const Case * k, guint ci, gboolean until_upgrade)
   cfg.max_frames = n_frames;
   cfg.max_groups = N_GROUPS;
   cfg.quick_start = until_upgrade;
+  if (deferred)
+    until_upgrade = FALSE;
   plan = plan_with ("cpu", &cfg, &err);
   if (!plan) {
     et_fail ("case %u: %s", ci, err->message);
@@ -268,6 +274,13 @@ again:
     }
   }
   g_ptr_array_unref (res);
+  if (deferred && plan->fft != first_fft)
+    et_fail ("case %u: N=%u switched pipelines after %u batches, before "
+        "GPUFFT_CPU_UPGRADE_AFTER", ci, k->n, n_batches);
+  if (deferred && g_get_monotonic_time () < end) {
+    g_usleep (20 * 1000);
+    goto again;
+  }
   if (!last) {
     /* (the switch happens at a submission with none in flight) */
     upgraded = upgraded || plan->fft != first_fft;
@@ -293,6 +306,12 @@ out:
 }
 
 static void
+check_case (const Case * k, guint ci, gboolean until_upgrade)
+{
+  check_case_for (k, ci, until_upgrade, FALSE);
+}
+
+static void
 test_cpu_kernels (void)
 {
   guint ci;
@@ -304,9 +323,10 @@ test_cpu_kernels (void)
 }
 
 /* A plan with a quick start, of a size with a quick module (1024), starts
- * on it and switches to the unrolled kernel once that is made: every
- * batch, before and after, against the reference (GPUFFT_CPU_QUICK unset
- * or auto). */
+ * on it, keeps it until GPUFFT_CPU_UPGRADE_AFTER (1.5 s of batches with
+ * an hour's delay), and switches to the unrolled kernel once that is made
+ * (no delay): every batch, before and after, against the reference
+ * (GPUFFT_CPU_QUICK unset or auto). */
 static void
 test_cpu_upgrade (void)
 {
@@ -318,8 +338,13 @@ test_cpu_upgrade (void)
     g_test_skip ("quick start: CPU devices, GPUFFT_CPU_QUICK unset or auto");
     return;
   }
+  /* (deferred: a short session never makes the unrolled kernel) */
+  g_setenv ("GPUFFT_CPU_UPGRADE_AFTER", "3600", TRUE);
+  check_case_for (&cases[0], 0, TRUE, TRUE);
+  g_setenv ("GPUFFT_CPU_UPGRADE_AFTER", "0", TRUE);
   check_case (&cases[0], 0, TRUE);
   check_case (&cases[1], 1, TRUE);
+  g_unsetenv ("GPUFFT_CPU_UPGRADE_AFTER");
 }
 
 int

@@ -13,9 +13,12 @@
  * module takes lavapipe long to translate (0.28 s at 1024 in every
  * process, more with an empty shader cache), so a plan of a size that has
  * a quick module (fft_cpu_large.comp, translated in a quarter of that, its
- * kernel slower) starts on it, and a thread of the engine's makes the
- * unrolled pipeline beside the stream; gpufft_plan_submit() switches to it
- * at the first submission after it is made (each slot records the
+ * kernel slower on big batches) starts on it, and, once the plan has run
+ * for UPGRADE_AFTER_S (a live stream's small batches run as fast on the
+ * quick module: a session shorter than that never pays the translation;
+ * GPUFFT_CPU_UPGRADE_AFTER, seconds, overrides), a thread of the engine's
+ * makes the unrolled pipeline beside the stream; gpufft_plan_submit()
+ * switches to it at the first submission after it is made (each slot records the
  * pipeline it was submitted with; the two modules have the same bindings
  * and push constants; their results differ in the last bits). A plan freed
  * before the thread starts is not waited for: nothing is made. GPUFFT_CPU_QUICK overrides the configuration: off (the
@@ -32,6 +35,9 @@
 #include "gpufft-cache.h"
 #include "gpufft-context-private.h"
 #include "gpufft-pipeline-cache.h"
+
+/* seconds a plan runs on the quick module before the unrolled one is made */
+#define UPGRADE_AFTER_S 120.0
 
 /* One module per size, N = 32 << i (shaders/meson.build): fft_cpu.comp
  * up to 1024, fft_cpu_large.comp from 2048 (tests/bench/README.md,
@@ -278,6 +284,8 @@ first_module (GpufftPlan * plan)
 struct _GpufftCpuUpgrade
 {
   gint ref_count;               /* atomic */
+  gint64 start_at;              /* plan's thread: monotonic us to start the
+                                 * thread at; G_MAXINT64 once started */
   GpufftContext *ctx;
   const Module *module;
   guint32 spec[4];
@@ -321,7 +329,8 @@ upgrade_thread (gpointer data)
 }
 
 /* The plan runs its quick module: the unrolled one is to be made (not
- * with GPUFFT_CPU_QUICK=only). Started by gpufft_plan_cpu_start_upgrade(). */
+ * with GPUFFT_CPU_QUICK=only). Armed by gpufft_plan_cpu_start_upgrade(),
+ * its thread started by gpufft_plan_cpu_maybe_upgrade(). */
 static void
 want_upgrade (GpufftPlan * plan, const guint32 * spec)
 {
@@ -342,9 +351,21 @@ void
 gpufft_plan_cpu_start_upgrade (GpufftPlan * plan)
 {
   GpufftCpuUpgrade *u = plan->cpu_upgrade;
+  const gchar *v = g_getenv ("GPUFFT_CPU_UPGRADE_AFTER");
+  gdouble after = v ? g_ascii_strtod (v, NULL) : UPGRADE_AFTER_S;
 
   if (!u)
     return;
+  u->start_at = g_get_monotonic_time () + (gint64) (CLAMP (after, 0, 1e6) *
+      G_USEC_PER_SEC);
+}
+
+static void
+upgrade_thread_start (GpufftPlan * plan)
+{
+  GpufftCpuUpgrade *u = plan->cpu_upgrade;
+
+  u->start_at = G_MAXINT64;
   g_atomic_int_inc (&u->ref_count);
   if (!gpufft_context_reap ("gpufft-upgrade", upgrade_thread, u)) {
     g_debug ("no thread to make the unrolled CPU kernel: the quick one "
@@ -362,6 +383,12 @@ gpufft_plan_cpu_maybe_upgrade (GpufftPlan * plan)
 
   if (!plan->cpu_upgrade)
     return;
+  if (plan->cpu_upgrade->start_at != G_MAXINT64
+      && g_get_monotonic_time () >= plan->cpu_upgrade->start_at) {
+    upgrade_thread_start (plan);
+    if (!plan->cpu_upgrade)
+      return;
+  }
   p = g_atomic_pointer_get (&plan->cpu_upgrade->ready);
   if (!p)
     return;

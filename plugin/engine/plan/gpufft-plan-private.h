@@ -337,12 +337,14 @@ typedef struct _GpufftCpuUpgrade GpufftCpuUpgrade;
 /* sets plan->cpu, fpw and fft (a quick module's, where the size has one,
  * while the unrolled one is made beside the stream) */
 gboolean gpufft_plan_cpu_pipeline (GpufftPlan * plan, GError ** error);
-/* the end of gpufft_plan_new(): starts making the unrolled pipeline of a
- * quick start (after the plan's other pipelines, so that its compile does
- * not take the CPU from them) */
+/* the end of gpufft_plan_new(): arms the making of the unrolled pipeline
+ * of a quick start (its thread starts at a submission once the plan has
+ * run for GPUFFT_CPU_UPGRADE_AFTER, after the plan's other pipelines, so
+ * that its compile does not take the CPU from them) */
 void gpufft_plan_cpu_start_upgrade (GpufftPlan * plan);
-/* the submitter, before it fills a slot: the plan runs the unrolled
- * pipeline from this slot on once it is made */
+/* the submitter, before it fills a slot: starts the unrolled pipeline's
+ * thread when it is time; the plan runs it from this slot on once it is
+ * made */
 void gpufft_plan_cpu_maybe_upgrade (GpufftPlan * plan);
 /* drops the plan's share of the pipeline being made */
 void gpufft_plan_cpu_free (GpufftPlan * plan);
