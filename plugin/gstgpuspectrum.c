@@ -31,8 +31,8 @@
  * posted), and its DISCONT (the interval cut is not posted, its sums of dB
  * go into the next message, divided by that one's frame count; the
  * intervals start again there, the first as long as the one cut; the
- * frames go on over the samples before; a timestamp jump alone changes
- * nothing). A change of bands, interval or multi-channel applies as
+ * frames go on over the samples before; a timestamp jump alone, a GAP or
+ * a new SEGMENT change nothing). A change of bands, interval or multi-channel applies as
  * spectrum's does: the interval it cuts short is not posted, the intervals
  * complete before it are (still on the GPU, they come a few ms after the
  * change; as with spectrum, messages already queued on the bus for an

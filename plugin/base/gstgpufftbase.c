@@ -38,7 +38,9 @@
  * buffers without PTS continue the sample count (the first one after a
  * restart takes the end of what came before, else the segment start). A
  * timestamp more than 40 ms away from where the sample count puts it, and
- * a GAP event, restart the framing like a DISCONT. A buffer that cannot be
+ * a GAP event, restart the framing like a DISCONT (gpuspectrum: as
+ * spectrum, only a DISCONT flag cuts, and a GAP or a new SEGMENT changes
+ * nothing). A buffer that cannot be
  * read (non-interleaved without GstAudioMeta) passes through untouched with
  * a WARNING message, and the framing restarts after it.
  *
@@ -612,17 +614,12 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       self->next_pts = GST_CLOCK_TIME_NONE;
       break;
     case GST_EVENT_SEGMENT:
-      /* before the base class takes the new segment: the pending interval
-       * is timed in the old one */
-      if (self->running) {
-        gst_gpu_fft_base_settings_read_live (self);
-        gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
-      }
-      self->next_pts = GST_CLOCK_TIME_NONE;
-      break;
     case GST_EVENT_GAP:
-      /* no data for a while: no frame may span it */
-      if (self->running) {
+      /* a new segment: before the base class takes it (the pending
+       * interval is timed in the old one); a gap: no data for a while, no
+       * frame may span it. gpuspectrum goes on over both, as spectrum
+       * does (its messages take the buffers' timestamps). */
+      if (self->running && !GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat) {
         gst_gpu_fft_base_settings_read_live (self);
         gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
       }

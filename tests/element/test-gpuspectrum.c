@@ -861,6 +861,17 @@ GST_START_TEST (test_live_backlog_at_eos)
 
 GST_END_TEST;
 
+typedef enum
+{
+  CUT_DISCONT,
+  CUT_SEGMENT,
+  CUT_GAP
+} CutKind;
+
+static Msgs *run_parts (const gchar * factory, const Fmt * f,
+    const gdouble * x, gsize n, const gsize * cuts, guint n_cuts,
+    GstClockTime jump, guint bands, gboolean multi, guint64 interval,
+    gboolean phase, CutKind kind);
 static Msgs *run_discont (const gchar * factory, const Fmt * f,
     const gdouble * x, gsize n, const gsize * cuts, guint n_cuts,
     GstClockTime jump, guint bands, gboolean multi, guint64 interval,
@@ -912,6 +923,46 @@ compare_phases (Msgs * ref, Msgs * got, const gchar * what)
       ref->spectrum->len, n_values, worst);
   return n_values;
 }
+
+/* A new SEGMENT event (non-flushing, e.g. a playlist's next track) or a
+ * GAP event inside an interval, the buffers after it without DISCONT:
+ * spectrum goes on over it (frames, sums and interval count), and so does
+ * gpuspectrum: every value, count and timestamp as spectrum's. */
+GST_START_TEST (test_side_by_side_segment_gap)
+{
+  static const gsize cuts[] = { 7000, 20000 };
+  gsize n = RATE / 2 + 333;
+  gdouble *x = g_new0 (gdouble, n * 2);
+  guint kind, compared = 0;
+
+  if (!have_spectrum ())
+    return;
+  gen_noise (x, n * 2, 1, 0.05, 67);
+  gen_tone (x, n, 2, 0.5, 987.6, RATE, 0.4);
+  for (kind = CUT_SEGMENT; kind <= CUT_GAP; kind++) {
+    Fmt f = { "F32LE", RATE, 2, FALSE };
+    gchar *what = g_strdup_printf ("%s inside intervals",
+        kind == CUT_SEGMENT ? "new segments" : "gaps");
+    Msgs *ref = run_parts ("spectrum", &f, x, n, cuts, 2, 200 * GST_MSECOND,
+        128, FALSE, 100 * GST_MSECOND, FALSE, kind);
+    Msgs *got = run_parts ("gpuspectrum", &f, x, n, cuts, 2,
+        200 * GST_MSECOND, 128, FALSE, 100 * GST_MSECOND, FALSE, kind);
+    guint i;
+
+    compared += compare_all_values (ref, got, -80, 0.01, what);
+    for (i = 0; i < ref->spectrum->len; i++)
+      fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (got->spectrum,
+                  i), "running-time"), msg_u64 (g_ptr_array_index
+              (ref->spectrum, i), "running-time"));
+    msgs_free (ref);
+    msgs_free (got);
+    g_free (what);
+  }
+  fail_unless (compared > 500, "only %u values compared", compared);
+  g_free (x);
+}
+
+GST_END_TEST;
 
 /* message-phase: spectrum's phase is the mean of its frames' angles, and
  * so is gpuspectrum's (every kernel path: bands 8 and 129 (mixed radix),
@@ -983,6 +1034,18 @@ run_discont (const gchar * factory, const Fmt * f, const gdouble * x, gsize n,
     const gsize * cuts, guint n_cuts, GstClockTime jump, guint bands,
     gboolean multi, guint64 interval, gboolean phase)
 {
+  return run_parts (factory, f, x, n, cuts, n_cuts, jump, bands, multi,
+      interval, phase, CUT_DISCONT);
+}
+
+/* The same with each part from the second after a new SEGMENT event (its
+ * start and time the part's first PTS, its base the running time that
+ * continues the last part's) or a GAP event of `jump`, no DISCONT. */
+static Msgs *
+run_parts (const gchar * factory, const Fmt * f, const gdouble * x, gsize n,
+    const gsize * cuts, guint n_cuts, GstClockTime jump, guint bands,
+    gboolean multi, guint64 interval, gboolean phase, CutKind kind)
+{
   gchar *caps = fmt_caps_string (f);
   gchar *b = g_strdup_printf ("%u", bands);
   gchar *iv = g_strdup_printf ("%" G_GUINT64_FORMAT, interval);
@@ -996,10 +1059,22 @@ run_discont (const gchar * factory, const Fmt * f, const gdouble * x, gsize n,
 
   for (i = 0; i <= n_cuts; i++) {
     gsize to = i < n_cuts ? cuts[i] : n;
+    GstClockTime pts = gst_util_uint64_scale_int_round (from, GST_SECOND,
+        f->rate) + i * jump;
 
-    push_samples (h, f, x + from * f->channels, to - from, 441,
-        gst_util_uint64_scale_int_round (from, GST_SECOND, f->rate) +
-        i * jump, i > 0);
+    if (i > 0 && kind == CUT_SEGMENT) {
+      GstSegment seg;
+
+      gst_segment_init (&seg, GST_FORMAT_TIME);
+      seg.start = seg.time = pts;
+      seg.base = pts - i * jump;
+      fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    } else if (i > 0 && kind == CUT_GAP) {
+      fail_unless (gst_harness_push_event (h, gst_event_new_gap (pts - jump,
+                  jump)));
+    }
+    push_samples (h, f, x + from * f->channels, to - from, 441, pts, i > 0
+        && kind == CUT_DISCONT);
     from = to;
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
@@ -1269,6 +1344,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_live_backlog_at_eos);
   tcase_add_test (tc, test_side_by_side_discont);
   tcase_add_test (tc, test_side_by_side_phase);
+  tcase_add_test (tc, test_side_by_side_segment_gap);
   tcase_add_test (tc, test_side_by_side_music);
   tcase_add_test (tc, test_side_by_side_property_change);
   tcase_add_test (tc, test_multi_channel_change);
