@@ -6,7 +6,10 @@
  * reaches the middle of its interval, running-time + duration / 2, through
  * gst_clock_id_wait_async and an idle callback, and only for a valid
  * time). What the window would do is replayed at set buffers of the
- * source (a pad probe, so that both runs see it at the same sample): the
+ * source (a pad probe, so that both runs see it at the same sample; the
+ * resize comes just before the buffer that completes an interval, four
+ * buffers after the last message, which the bus watch has handled by then,
+ * since the bars' scale is read there): the
  * window mapped 300 pixels wide and 96 high (bands 300, bars 1.5 pixels
  * per dB), the frequency slider moved to 2000 and then 5000 Hz, the
  * "Fast" box ticked (bands = (gst_fft_next_fast_length (2 * 300 - 2) + 2)
@@ -147,7 +150,7 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   static guint n;
 
   switch (n++) {
-    case 5:                    /* configure-event: 300 x 96 pixels */
+    case 8:                    /* configure-event: 300 x 96 pixels */
       spect_height = 96;
       height_scale = 96 / 64.0;
       spect_bands = 300;

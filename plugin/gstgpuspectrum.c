@@ -39,7 +39,8 @@
  * asynchronous watch stay there); a change made by a synchronous bus
  * handler of one of its messages reaches the very next message (what was
  * measured with the old values and not yet posted is dropped).
- * message-phase applies from the next interval. What it keeps of its own, spectrum's
+ * message-phase changed while playing restarts the analysis as those do
+ * (spectrum goes on, adding phases from its next frame). What it keeps of its own, spectrum's
  * faults: S24 downmix works; a synchronous bus handler may change any property;
  * no reference is kept on buffers; non-interleaved input and up to 4096
  * channels.
@@ -228,7 +229,9 @@ gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
       s->reset_gen += s->multi_channel != old.multi_channel;
       break;
     case PROP_MESSAGE_PHASE:
+      /* (the phase is measured by another plan: a restart, as bands) */
       s->message_phase = g_value_get_boolean (value);
+      s->reset_gen += s->message_phase != old.message_phase;
       break;
     case PROP_POST_MESSAGES:
       s->post_messages = g_value_get_boolean (value);

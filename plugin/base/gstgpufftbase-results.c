@@ -1,7 +1,7 @@
 /* GstGpuFftBase: the result path. gst_gpu_fft_base_results_on_result()
  * is the engine's result function: it runs on the device's completion
  * thread, in interval order per element, with no lock held (it takes the
- * object lock only to read the settings' reset_gen), builds the interval's
+ * object lock only to read handler_gen), builds the interval's
  * messages from the parameters its batch was tagged with
  * (gstgpufftmessage.c), and hands them to the element's poster, which
  * posts them from a thread of its own (gstgpufftposter.h: a bus handler
@@ -47,17 +47,17 @@ gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
 /* gpuspectrum, as spectrum at a DISCONT: the dB sums (mean x frames) of
  * the interval cut, and its phase sums, are added to the next message's,
  * which is divided by its own frame count. self->carry: [channels][bins]
- * dB sums, then as many phase sums. The carry belongs to one restart
- * (p->restart_gen): a restart drops it. Completion thread only. */
+ * dB sums, then as many phase sums. A carry goes to the first interval of
+ * the grid its cut starts (interval 0 of cut_seq) and to no other: any
+ * other closed interval, posted or not, ends it (spectrum zeroes its sums
+ * at every interval's end); a cut of that interval 0 adds to it. It
+ * belongs to one restart (restart_gen). Completion thread only. */
 static gboolean
-carry_current (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
-    gsize len)
+carry_pending (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
+    guint seq, gsize len)
 {
-  if (self->carry_gen != p->restart_gen || self->carry_len != len) {
-    self->carry_gen = p->restart_gen;
-    self->carry_any = FALSE;
-  }
-  return self->carry_any;
+  return self->carry_any && self->carry_gen == p->restart_gen
+      && self->carry_seq == seq && self->carry_len == len;
 }
 
 static void
@@ -67,18 +67,18 @@ carry_add (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
   gsize len = (gsize) r->channels * r->n_bins, i;
   guint c;
 
-  if (r->n_frames == 0 || r->power == NULL)
-    return;
-  if (!carry_current (self, p, len)) {
+  if (!(p->interval == 0 && carry_pending (self, p, p->cut_seq - 1, len))) {
     if (self->carry_len != len) {
       g_free (self->carry);
       self->carry = g_new (gdouble, 2 * len);
       self->carry_len = len;
     }
     memset (self->carry, 0, 2 * len * sizeof (gdouble));
-    self->carry_any = TRUE;
   }
-  for (c = 0; c < r->channels; c++) {
+  self->carry_any = TRUE;
+  self->carry_gen = p->restart_gen;
+  self->carry_seq = p->cut_seq;
+  for (c = 0; r->power && c < r->channels; c++) {
     gdouble used = r->channel_frames ? r->channel_frames[c] : r->n_frames;
 
     for (i = 0; i < r->n_bins; i++) {
@@ -93,19 +93,25 @@ carry_add (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
       "carried into the next message", r->n_frames);
 }
 
-/* The result with the carried sums added (a copy of r in *out, with power
- * and phase from the returned array, to be freed), or NULL: nothing
- * carried. */
+/* Ends any carry; returns the result with the carried sums added (a copy
+ * of r in *out, with power and phase from the returned array, to be
+ * freed) where r is the interval it goes to, else NULL. */
 static gfloat *
-carry_apply (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
+carry_take (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r, GpufftGroupResult * out)
 {
   gsize len = (gsize) r->channels * r->n_bins, i;
   gfloat *values;
   guint c;
 
-  if (r->power == NULL || !carry_current (self, p, len))
+  if (!self->carry_any)
     return NULL;
+  if (r->power == NULL || p->interval != 0
+      || !carry_pending (self, p, p->cut_seq, len)) {
+    self->carry_any = FALSE;
+    return NULL;
+  }
+  self->carry_any = FALSE;
   values = g_new (gfloat, 2 * len);
   for (c = 0; c < r->channels; c++) {
     gdouble used = r->channel_frames ? r->channel_frames[c] : r->n_frames;
@@ -121,7 +127,6 @@ carry_apply (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
       }
     }
   }
-  self->carry_any = FALSE;
   *out = *r;
   out->power = values;
   if (r->phase)
@@ -171,13 +176,18 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
     gst_gpu_fft_message_params_free (p);
     return;
   }
-  if (result->n_frames > 0 && p->compat) {
+  if (p->compat) {
     GpufftGroupResult with_carry;
-    gfloat *values = carry_apply (self, p, result, &with_carry);
+    gfloat *values = carry_take (self, p, result, &with_carry);
 
-    spectrum = gst_message_new_element (GST_OBJECT (self),
-        gst_gpu_fft_message_build_compat (p, values ? &with_carry : result));
+    if (result->n_frames > 0 && p->post)
+      spectrum = gst_message_new_element (GST_OBJECT (self),
+          gst_gpu_fft_message_build_compat (p, values ? &with_carry : result));
     g_free (values);
+    if (!p->post) {
+      gst_gpu_fft_message_params_free (p);
+      return;
+    }
   } else if (result->n_frames > 0) {
     spectrum = gst_message_new_element (GST_OBJECT (self),
         gst_gpu_fft_message_build_spectrum (p, result));

@@ -370,14 +370,20 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
   GstGpuFftMessageParams *p;
   gboolean cut = g->end < gst_gpu_fft_framing_grid_boundary
       (&self->framing.grid, g->interval + 1);
+  gboolean compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
 
   /* (discarding: only the interval cut short; complete ones still waiting
-   * in the store, a live stream's backlog, are posted) */
-  if (!live->post_messages || (self->discarding && cut))
+   * in the store, a live stream's backlog, are posted; gpuspectrum: every
+   * interval gets its parameters, posted or not, for the carry of a cut) */
+  if ((!live->post_messages && !compat) || (self->discarding && cut))
     return NULL;
   p = g_new0 (GstGpuFftMessageParams, 1);
+  p->post = live->post_messages;
   p->carry = self->cutting && cut;
+  self->cut_closed |= p->carry;
   p->restart_gen = self->restart_gen;
+  p->cut_seq = self->cut_seq;
+  p->interval = g->interval;
   p->timestamp = gst_gpu_fft_base_stream_sample_to_time (self, g->start);
   p->duration =
       gst_gpu_fft_base_stream_sample_to_time (self, g->end) - p->timestamp;
@@ -811,8 +817,14 @@ gst_gpu_fft_base_stream_cut (GstGpuFftBase * self)
       " samples, the next %" G_GUINT64_FORMAT " long", at -
       gst_gpu_fft_framing_grid_boundary (&f->grid, k), len);
   self->cutting = TRUE;
+  self->cut_closed = FALSE;
+  self->cut_seq++;
   ok = gst_gpu_fft_base_stream_run_batches (self, at, TRUE, at, NULL, 0);
   self->cutting = FALSE;
+  /* (an interval 0 cut before its first frame: the carry of the cut before
+   * goes on to the next grid's interval 0, as spectrum's sums do) */
+  if (!self->cut_closed && k == 0)
+    self->cut_seq--;
   if (!ok)
     return FALSE;
   need = gst_gpu_fft_framing_cut (f, at, len);

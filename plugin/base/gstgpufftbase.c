@@ -737,6 +737,17 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (gst_gpu_fft_device_failed (self->device, NULL))
     return GST_FLOW_ERROR;
 
+  /* gpuspectrum, as spectrum: a DISCONT flag cuts the interval whatever
+   * the buffer holds (gst_gpu_fft_base_stream_cut) */
+  compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
+  if (compat && self->running
+      && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)) {
+    gst_gpu_fft_base_settings_read_live (self);
+    if (self->live_gen == self->applied_gen
+        && !gst_gpu_fft_base_stream_cut (self))
+      return GST_FLOW_ERROR;
+  }
+
   /* A buffer without a whole sample frame carries no samples: it changes
    * nothing, whatever its timestamp or flags say (a real discontinuity
    * shows on the next buffer that has samples). */
@@ -785,15 +796,9 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * discontinuity, flagged or not (a timestamp more than 40 ms away from
    * where the sample count puts it), does the same: no frame may span it.
    * gpuspectrum does what spectrum does instead: a DISCONT flag cuts the
-   * interval (gst_gpu_fft_base_stream_cut), a timestamp alone is no
-   * discontinuity. */
-  compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
-  if (self->running && self->live_gen == self->applied_gen && compat
-      && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)) {
-    if (!gst_gpu_fft_base_stream_cut (self))
-      goto error;
-  } else if (self->running && (self->live_gen != self->applied_gen
-          || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)
+   * interval (above), a timestamp alone is no discontinuity. */
+  if (self->running && (self->live_gen != self->applied_gen
+          || (!compat && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
           || (!compat && GST_CLOCK_TIME_IS_VALID (pts)
               && ABS (GST_CLOCK_DIFF (gst_gpu_fft_base_stream_sample_to_time
                       (self, self->received), pts)) > PTS_TOLERANCE))) {
@@ -832,6 +837,8 @@ restart:
     if (!gst_gpu_fft_base_stream_apply_settings (self))
       goto error;
     self->received = 0;
+    /* (nothing carried from before reaches this stream) */
+    self->restart_gen++;
     gst_gpu_fft_store_reset (&self->store, 0);
     self->running = TRUE;
     GST_DEBUG_OBJECT (self, "start at %" GST_TIME_FORMAT,

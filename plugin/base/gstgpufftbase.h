@@ -186,16 +186,22 @@ struct _GstGpuFftBase
   GstClockTime compat_ts;
   GArray *compat_starts;
   /* gpuspectrum, as spectrum at a DISCONT: streaming thread: the
-   * intervals closed now are cut (their sums go into the next message);
-   * restart_gen counts the restarts (a carry does not cross one) */
+   * intervals closed now are cut (their sums go into the next message),
+   * and whether one was; restart_gen counts the restarts (a carry does
+   * not cross one), cut_seq the cuts (a carry goes to the first interval
+   * of the grid its cut starts, and to no other) */
   gboolean cutting;
+  gboolean cut_closed;
   guint restart_gen;
-  /* completion thread only: the sums of the intervals cut since the last
-   * message ([channels][bins] dB sums), and the restart they belong to */
+  guint cut_seq;
+  /* completion thread only: the sums of the intervals cut ([channels]
+   * [bins] dB sums, then as many phase sums), whether there are, and the
+   * restart and cut they belong to */
   gdouble *carry;
   gsize carry_len;
   gboolean carry_any;
   guint carry_gen;
+  guint carry_seq;
 };
 
 typedef struct

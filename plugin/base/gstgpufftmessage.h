@@ -66,7 +66,11 @@ typedef struct
                                  * measured with */
   gboolean carry;               /* compat: an interval a DISCONT cut: not
                                  * posted, its sums go into the next one */
+  gboolean post;                /* compat: FALSE: not posted (post-messages
+                                 * off), its result only ends a carry */
   guint restart_gen;            /* compat: the restart it belongs to */
+  guint cut_seq;                /* compat: the cuts before it */
+  guint64 interval;             /* compat: its index on its grid */
   GstGpuFftAnalysis analysis;   /* the analyser modes it was measured with */
   GstGpuFftBands *bands;        /* owned reference; NULL: linear bins */
   guint64 first_frame;          /* frame_values: index of the interval's

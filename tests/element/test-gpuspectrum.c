@@ -1326,6 +1326,84 @@ GST_START_TEST (test_side_by_side_music)
 
 GST_END_TEST;
 
+/* One element, 100 ms intervals (4410 samples), bands 128, noise and a
+ * tone in 441-sample buffers from PTS 0, with at sample 10000: an empty
+ * DISCONT buffer (edge 0), or a DISCONT buffer after which post-messages
+ * is off for the other buffers of the next interval (edge 1); its
+ * messages. */
+static Msgs *
+run_discont_edge (const gchar * factory, const Fmt * f, const gdouble * x,
+    gsize n, guint edge)
+{
+  gchar *caps = fmt_caps_string (f);
+  GstBus *bus;
+  GstHarness *h = harness_new_element (factory, &bus, caps, "bands", "128",
+      "interval", "100000000", "threshold", "-80", NULL);
+  const gsize cut = 10000;
+  Msgs *m;
+
+  push_samples (h, f, x, cut, 441, 0, FALSE);
+  if (edge == 0) {
+    GstBuffer *empty = gst_buffer_new ();
+
+    GST_BUFFER_PTS (empty) = gst_util_uint64_scale_int_round (cut,
+        GST_SECOND, f->rate) + 50 * GST_MSECOND;
+    GST_BUFFER_FLAG_SET (empty, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_harness_push (h, empty), GST_FLOW_OK);
+    push_samples (h, f, x + cut * f->channels, n - cut, 441,
+        gst_util_uint64_scale_int_round (cut, GST_SECOND, f->rate), FALSE);
+  } else {
+    /* (the interval after the cut ends at sample cut + 4410: its buffers
+     * are pushed with posting off, the rest with posting on) */
+    gsize off = cut + 4410 + 200;
+
+    push_samples (h, f, x + cut * f->channels, 441, 441,
+        gst_util_uint64_scale_int_round (cut, GST_SECOND, f->rate), TRUE);
+    g_object_set (h->element, "post-messages", FALSE, NULL);
+    push_samples (h, f, x + (cut + 441) * f->channels, off - cut - 441, 441,
+        gst_util_uint64_scale_int_round (cut + 441, GST_SECOND, f->rate),
+        FALSE);
+    g_object_set (h->element, "post-messages", TRUE, NULL);
+    push_samples (h, f, x + off * f->channels, n - off, 441,
+        gst_util_uint64_scale_int_round (off, GST_SECOND, f->rate), FALSE);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  harness_free (h, bus);
+  g_free (caps);
+  return m;
+}
+
+/* A DISCONT on a buffer without samples cuts as spectrum's does (it
+ * flushes on any DISCONT buffer); the sums of a cut go to the interval
+ * right after it and to no other, posted or not (posting off over that
+ * interval: the next message carries nothing, as spectrum's). */
+GST_START_TEST (test_discont_edges)
+{
+  gsize n = RATE + 123;
+  gdouble *x = g_new0 (gdouble, n * 2);
+  guint edge;
+
+  if (!have_spectrum ())
+    return;
+  gen_noise (x, n * 2, 1, 0.05, 71);
+  gen_tone (x, n, 2, 0.5, 3456.7, RATE, 0.1);
+  for (edge = 0; edge < 2; edge++) {
+    Fmt f = { "F32LE", RATE, 2, FALSE };
+    Msgs *ref = run_discont_edge ("spectrum", &f, x, n, edge);
+    Msgs *got = run_discont_edge ("gpuspectrum", &f, x, n, edge);
+
+    compare_all_values (ref, got, -80, 0.01, edge == 0 ? "empty DISCONT "
+        "buffer" : "DISCONT, posting off over the next interval");
+    msgs_free (ref);
+    msgs_free (got);
+  }
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpuspectrum_suite (void)
 {
@@ -1345,6 +1423,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_side_by_side_discont);
   tcase_add_test (tc, test_side_by_side_phase);
   tcase_add_test (tc, test_side_by_side_segment_gap);
+  tcase_add_test (tc, test_discont_edges);
   tcase_add_test (tc, test_side_by_side_music);
   tcase_add_test (tc, test_side_by_side_property_change);
   tcase_add_test (tc, test_multi_channel_change);

@@ -13,8 +13,8 @@
  * module takes lavapipe long to translate (0.28 s at 1024 in every
  * process, more with an empty shader cache), so a plan of a size that has
  * a quick module (fft_cpu_large.comp, translated in a quarter of that, its
- * kernel slower on big batches) starts on it, and, once the plan has run
- * for UPGRADE_AFTER_S (a live stream's small batches run as fast on the
+ * kernel slower on big batches) starts on it, and, at the first
+ * submission once the plan is UPGRADE_AFTER_S old (a live stream's small batches run as fast on the
  * quick module: a session shorter than that never pays the translation;
  * GPUFFT_CPU_UPGRADE_AFTER, seconds, overrides), a thread of the engine's
  * makes the unrolled pipeline beside the stream; gpufft_plan_submit()
@@ -31,6 +31,8 @@
  * power-of-two size they have a module for (on a GPU, where only the tests
  * force them, up to 16384), subgroups of at least 8 invocations with
  * shuffle and vote operations in compute shaders, and shaderFloat64. */
+#include <math.h>
+
 #include "gpufft-plan-private.h"
 #include "gpufft-cache.h"
 #include "gpufft-context-private.h"
@@ -352,8 +354,12 @@ gpufft_plan_cpu_start_upgrade (GpufftPlan * plan)
 {
   GpufftCpuUpgrade *u = plan->cpu_upgrade;
   const gchar *v = g_getenv ("GPUFFT_CPU_UPGRADE_AFTER");
-  gdouble after = v ? g_ascii_strtod (v, NULL) : UPGRADE_AFTER_S;
+  gchar *end = NULL;
+  gdouble after = v ? g_ascii_strtod (v, &end) : UPGRADE_AFTER_S;
 
+  /* (a value that is not a number of seconds: the default) */
+  if (v && (end == v || !isfinite (after)))
+    after = UPGRADE_AFTER_S;
   if (!u)
     return;
   u->start_at = g_get_monotonic_time () + (gint64) (CLAMP (after, 0, 1e6) *

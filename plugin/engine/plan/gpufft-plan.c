@@ -352,17 +352,20 @@ size_plan (GpufftPlan * plan, GError ** error)
       return FALSE;
     }
     /* (the mean phase: a complex row per chunk, after the group rows and
-     * the carry row) */
+     * the carry row, all in one buffer of at most PHASE_BYTES, or of
+     * four rows where those take more, within the device's range) */
     if (c->phase_mean) {
-      guint64 fit = MIN (range, PHASE_BYTES) / (2 * row * plan->out_ch);
+      guint64 per = 2 * row * plan->out_ch;
+      guint64 rows = MIN (range, MAX ((guint64) PHASE_BYTES, 4 * per)) / per;
 
-      chunks = MIN (chunks, fit > groups + 1 ? fit - 1 : groups);
-      if (chunks <= groups) {
+      if (rows < 4) {
         g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
             "the phase rows of %u output channels of %u bins exceed the "
             "device's largest storage buffer", plan->out_ch, plan->nb);
         return FALSE;
       }
+      groups = MAX (1, MIN (groups, (rows - 2) / 2));
+      chunks = MIN (chunks, rows - groups - 1);
     }
     frames = MIN (frames, chunks - groups);
     frames = MIN (frames, gpufft_plan_analysis_max_frames (plan, range));
@@ -715,9 +718,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   g_debug ("plan N=%u: %s kernel, %u frames in %u chunks a batch at most; "
       "made in %.1f ms (and %.1f ms saving the driver's cache file)",
       config->fft_size,
-      plan->cpu ? "CPU devices'" : plan->
-      any ? "generic-size" : plan->four_step ? "four-step" : "fused",
-      plan->max_frames, plan->max_chunks, stats.plan_ns / 1e6,
+      plan->cpu ? "CPU devices'" : plan->any ? "generic-size" : plan->
+      four_step ? "four-step" : "fused", plan->max_frames, plan->max_chunks,
+      stats.plan_ns / 1e6,
       (g_get_monotonic_time () - t0) / 1e3 - stats.plan_ns / 1e6);
   gpufft_plan_cpu_start_upgrade (plan);
   return plan;
