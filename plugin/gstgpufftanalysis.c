@@ -52,7 +52,8 @@ gst_gpu_fft_analysis_configure (const GstGpuFftAnalysis * a,
     t->gain = g_new (gfloat, nb);
     for (k = 0; k < nb; k++)
       t->gain[k] = (gfloat) pow (10.0,
-          gst_gpu_fft_bands_weighting_db (a->weighting, k * df) / 10.0);
+          gst_gpu_fft_bands_weighting_db (a->weighting, k * df,
+              c->rate) / 10.0);
     c->bin_gain = t->gain;
   }
   if (a->level) {

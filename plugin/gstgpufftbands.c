@@ -47,13 +47,64 @@ weighting_raw_db (GstGpuFftWeighting w, gdouble f)
           sqrt (ff + f2 * f2) * sqrt (ff + f3 * f3) * (ff + f4 * f4)));
 }
 
+void
+gst_gpu_fft_bands_k_filter (gdouble rate, gdouble b[2][3], gdouble a[2][3])
+{
+  /* the pre-filter: a high shelf */
+  const gdouble shelf_f0 = 1681.974450955533, shelf_db = 3.999843853973347;
+  const gdouble shelf_q = 0.7071752369554196;
+  const gdouble zeros_exp = 0.4996667741545416;
+  /* the RLB high-pass */
+  const gdouble hp_f0 = 38.13547087602444, hp_q = 0.5003270373238773;
+  gdouble k = tan (G_PI * shelf_f0 / rate);
+  gdouble vh = pow (10.0, shelf_db / 20.0), vb = pow (vh, zeros_exp);
+  gdouble d = 1.0 + k / shelf_q + k * k;
+
+  b[0][0] = (vh + vb * k / shelf_q + k * k) / d;
+  b[0][1] = 2.0 * (k * k - vh) / d;
+  b[0][2] = (vh - vb * k / shelf_q + k * k) / d;
+  a[0][0] = 1.0;
+  a[0][1] = 2.0 * (k * k - 1.0) / d;
+  a[0][2] = (1.0 - k / shelf_q + k * k) / d;
+
+  k = tan (G_PI * hp_f0 / rate);
+  d = 1.0 + k / hp_q + k * k;
+  b[1][0] = 1.0;
+  b[1][1] = -2.0;
+  b[1][2] = 1.0;
+  a[1][0] = 1.0;
+  a[1][1] = 2.0 * (k * k - 1.0) / d;
+  a[1][2] = (1.0 - k / hp_q + k * k) / d;
+}
+
+/* |H (e^(i w))|^2 of the biquad b, a */
+static gdouble
+biquad_power (const gdouble b[3], const gdouble a[3], gdouble w)
+{
+  gdouble c1 = cos (w), s1 = sin (w), c2 = cos (2.0 * w), s2 = sin (2.0 * w);
+  gdouble nr = b[0] + b[1] * c1 + b[2] * c2, ni = -(b[1] * s1 + b[2] * s2);
+  gdouble dr = a[0] + a[1] * c1 + a[2] * c2, di = -(a[1] * s1 + a[2] * s2);
+
+  return (nr * nr + ni * ni) / (dr * dr + di * di);
+}
+
+/* BS.1770's constant: L = -0.691 + 10 log10 (mean square, K-weighted) */
+#define K_OFFSET_DB (-0.691)
+
 gdouble
-gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f)
+gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f, gdouble rate)
 {
   if (w == GST_GPU_FFT_WEIGHTING_Z)
     return 0.0;
   if (!(f > 0.0))
     return -INFINITY;
+  if (w == GST_GPU_FFT_WEIGHTING_K) {
+    gdouble b[2][3], a[2][3], wr = 2.0 * G_PI * f / rate;
+
+    gst_gpu_fft_bands_k_filter (rate, b, a);
+    return 10.0 * log10 (biquad_power (b[0], a[0], wr) *
+        biquad_power (b[1], a[1], wr)) + K_OFFSET_DB;
+  }
   return weighting_raw_db (w, f) - weighting_raw_db (w, 1000.0);
 }
 

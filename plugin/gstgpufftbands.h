@@ -34,7 +34,16 @@
  *   A(f) = 20 log10 (f4^2 f^4 / ((f^2 + f1^2) sqrt (f^2 + f2^2)
  *          sqrt (f^2 + f3^2) (f^2 + f4^2))) - A(1000)
  *   so both are exactly 0 dB at 1 kHz; a bin's power gain is 10^(W/10)
- *   (0 at DC). */
+ *   (0 at DC).
+ * K weighting (ITU-R BS.1770-4): the pre-filter (a high shelf: f0 =
+ *   1681.974450955533 Hz, gain 3.999843853973347 dB, Q =
+ *   0.7071752369554196, its zeros' gain the shelf's to the power
+ *   0.4996667741545416) then the RLB high-pass (f0 = 38.13547087602444 Hz,
+ *   Q = 0.5003270373238773), each a biquad from the bilinear transform
+ *   with K = tan (pi f0 / fs), so the stream's own rate gets its own
+ *   coefficients (at 48 kHz BS.1770's Tables 1 and 2, to 1e-15);
+ *   K(f) = 10 log10 |H_pre H_rlb (e^(2 pi i f / fs))|^2 - 0.691, the
+ *   constant of BS.1770's loudness formula, so that 997 Hz reads 0 dB. */
 #ifndef __GST_GPU_FFT_BANDS_H__
 #define __GST_GPU_FFT_BANDS_H__
 
@@ -54,7 +63,8 @@ typedef enum
 {
   GST_GPU_FFT_WEIGHTING_Z,
   GST_GPU_FFT_WEIGHTING_A,
-  GST_GPU_FFT_WEIGHTING_C
+  GST_GPU_FFT_WEIGHTING_C,
+  GST_GPU_FFT_WEIGHTING_K
 } GstGpuFftWeighting;
 
 typedef enum
@@ -108,8 +118,16 @@ GstGpuFftBands *gst_gpu_fft_bands_new (const GstGpuFftBandSpec * spec,
 GstGpuFftBands *gst_gpu_fft_bands_ref (GstGpuFftBands * bands);
 void gst_gpu_fft_bands_unref (GstGpuFftBands * bands);
 
-/* The weighting in dB at f Hz (-inf at 0 for A and C; 0 for Z). */
-gdouble gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f);
+/* The weighting in dB at f Hz for a stream of `rate` Hz (-inf at 0 for A,
+ * C and K; 0 for Z; only K depends on the rate). */
+gdouble gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f,
+    gdouble rate);
+
+/* K weighting's two biquads at `rate` Hz: b[i][0..2], a[i][0..2] (a[i][0]
+ * = 1) of the pre-filter (i = 0) and the RLB high-pass (i = 1), y[n] =
+ * b0 x[n] + b1 x[n-1] + b2 x[n-2] - a1 y[n-1] - a2 y[n-2]. */
+void gst_gpu_fft_bands_k_filter (gdouble rate, gdouble b[2][3],
+    gdouble a[2][3]);
 
 /* Mel scale: Hz to mel and back. */
 gdouble gst_gpu_fft_bands_hz_to_mel (GstGpuFftMelScale scale, gdouble hz);

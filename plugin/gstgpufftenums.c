@@ -132,6 +132,9 @@ DEFINE_ENUM (gst_gpu_fft_weighting_get_type, "GstGpuFftWeighting", {
     , {
     GST_GPU_FFT_WEIGHTING_C, "C (IEC 61672-1)", "c"}
 
+    , {
+    GST_GPU_FFT_WEIGHTING_K, "K (ITU-R BS.1770-4, 0 dB at 997 Hz)", "k"}
+
 );
 
 DEFINE_ENUM (gst_gpu_fft_averaging_get_type, "GstGpuFftAveraging", {

@@ -256,7 +256,8 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           DEFAULT_LOG_BANDS, rw));
   g_object_class_install_property (gobject_class, PROP_WEIGHTING,
       g_param_spec_enum ("weighting", "Frequency weighting",
-          "z (none), a or c (IEC 61672-1), applied to every bin's power "
+          "z (none), a or c (IEC 61672-1), k (ITU-R BS.1770-4's K weighting "
+          "for the stream's rate, 0 dB at 997 Hz), applied to every bin's power "
           "before bands, peaks and level", GST_TYPE_GPU_FFT_WEIGHTING,
           DEFAULT_WEIGHTING, rw));
   g_object_class_install_property (gobject_class, PROP_AVERAGING,

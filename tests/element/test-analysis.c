@@ -8,7 +8,8 @@
  *                 band power divided by its width
  *   mel           librosa.filters.mel (slaney scale and norm) on |X_k|^2
  *                 (scaling=raw): librosa's melspectrogram of the frames
- *   weighting     IEC 61672-1 closed forms, normalised at 1 kHz
+ *   weighting     IEC 61672-1 closed forms, normalised at 1 kHz; K from
+ *                 BS.1770-4's 48 kHz coefficients, - 0.691 dB
  *   level         10 log10 (2 sum_k g_k D_k df)
  *   exponential   y = a y + (1 - a) p per frame, a = exp (-hop / (rate tau))
  *   max-hold      held until the reset action
@@ -345,16 +346,44 @@ weight_raw (gchar kind, gdouble f)
               f2) * sqrt (ff + f3 * f3) * (ff + f4 * f4)));
 }
 
+/* ITU-R BS.1770-4's K weighting at 48 kHz, from its Tables 1 and 2,
+ * written out: 10 log10 |H_pre H_rlb|^2 - 0.691 */
+static gdouble
+weight_k (gdouble f)
+{
+  static const gdouble b[2][3] = { {1.53512485958697, -2.69169618940638,
+      1.19839281085285}, {1.0, -2.0, 1.0}
+  };
+  static const gdouble a[2][3] = { {1.0, -1.69065929318241,
+      0.73248077421585}, {1.0, -1.99004745483398, 0.99007225036621}
+  };
+  gdouble w = 2 * G_PI * f / RATE, db = -0.691;
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    gdouble nr = b[i][0] + b[i][1] * cos (w) + b[i][2] * cos (2 * w);
+    gdouble ni = -b[i][1] * sin (w) - b[i][2] * sin (2 * w);
+    gdouble dr = a[i][0] + a[i][1] * cos (w) + a[i][2] * cos (2 * w);
+    gdouble di = -a[i][1] * sin (w) - a[i][2] * sin (2 * w);
+
+    db += 10 * log10 ((nr * nr + ni * ni) / (dr * dr + di * di));
+  }
+  return db;
+}
+
 static gdouble
 weight (gchar kind, gdouble f)
 {
+  if (kind == 'k')
+    return weight_k (f);
   return weight_raw (kind, f) - weight_raw (kind, 1000.0);
 }
 
 /* The IEC 61672-1 table (A, 10 Hz .. 20 kHz, rounded to 0.1 dB) against
  * the closed form; then the element's bins: a-weighted minus z-weighted =
- * A(f_k) within 0.01 dB, likewise for c; the level of a 1 kHz tone the
- * same with z, a and c. */
+ * A(f_k) within 0.01 dB, likewise for c and for k (BS.1770's K weighting
+ * from its own 48 kHz coefficients); the level of a 1 kHz tone the same
+ * with z, a and c, and with k (+0.0067 dB at 1 kHz, 0 at 997 Hz). */
 GST_START_TEST (test_weighting)
 {
   static const gdouble table_f[] = { 10, 12.5, 16, 20, 25, 31.5, 40, 50, 63,
@@ -368,9 +397,9 @@ GST_START_TEST (test_weighting)
   };
   gsize n = SECONDS * RATE, nv;
   gdouble *x = g_new0 (gdouble, n);
-  const gchar *kinds[] = { "z", "a", "c" };
-  gfloat *mags[3];
-  gdouble levels[3], wa = 0, wc = 0, wt = 0;
+  const gchar *kinds[] = { "z", "a", "c", "k" };
+  gfloat *mags[4];
+  gdouble levels[4], wa = 0, wc = 0, wk = 0, wt = 0;
   guint i, k, checked = 0;
 
   /* the table is at the exact base-ten frequencies 1000 G^(x/3), rounded
@@ -384,7 +413,7 @@ GST_START_TEST (test_weighting)
   }
 
   gen_noise (x, n, 1, 0.1, 9);
-  for (i = 0; i < 3; i++) {
+  for (i = 0; i < 4; i++) {
     Msgs *m = run (x, n, 10, "weighting", kinds[i], "threshold", "-250",
         NULL);
     const GstStructure *s = g_ptr_array_index (m->spectrum, 5);
@@ -407,14 +436,20 @@ GST_START_TEST (test_weighting)
     fail_unless (fabs (mags[2][k] - mags[0][k] - weight ('c', f)) <= 0.01,
         "bin %u: c - z = %.4f dB, C = %.4f", k, mags[2][k] - mags[0][k],
         weight ('c', f));
+    if (mags[3][k] > -240 && mags[0][k] > -240) {
+      wk = MAX (wk, fabs (mags[3][k] - mags[0][k] - weight ('k', f)));
+      fail_unless (fabs (mags[3][k] - mags[0][k] - weight ('k', f)) <= 0.01,
+          "bin %u (%.1f Hz): k - z = %.4f dB, K = %.4f", k, f,
+          mags[3][k] - mags[0][k], weight ('k', f));
+    }
   }
   fail_unless (checked > NB - 20);
-  for (i = 0; i < 3; i++)
+  for (i = 0; i < 4; i++)
     g_free (mags[i]);
 
   memset (x, 0, n * sizeof (gdouble));
   gen_tone (x, n, 1, 0.5, 1000.0, RATE, 0.0);
-  for (i = 0; i < 3; i++) {
+  for (i = 0; i < 4; i++) {
     Msgs *m = run (x, n, 10, "weighting", kinds[i], NULL);
 
     levels[i] = msg_double (g_ptr_array_index (m->spectrum, 5), "level");
@@ -425,9 +460,12 @@ GST_START_TEST (test_weighting)
       levels[0]);
   fail_unless (fabs (levels[1] - levels[0]) <= 0.01);
   fail_unless (fabs (levels[2] - levels[0]) <= 0.01);
-  g_print ("weighting: a - z vs A worst %.5f dB, c - z vs C %.5f dB "
-      "(%u bins); A vs the IEC table %.3f dB; 1 kHz level z %.4f a %.4f "
-      "c %.4f\n", wa, wc, checked, wt, levels[0], levels[1], levels[2]);
+  fail_unless (fabs (levels[3] - levels[0] - weight ('k', 1000.0)) <= 0.01,
+      "k: level %.4f, z %.4f", levels[3], levels[0]);
+  g_print ("weighting: a - z vs A worst %.5f dB, c - z vs C %.5f dB, k - z "
+      "vs K %.5f dB (%u bins); A vs the IEC table %.3f dB; 1 kHz level z "
+      "%.4f a %.4f c %.4f k %.4f\n", wa, wc, wk, checked, wt, levels[0],
+      levels[1], levels[2], levels[3]);
   g_free (x);
 }
 

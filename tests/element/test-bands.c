@@ -6,7 +6,8 @@
  *   every weight within 1e-6;
  *   IEC 61260-1 fractional-octave bands for b = 1, 3, 6, 12, 24 (odd and
  *   even fractions): mid-band and edge frequencies, and the nominal
- *   frequencies; IEC 61672-1's C weighting table. */
+ *   frequencies; IEC 61672-1's C weighting table; ITU-R BS.1770-4's K
+ *   weighting coefficients (Tables 1 and 2). */
 #include <glib.h>
 #include <math.h>
 
@@ -232,14 +233,69 @@ test_weighting_c (void)
     gdouble f = 1000.0 * pow (10.0, 0.1 * ((gint) i - 20));
 
     g_assert_cmpfloat (fabs (gst_gpu_fft_bands_weighting_db
-            (GST_GPU_FFT_WEIGHTING_C, f) - table_c[i]), <=, 0.05);
+            (GST_GPU_FFT_WEIGHTING_C, f, 48000.0) - table_c[i]), <=, 0.05);
   }
   g_assert_cmpfloat (gst_gpu_fft_bands_weighting_db (GST_GPU_FFT_WEIGHTING_A,
-          1000.0), ==, 0.0);
+          1000.0, 48000.0), ==, 0.0);
   g_assert_cmpfloat (gst_gpu_fft_bands_weighting_db (GST_GPU_FFT_WEIGHTING_C,
-          1000.0), ==, 0.0);
+          1000.0, 48000.0), ==, 0.0);
   g_assert_cmpfloat (gst_gpu_fft_bands_weighting_db (GST_GPU_FFT_WEIGHTING_Z,
-          50.0), ==, 0.0);
+          50.0, 48000.0), ==, 0.0);
+}
+
+/* K weighting: at 48 kHz the coefficients of ITU-R BS.1770-4 Tables 1 and
+ * 2 (to 1e-12); the curve, written out here from those coefficients,
+ * -0.691 dB, at 0 dB at 997 Hz; at 44.1, 96 and 192 kHz the same curve
+ * below 10 kHz within 0.05 dB (the analogue filters the coefficients come
+ * from: the bilinear transform bends them, 48 kHz's by up to 0.04 dB
+ * there against 192 kHz's), and -inf at DC. */
+static gdouble
+biquad_db (const gdouble * b, const gdouble * a, gdouble f, gdouble fs)
+{
+  gdouble w = 2 * G_PI * f / fs;
+  gdouble nr = b[0] + b[1] * cos (w) + b[2] * cos (2 * w);
+  gdouble ni = -b[1] * sin (w) - b[2] * sin (2 * w);
+  gdouble dr = a[0] + a[1] * cos (w) + a[2] * cos (2 * w);
+  gdouble di = -a[1] * sin (w) - a[2] * sin (2 * w);
+
+  return 10 * log10 ((nr * nr + ni * ni) / (dr * dr + di * di));
+}
+
+static void
+test_weighting_k (void)
+{
+  static const gdouble table_b[2][3] = {
+    {1.53512485958697, -2.69169618940638, 1.19839281085285},
+    {1.0, -2.0, 1.0}
+  };
+  static const gdouble table_a[2][3] = {
+    {1.0, -1.69065929318241, 0.73248077421585},
+    {1.0, -1.99004745483398, 0.99007225036621}
+  };
+  static const gdouble rates[] = { 44100, 96000, 192000 };
+  gdouble b[2][3], a[2][3], f;
+  guint i, j, r;
+
+  gst_gpu_fft_bands_k_filter (48000.0, b, a);
+  for (i = 0; i < 2; i++)
+    for (j = 0; j < 3; j++) {
+      g_assert_cmpfloat (fabs (b[i][j] - table_b[i][j]), <=, 1e-12);
+      g_assert_cmpfloat (fabs (a[i][j] - table_a[i][j]), <=, 1e-12);
+    }
+  for (f = 10.0; f < 24000.0; f *= 1.1) {
+    gdouble ref = biquad_db (table_b[0], table_a[0], f, 48000.0) +
+        biquad_db (table_b[1], table_a[1], f, 48000.0) - 0.691;
+
+    g_assert_cmpfloat (fabs (gst_gpu_fft_bands_weighting_db
+            (GST_GPU_FFT_WEIGHTING_K, f, 48000.0) - ref), <=, 1e-9);
+    for (r = 0; r < G_N_ELEMENTS (rates) && f < 10000.0; r++)
+      g_assert_cmpfloat (fabs (gst_gpu_fft_bands_weighting_db
+              (GST_GPU_FFT_WEIGHTING_K, f, rates[r]) - ref), <=, 0.05);
+  }
+  g_assert_cmpfloat (fabs (gst_gpu_fft_bands_weighting_db
+          (GST_GPU_FFT_WEIGHTING_K, 997.0, 48000.0)), <=, 1e-4);
+  g_assert_true (isinf (gst_gpu_fft_bands_weighting_db
+          (GST_GPU_FFT_WEIGHTING_K, 0.0, 48000.0)));
 }
 
 int
@@ -250,5 +306,6 @@ main (int argc, char **argv)
   g_test_add_func ("/bands/mel-torchaudio", test_mel_torchaudio);
   g_test_add_func ("/bands/octave-iec", test_octave_iec);
   g_test_add_func ("/bands/weighting-c", test_weighting_c);
+  g_test_add_func ("/bands/weighting-k", test_weighting_k);
   return g_test_run ();
 }
