@@ -164,8 +164,9 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
     return;
   GST_LOG_OBJECT (self, "interval at %" GST_TIME_FORMAT ": %u frames",
       GST_TIME_ARGS (p->timestamp), result->n_frames);
-  /* gpuspectrum: nothing measured with a geometry the application has
-   * changed since reaches it (the very next message has the new one) */
+  /* gpuspectrum: nothing measured before a change of geometry by a bus
+   * handler of an earlier message reaches it (the very next message has
+   * the new one) */
   if (p->compat && !gst_gpu_fft_base_results_still_wanted (GST_ELEMENT (self),
           p->gen)) {
     gst_gpu_fft_message_params_free (p);

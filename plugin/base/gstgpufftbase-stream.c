@@ -382,7 +382,9 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
   p->carry = self->cutting && cut;
   self->cut_closed |= p->carry;
   p->restart_gen = self->restart_gen;
-  p->cut_seq = self->cut_seq;
+  /* (the cut interval belongs to the cut being made; complete intervals
+   * flushed with it, to the grid before) */
+  p->cut_seq = self->cut_seq + (p->carry ? 1 : 0);
   p->interval = g->interval;
   p->timestamp = gst_gpu_fft_base_stream_sample_to_time (self, g->start);
   p->duration =
@@ -818,13 +820,13 @@ gst_gpu_fft_base_stream_cut (GstGpuFftBase * self)
       gst_gpu_fft_framing_grid_boundary (&f->grid, k), len);
   self->cutting = TRUE;
   self->cut_closed = FALSE;
-  self->cut_seq++;
   ok = gst_gpu_fft_base_stream_run_batches (self, at, TRUE, at, NULL, 0);
   self->cutting = FALSE;
-  /* (an interval 0 cut before its first frame: the carry of the cut before
-   * goes on to the next grid's interval 0, as spectrum's sums do) */
-  if (!self->cut_closed && k == 0)
-    self->cut_seq--;
+  /* (but for an interval 0 cut before its first frame: the carry of the
+   * cut before goes on to the next grid's interval 0, as spectrum's sums
+   * do) */
+  if (self->cut_closed || k != 0)
+    self->cut_seq++;
   if (!ok)
     return FALSE;
   need = gst_gpu_fft_framing_cut (f, at, len);
