@@ -46,6 +46,19 @@ quit_when_done (void)
     g_main_loop_quit (loop);
 }
 
+/* a redraw done with its bars, or given up */
+static gboolean
+drop_bars (gpointer user_data)
+{
+  Bars *b = user_data;
+
+  g_free (b->bars);
+  g_free (b);
+  pending--;
+  quit_when_done ();
+  return FALSE;
+}
+
 /* the demo's draw_spectrum: bar i is spect_height + data[i] pixels high */
 static gboolean
 draw_bars (gpointer user_data)
@@ -57,23 +70,7 @@ draw_bars (gpointer user_data)
   for (i = 0; i < b->n; i++)
     g_print (" %.4f", spect_height + b->bars[i]);
   g_print ("\n");
-  g_free (b->bars);
-  g_free (b);
-  pending--;
-  quit_when_done ();
-  return FALSE;
-}
-
-static gboolean
-drop_bars (gpointer user_data)
-{
-  Bars *b = user_data;
-
-  g_free (b->bars);
-  g_free (b);
-  pending--;
-  quit_when_done ();
-  return FALSE;
+  return drop_bars (b);
 }
 
 /* the demo's delayed_spectrum_update: drawn for a valid time only */
