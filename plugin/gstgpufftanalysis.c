@@ -50,10 +50,7 @@ gst_gpu_fft_analysis_configure (const GstGpuFftAnalysis * a,
 
   if (a->weighting != GST_GPU_FFT_WEIGHTING_Z) {
     t->gain = g_new (gfloat, nb);
-    for (k = 0; k < nb; k++)
-      t->gain[k] = (gfloat) pow (10.0,
-          gst_gpu_fft_bands_weighting_db (a->weighting, k * df,
-              c->rate) / 10.0);
+    gst_gpu_fft_bands_weighting_gains (a->weighting, c->rate, df, nb, t->gain);
     c->bin_gain = t->gain;
   }
   if (a->level) {

@@ -91,6 +91,17 @@ biquad_power (const gdouble b[3], const gdouble a[3], gdouble w)
 /* BS.1770's constant: L = -0.691 + 10 log10 (mean square, K-weighted) */
 #define K_OFFSET_DB (-0.691)
 
+/* K weighting in dB at f Hz, from the filter of the rate */
+static gdouble
+k_weighting_db (const gdouble b[2][3], const gdouble a[2][3], gdouble f,
+    gdouble rate)
+{
+  gdouble wr = 2.0 * G_PI * f / rate;
+
+  return 10.0 * log10 (biquad_power (b[0], a[0], wr) *
+      biquad_power (b[1], a[1], wr)) + K_OFFSET_DB;
+}
+
 gdouble
 gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f, gdouble rate)
 {
@@ -99,13 +110,31 @@ gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f, gdouble rate)
   if (!(f > 0.0))
     return -INFINITY;
   if (w == GST_GPU_FFT_WEIGHTING_K) {
-    gdouble b[2][3], a[2][3], wr = 2.0 * G_PI * f / rate;
+    gdouble b[2][3], a[2][3];
 
     gst_gpu_fft_bands_k_filter (rate, b, a);
-    return 10.0 * log10 (biquad_power (b[0], a[0], wr) *
-        biquad_power (b[1], a[1], wr)) + K_OFFSET_DB;
+    return k_weighting_db (b, a, f, rate);
   }
   return weighting_raw_db (w, f) - weighting_raw_db (w, 1000.0);
+}
+
+void
+gst_gpu_fft_bands_weighting_gains (GstGpuFftWeighting w, gdouble rate,
+    gdouble df, guint n, gfloat * gains)
+{
+  gdouble b[2][3], a[2][3];
+  guint k;
+
+  /* (K: its filter made once for every bin) */
+  if (w == GST_GPU_FFT_WEIGHTING_K)
+    gst_gpu_fft_bands_k_filter (rate, b, a);
+  for (k = 0; k < n; k++) {
+    gdouble db = w == GST_GPU_FFT_WEIGHTING_K && k > 0 ?
+        k_weighting_db (b, a, k * df, rate) :
+        gst_gpu_fft_bands_weighting_db (w, k * df, rate);
+
+    gains[k] = (gfloat) pow (10.0, db / 10.0);
+  }
 }
 
 /* ISO 266 R10 (b = 1, 3) or IEC 61260-1 Annex E rounding (others). */

@@ -123,6 +123,10 @@ void gst_gpu_fft_bands_unref (GstGpuFftBands * bands);
 gdouble gst_gpu_fft_bands_weighting_db (GstGpuFftWeighting w, gdouble f,
     gdouble rate);
 
+/* gains[k] = 10^(W(k df) / 10), the power gains of bins 0 .. n - 1 */
+void gst_gpu_fft_bands_weighting_gains (GstGpuFftWeighting w, gdouble rate,
+    gdouble df, guint n, gfloat * gains);
+
 /* K weighting's two biquads at `rate` Hz: b[i][0..2], a[i][0..2] (a[i][0]
  * = 1) of the pre-filter (i = 0) and the RLB high-pass (i = 1), y[n] =
  * b0 x[n] + b1 x[n-1] + b2 x[n-2] - a1 y[n-1] - a2 y[n-2]. */
