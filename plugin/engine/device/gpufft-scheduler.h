@@ -95,6 +95,9 @@ struct _GpufftJob
 {
   const GpufftJobFuncs *funcs;
   GpufftJobSeries *series;
+  guint foreign;                /* 0: a job the round hooks know (they may
+                                 * take work from it); else one they leave
+                                 * to its own phases */
   guint64 copied_bytes;         /* input copied into staging (counters) */
   guint64 imported_bytes;       /* input the device reads in place */
   guint64 host_memory_bytes;    /* of which from the engine's host memory */

@@ -2,8 +2,9 @@
  * average -> peaks, on any Vulkan device, from precompiled SPIR-V.
  *
  * The engine's public contract is its include/ folder: this header
- * (contexts, plans, their analysis) and gpufft-render.h (the spectrogram's
- * renderer, on the same contexts). Both use GLib but no GStreamer type.
+ * (contexts, plans, their analysis), gpufft-render.h (the spectrogram's
+ * renderer, on the same contexts) and gpufft-loudness.h (BS.1770 loudness
+ * blocks, jobs of the same scheduler). Both use GLib but no GStreamer type.
  *
  * Objects
  *   GpufftContext  one Vulkan device + compute queue, on the process's one

@@ -232,16 +232,19 @@ place_group (GpufftMerge * m, Group * grp, guint gi, GpufftSlot * const *slots,
   grp->n_chunks = 0;
   for (i = 0; i < n_slots; i++) {
     GpufftSlot *s = slots[i];
-    GpufftPlan *plan = s->plan;
-    gsize unit = (gsize) plan->cfg.hop * plan->cfg.channels * plan->bps;
-    gsize f0 = (*in_bytes + unit - 1) / unit;
-    gsize row = (gsize) plan->out_ch * (plan->nb + 1);
-    gsize pb = part_base + grp->n_chunks * row;
-    const guint32 *src = s->chunks.mapped;
+    GpufftPlan *plan;
+    gsize unit, f0, row, pb;
+    const guint32 *src;
     guint32 *dst;
 
     if (g_array_index (m->member, guint, i) != gi)
       continue;
+    plan = s->plan;
+    unit = (gsize) plan->cfg.hop * plan->cfg.channels * plan->bps;
+    f0 = (*in_bytes + unit - 1) / unit;
+    row = (gsize) plan->out_ch * (plan->nb + 1);
+    pb = part_base + grp->n_chunks * row;
+    src = s->chunks.mapped;
     if (f0 * unit + s->span_bytes > MERGE_INPUT_BYTES
         || (pb + s->n_chunks * row) * sizeof (gfloat) > MERGE_PARTIAL_BYTES
         || chunk_base + grp->n_chunks + s->n_chunks > MERGE_CHUNKS
@@ -294,8 +297,9 @@ merge_round (gpointer data, GpufftJob * const *jobs, guint n_slots)
 
   g_ptr_array_set_size (m->round_slots, n_slots);
   slots = (GpufftSlot **) m->round_slots->pdata;
+  /* (the jobs of other kinds, the loudness blocks', are left alone) */
   for (i = 0; i < n_slots; i++)
-    slots[i] = GPUFFT_SLOT_OF_JOB (jobs[i]);
+    slots[i] = jobs[i]->foreign ? NULL : GPUFFT_SLOT_OF_JOB (jobs[i]);
 
   m->round_first = m->table_used;
   g_array_set_size (m->groups, 0);
@@ -304,6 +308,10 @@ merge_round (gpointer data, GpufftJob * const *jobs, guint n_slots)
     GpufftSlot *s = slots[i];
     guint gi = NONE;
 
+    if (!s) {
+      g_array_index (m->member, guint, i) = NONE;
+      continue;
+    }
     gpufft_merge_slot_alone (s);
     if (s->plan->mergeable && s->n_chunks > 0) {
       for (j = 0; j < m->groups->len && gi == NONE; j++)

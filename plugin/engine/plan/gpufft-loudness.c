@@ -1,0 +1,521 @@
+/* Loudness blocks (see gpufft-loudness.h): staging slots, the three passes
+ * of shaders/loudness.comp, jobs of the device scheduler.
+ *
+ * Per batch the device runs, in the scheduler's phases:
+ *   upload    staging -> input (GPUs; CPU devices read the staging)
+ *   kernels   MODE 0: each chunk's end state from a zero start
+ *   reduce    MODE 1: each chunk's start state, the carry, the history
+ *   download  MODE 2: energies and peaks, straight into the slot's
+ *             host-visible results (16 bytes per block and channel)
+ * The chunk states, the carry and the history live on the device and are
+ * shared by the slots: one object's batches run in order (one series). */
+#include <math.h>
+#include <string.h>
+
+#include "gpufft-loudness.h"
+#include "gpufft-scheduler.h"
+#include "gpufft-merge.h"
+#include "gpufft-cache.h"
+#include "gpufft-descriptor-pool.h"
+#include "gpufft-pipeline-cache.h"
+
+static const guint32 loudness_spv[] =
+#include "loudness.spv.h"
+    ;
+static const guint32 loudness_f64_spv[] =
+#include "loudness_f64.spv.h"
+    ;
+
+#define LOUDNESS_SLOTS 4
+#define N_BINDINGS 6
+#define CHUNKS 64               /* local_size_x of loudness.comp */
+/* the table: coef[16] and md[2] as doubles (f64) or floats, h[4][TAPS]
+ * floats between them */
+#define TABLE_H(f64) (16 * ((f64) ? 8 : 4))
+#define TABLE_MD(f64) (TABLE_H (f64) + 4 * GPUFFT_LOUDNESS_TAPS * 4)
+#define TABLE_BYTES (TABLE_MD (TRUE) + 2 * 16 * 8)
+
+typedef struct
+{
+  guint32 n_blocks, s, c, base, extra, parity, reset, phases;
+} LoudnessParams;
+
+typedef struct
+{
+  GpufftJob job;
+  GpufftLoudness *lo;
+  GpufftBuffer staging, results;
+  VkDescriptorSet sets[3];
+  LoudnessParams params;
+  guint64 tag;
+} Slot;
+
+#define SLOT_OF_JOB(j) ((Slot *) (j))
+
+struct _GpufftLoudness
+{
+  GpufftContext *ctx;
+  GpufftScheduler *sched;
+  GpufftLoudnessConfig cfg;
+  const GpufftPipeline *pipes[3];
+  GpufftDescriptorPool pool;
+  GpufftBuffer input, table, chunks, carry, hist;
+  gboolean copy;                /* GPUs: staging copied into `input` */
+  gboolean f64;                 /* the recurrence in double */
+  GpufftJobSeries series;
+  Slot slots[LOUDNESS_SLOTS];
+  guint next;                   /* owner: the slot the staging is */
+  guint parity;                 /* owner: the next batch's history half */
+  gboolean started;             /* owner: a batch was submitted (the first
+                                 * starts from rest: the device memory of
+                                 * the carry is not cleared) */
+
+  GMutex lock;
+  GCond cond;
+  guint n_busy;                 /* slots queued and not yet finished */
+  GError *error;                /* sticky: a failed batch */
+  GpufftLoudnessFunc func;
+  gpointer func_data;
+};
+
+/* ---- the scheduler's jobs ---------------------------------------------- */
+
+static void
+bind_dispatch (Slot * s, guint mode, VkCommandBuffer cmd, guint gx, guint gy)
+{
+  const GpufftPipeline *pipe = s->lo->pipes[mode];
+
+  vkCmdBindPipeline (cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe->pipeline);
+  vkCmdBindDescriptorSets (cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+      pipe->layout, 0, 1, &s->sets[mode], 0, NULL);
+  vkCmdPushConstants (cmd, pipe->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+      sizeof (s->params), &s->params);
+  vkCmdDispatch (cmd, gx, gy, 1);
+}
+
+static void
+job_record_upload (GpufftJob * job, VkCommandBuffer cmd)
+{
+  Slot *s = SLOT_OF_JOB (job);
+  VkBufferCopy region = { 0, 0, 0 };
+
+  if (!s->lo->copy)
+    return;
+  region.size = (VkDeviceSize) s->params.n_blocks * s->params.s *
+      s->params.c * sizeof (gfloat);
+  vkCmdCopyBuffer (cmd, s->staging.buffer, s->lo->input.buffer, 1, &region);
+}
+
+static void
+job_record_kernels (GpufftJob * job, GpufftCommand * command)
+{
+  Slot *s = SLOT_OF_JOB (job);
+
+  bind_dispatch (s, 0, command->cmd, s->params.n_blocks, s->params.c);
+}
+
+static void
+job_record_reduce (GpufftJob * job, VkCommandBuffer cmd)
+{
+  Slot *s = SLOT_OF_JOB (job);
+
+  bind_dispatch (s, 1, cmd, (s->params.c + CHUNKS - 1) / CHUNKS, 1);
+}
+
+static void
+job_record_download (GpufftJob * job, VkCommandBuffer cmd)
+{
+  Slot *s = SLOT_OF_JOB (job);
+
+  bind_dispatch (s, 2, cmd, s->params.n_blocks, s->params.c);
+}
+
+static void
+job_finish (GpufftJob * job, const GpufftTimings * timings,
+    const GError * error)
+{
+  Slot *s = SLOT_OF_JOB (job);
+  GpufftLoudness *lo = s->lo;
+  GError *err = error ? g_error_copy (error) : NULL;
+  GpufftLoudnessFunc func;
+  gpointer data;
+
+  if (!err)
+    gpufft_buffer_invalidate (&s->results, lo->ctx, &err);
+  g_mutex_lock (&lo->lock);
+  func = lo->func;
+  data = lo->func_data;
+  if (err && !lo->error)
+    lo->error = g_error_copy (err);
+  g_mutex_unlock (&lo->lock);
+
+  if (func) {
+    if (err) {
+      func (NULL, err, data);
+    } else {
+      GpufftLoudnessResult r;
+
+      r.tag = s->tag;
+      r.n_blocks = s->params.n_blocks;
+      r.channels = s->params.c;
+      r.values = s->results.mapped;
+      func (&r, NULL, data);
+    }
+  }
+  g_clear_error (&err);
+  g_mutex_lock (&lo->lock);
+  lo->n_busy--;
+  g_cond_broadcast (&lo->cond);
+  g_mutex_unlock (&lo->lock);
+}
+
+static const GpufftJobFuncs loudness_job_funcs = {
+  job_record_upload, job_record_kernels, job_record_reduce,
+  job_record_download, job_finish, NULL
+};
+
+/* ---- the filter's tables ------------------------------------------------ */
+
+/* One frame of zero input through the cascade (gdouble): the transposed
+ * direct form II of loudness.comp. */
+static void
+cascade_step (const GpufftLoudnessConfig * c, gdouble s[4])
+{
+  gdouble y0 = s[0], y1;
+
+  s[0] = -c->a[0][1] * y0 + s[1];
+  s[1] = -c->a[0][2] * y0;
+  y1 = c->b[1][0] * y0 + s[2];
+  s[2] = c->b[1][1] * y0 - c->a[1][1] * y1 + s[3];
+  s[3] = c->b[1][2] * y0 - c->a[1][2] * y1;
+}
+
+/* m: the zero-input transition over len frames, column-major (GLSL's
+ * mat4: column j is the state after len frames from unit state j). */
+static void
+transition (const GpufftLoudnessConfig * c, guint len, gdouble m[16])
+{
+  guint j, i, k;
+
+  for (j = 0; j < 4; j++) {
+    gdouble s[4] = { 0, 0, 0, 0 };
+
+    s[j] = 1.0;
+    for (i = 0; i < len; i++)
+      cascade_step (c, s);
+    for (k = 0; k < 4; k++)
+      m[4 * j + k] = s[k];
+  }
+}
+
+/* value i of an array of doubles (f64) or floats */
+static void
+put_real (guint8 * base, guint i, gdouble v, gboolean f64)
+{
+  gfloat f = (gfloat) v;
+
+  if (f64)
+    memcpy (base + 8 * i, &v, 8);
+  else
+    memcpy (base + 4 * i, &f, 4);
+}
+
+static gboolean
+fill_table (GpufftLoudness * lo, GError ** error)
+{
+  const GpufftLoudnessConfig *c = &lo->cfg;
+  guint8 bytes[TABLE_BYTES];
+  gdouble coef[10], m[32];
+  guint base = c->block_frames / CHUNKS, i, k;
+
+  memset (bytes, 0, sizeof (bytes));
+  for (i = 0; i < 2; i++) {
+    coef[5 * i] = c->b[i][0];
+    coef[5 * i + 1] = c->b[i][1];
+    coef[5 * i + 2] = c->b[i][2];
+    coef[5 * i + 3] = c->a[i][1];
+    coef[5 * i + 4] = c->a[i][2];
+  }
+  transition (c, base, m);
+  transition (c, base + 1, m + 16);
+  for (i = 0; i < 10; i++)
+    put_real (bytes, i, coef[i], lo->f64);
+  for (i = 0; i < 32; i++)
+    put_real (bytes + TABLE_MD (lo->f64), i, m[i], lo->f64);
+  for (i = 0; i < c->tp_phases; i++)
+    for (k = 0; k < GPUFFT_LOUDNESS_TAPS; k++) {
+      gfloat v = (gfloat) c->tp_taps[i][k];
+
+      memcpy (bytes + TABLE_H (lo->f64) + 4 * (i * GPUFFT_LOUDNESS_TAPS + k),
+          &v, 4);
+    }
+  return gpufft_buffer_upload (&lo->table, lo->ctx, bytes, sizeof (bytes),
+      error);
+}
+
+guint
+gpufft_loudness_tp_taps (gdouble rate, gdouble taps[4][GPUFFT_LOUDNESS_TAPS])
+{
+  const guint n_taps = 49;
+  guint factor = rate < 96000.0 ? 4 : rate < 192000.0 ? 2 : 1, j;
+
+  memset (taps, 0, sizeof (gdouble) * 4 * GPUFFT_LOUDNESS_TAPS);
+  if (factor == 1) {
+    taps[0][0] = 1.0;
+    return 1;
+  }
+  for (j = 0; j < n_taps; j++) {
+    gdouble m = (gdouble) j - (n_taps - 1) / 2.0;
+    gdouble v = fabs (m) < 1e-6 ? 1.0 : sin (m * G_PI / factor) /
+        (m * G_PI / factor);
+
+    v *= 0.5 * (1.0 - cos (2.0 * G_PI * j / (n_taps - 1)));
+    taps[j % factor][j / factor] = v;
+  }
+  return factor;
+}
+
+/* ---- life ---------------------------------------------------------------- */
+
+static gboolean
+check_config (GpufftContext * ctx, const GpufftLoudnessConfig * c,
+    GError ** error)
+{
+  const gchar *bad = NULL;
+  guint64 frames = (guint64) c->block_frames * MAX (c->max_blocks, 1);
+
+  if (c->channels < 1 || c->channels > GPUFFT_LOUDNESS_MAX_CHANNELS)
+    bad = "channels must be 1 .. 64";
+  else if (c->block_frames < GPUFFT_LOUDNESS_MIN_BLOCK)
+    bad = "a block must hold at least 64 frames";
+  else if (c->max_blocks < 1 || c->max_blocks > 65535)
+    bad = "max_blocks must be 1 .. 65535";
+  else if (c->tp_phases != 0 && c->tp_phases != 1 && c->tp_phases != 2
+      && c->tp_phases != 4)
+    bad = "tp_phases must be 0, 1, 2 or 4";
+  else if (frames * c->channels * sizeof (gfloat) >
+      ctx->props.limits.maxStorageBufferRange
+      || (guint64) c->max_blocks * CHUNKS * c->channels * 32 >
+      ctx->props.limits.maxStorageBufferRange)
+    bad = "a batch is larger than the device binds in one buffer";
+  if (bad)
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT,
+        "loudness: %s", bad);
+  return bad == NULL;
+}
+
+GpufftLoudness *
+gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
+    GpufftLoudnessFunc func, gpointer user_data, GError ** error)
+{
+  GpufftLoudness *lo;
+  gsize in_bytes;
+  guint i, m;
+
+  g_return_val_if_fail (ctx != NULL && config != NULL, NULL);
+  if (!check_config (ctx, config, error))
+    return NULL;
+  lo = g_new0 (GpufftLoudness, 1);
+  lo->ctx = gpufft_context_ref (ctx);
+  lo->cfg = *config;
+  lo->func = func;
+  lo->func_data = user_data;
+  g_mutex_init (&lo->lock);
+  g_cond_init (&lo->cond);
+  lo->copy = !gpufft_context_is_cpu (ctx);
+  lo->f64 = ctx->features.shaderFloat64 && !g_getenv ("GPUFFT_LOUDNESS_F32");
+
+  /* (the same scheduler, with the same round hooks, as the plans') */
+  lo->sched = gpufft_scheduler_get (ctx, &gpufft_merge_hooks, error);
+  if (!lo->sched)
+    goto fail;
+  for (m = 0; m < 3; m++) {
+    guint32 mode = m;
+
+    lo->pipes[m] = lo->f64 ?
+        gpufft_cache_pipeline (ctx, loudness_f64_spv,
+        sizeof (loudness_f64_spv), N_BINDINGS, NULL, sizeof (LoudnessParams),
+        &mode, 1, error) : gpufft_cache_pipeline (ctx, loudness_spv,
+        sizeof (loudness_spv), N_BINDINGS, NULL, sizeof (LoudnessParams),
+        &mode, 1, error);
+    if (!lo->pipes[m])
+      goto fail;
+  }
+  in_bytes = (gsize) config->max_blocks * config->block_frames *
+      config->channels * sizeof (gfloat);
+  if ((lo->copy && !gpufft_buffer_init (&lo->input, ctx, in_bytes,
+              GPUFFT_MEMORY_DEVICE, error))
+      || !gpufft_buffer_init (&lo->table, ctx, TABLE_BYTES,
+          GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&lo->chunks, ctx, (gsize) config->max_blocks *
+          CHUNKS * config->channels * 32, GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&lo->carry, ctx, (gsize) config->channels * 32,
+          GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&lo->hist, ctx, (gsize) 2 * config->channels *
+          GPUFFT_LOUDNESS_TAPS * sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error)
+      || !fill_table (lo, error)
+      || !gpufft_descriptor_pool_init (&lo->pool, ctx, 3 * LOUDNESS_SLOTS,
+          N_BINDINGS, error))
+    goto fail;
+
+  for (i = 0; i < LOUDNESS_SLOTS; i++) {
+    Slot *s = &lo->slots[i];
+    GpufftBuffer *bufs[N_BINDINGS];
+
+    s->lo = lo;
+    s->job.funcs = &loudness_job_funcs;
+    s->job.series = &lo->series;
+    s->job.foreign = 1;
+    if (!gpufft_buffer_init (&s->staging, ctx, in_bytes, GPUFFT_MEMORY_UPLOAD,
+            error)
+        || !gpufft_buffer_init (&s->results, ctx, (gsize) config->max_blocks
+            * config->channels * 16, GPUFFT_MEMORY_READBACK, error))
+      goto fail;
+    if (!s->staging.mapped || !s->results.mapped) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
+          "loudness: host-visible memory could not be mapped");
+      goto fail;
+    }
+    bufs[0] = lo->copy ? &lo->input : &s->staging;
+    bufs[1] = &lo->table;
+    bufs[2] = &lo->chunks;
+    bufs[3] = &lo->carry;
+    bufs[4] = &lo->hist;
+    bufs[5] = &s->results;
+    for (m = 0; m < 3; m++)
+      if (!gpufft_descriptor_pool_alloc (&lo->pool, ctx, lo->pipes[m], bufs,
+              &s->sets[m], error))
+        goto fail;
+  }
+  /* (the pipelines it made, for the next process) */
+  gpufft_pipeline_cache_save (ctx);
+  return lo;
+
+fail:
+  gpufft_loudness_free (lo);
+  return NULL;
+}
+
+static gpointer
+free_thread (gpointer lo)
+{
+  gpufft_loudness_free (lo);
+  return NULL;
+}
+
+void
+gpufft_loudness_free (GpufftLoudness * lo)
+{
+  GpufftContext *ctx;
+  guint i;
+
+  if (!lo)
+    return;
+  g_mutex_lock (&lo->lock);
+  lo->func = NULL;
+  lo->func_data = NULL;
+  g_mutex_unlock (&lo->lock);
+  if (gpufft_context_in_worker ()) {
+    /* (this thread may be the one that finishes the slots) */
+    if (!gpufft_context_reap ("gpufft-free", free_thread, lo))
+      g_warning ("gpufft: no thread to free a loudness object dropped on the "
+          "device's scheduler thread: it is leaked");
+    return;
+  }
+  gpufft_loudness_flush (lo);
+  ctx = lo->ctx;
+  for (i = 0; i < LOUDNESS_SLOTS; i++) {
+    gpufft_buffer_clear (&lo->slots[i].staging, ctx);
+    gpufft_buffer_clear (&lo->slots[i].results, ctx);
+  }
+  gpufft_descriptor_pool_clear (&lo->pool, ctx);
+  gpufft_buffer_clear (&lo->input, ctx);
+  gpufft_buffer_clear (&lo->table, ctx);
+  gpufft_buffer_clear (&lo->chunks, ctx);
+  gpufft_buffer_clear (&lo->carry, ctx);
+  gpufft_buffer_clear (&lo->hist, ctx);
+  g_clear_error (&lo->error);
+  g_mutex_clear (&lo->lock);
+  g_cond_clear (&lo->cond);
+  gpufft_context_unref (ctx);
+  g_free (lo);
+}
+
+/* ---- batches ------------------------------------------------------------- */
+
+static gboolean
+sticky_error (GpufftLoudness * lo, GError ** error)
+{
+  if (!lo->error)
+    return FALSE;
+  g_propagate_error (error, g_error_copy (lo->error));
+  return TRUE;
+}
+
+gfloat *
+gpufft_loudness_staging (GpufftLoudness * lo, GError ** error)
+{
+  gboolean failed;
+
+  g_mutex_lock (&lo->lock);
+  /* (the staging slot is free while fewer than all are busy: slots are
+   * taken and finished in order) */
+  while (lo->error == NULL && lo->n_busy == LOUDNESS_SLOTS)
+    g_cond_wait (&lo->cond, &lo->lock);
+  failed = sticky_error (lo, error);
+  g_mutex_unlock (&lo->lock);
+  return failed ? NULL : lo->slots[lo->next].staging.mapped;
+}
+
+gboolean
+gpufft_loudness_submit (GpufftLoudness * lo, guint n_blocks, gboolean reset,
+    guint64 tag, GError ** error)
+{
+  Slot *s;
+  gboolean failed;
+
+  if (n_blocks < 1 || n_blocks > lo->cfg.max_blocks) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT,
+        "loudness: a batch holds 1 .. %u blocks, not %u", lo->cfg.max_blocks,
+        n_blocks);
+    return FALSE;
+  }
+  g_mutex_lock (&lo->lock);
+  while (lo->error == NULL && lo->n_busy == LOUDNESS_SLOTS)
+    g_cond_wait (&lo->cond, &lo->lock);
+  failed = sticky_error (lo, error);
+  if (!failed)
+    lo->n_busy++;
+  g_mutex_unlock (&lo->lock);
+  if (failed)
+    return FALSE;
+
+  s = &lo->slots[lo->next];
+  s->tag = tag;
+  s->params.n_blocks = n_blocks;
+  s->params.s = lo->cfg.block_frames;
+  s->params.c = lo->cfg.channels;
+  s->params.base = lo->cfg.block_frames / CHUNKS;
+  s->params.extra = lo->cfg.block_frames % CHUNKS;
+  s->params.parity = lo->parity;
+  s->params.reset = reset || !lo->started ? 1 : 0;
+  lo->started = TRUE;
+  s->params.phases = lo->cfg.tp_phases;
+  s->job.copied_bytes = (guint64) n_blocks *lo->cfg.block_frames *
+      lo->cfg.channels * sizeof (gfloat);
+  lo->parity = 1 - lo->parity;
+  lo->next = (lo->next + 1) % LOUDNESS_SLOTS;
+  /* (the staging is host-coherent: the queue's lock orders its writes
+   * before the recording) */
+  gpufft_scheduler_queue (lo->sched, &s->job);
+  return TRUE;
+}
+
+void
+gpufft_loudness_flush (GpufftLoudness * lo)
+{
+  g_mutex_lock (&lo->lock);
+  while (lo->n_busy > 0)
+    g_cond_wait (&lo->cond, &lo->lock);
+  g_mutex_unlock (&lo->lock);
+}
