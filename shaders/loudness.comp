@@ -6,24 +6,28 @@
 // The batch: n_blocks blocks of S frames, C channels, interleaved floats
 // (frame f, channel c at x[f * C + c]). Each block of each channel is cut
 // into 64 chunks: chunk t holds `base` frames (+1 for t < extra), in order.
-// The filter is linear, so a chunk's end state is M_len s0 + z, where s0 is
-// its start state, z its end state from a zero start and M_len the
-// cascade's zero-input transition over len frames (two lengths: m[0] for
-// `base`, m[1] for `base + 1`). Three passes, barriers between:
+// The filter is linear: a stretch's end state is M s0 + z, where s0 is its
+// start state, z its end state from a zero start and M the cascade's
+// zero-input transition over its length (md[0] for `base` frames, md[1]
+// for `base + 1`, md[2] for a block). Three passes, barriers between:
 //
 // MODE 0: one workgroup per (block, channel), one invocation per chunk:
 //   filters its chunk from a zero state, writes z to chunk[j * C + c]
-//   (j = block * 64 + t).
-// MODE 1: one invocation per channel: the chunks in order, from the
-//   carried state (zero after a reset): writes each chunk's start state
+//   (j = block * 64 + t); then the block's z (its chunks' folded) to
+//   blk[block * C + c].
+// MODE 1: one invocation per channel: the blocks in order, from the
+//   carried state (zero after a reset): writes each block's start state
 //   over its z, the state after the batch to the carry; and the batch's
 //   last TAPS - 1 input samples to the history half the next batch reads.
-// MODE 2: one workgroup per (block, channel): each chunk filtered again
-//   from its start state; per block the sum of the output's squares, the
-//   largest |x| and the largest |interpolated x| (every phase of the
-//   interpolator: y_p (f) = sum_k h[p][k] x[f - k], the samples before the
-//   batch from the history, 0 after a reset) to out[block * C + c] =
-//   (energy, sample peak, true peak, 0).
+// MODE 2: one workgroup per (block, channel): the chunks' start states
+//   from the block's, then each chunk filtered again from its own; per
+//   block the sum of the output's squares, the largest |x| and the largest
+//   |interpolated x| (every phase of the interpolator: y_p (f) = sum_k
+//   h[p][k] x[f - k], the samples before the batch from the history, 0
+//   after a reset) to out[block * C + c] = (energy, sample peak, true
+//   peak, 0).
+// (No loop runs more than n_blocks times: llvmpipe ends a loop after 65535
+// iterations.)
 //
 // The filter state of each biquad is the transposed direct form II's
 // (s1, s2): y = b0 x + s1; s1 = b1 x - a1 y + s2; s2 = b2 x - a2 y.
@@ -37,7 +41,7 @@ layout (local_size_x = 64) in;
 
 layout (std430, binding = 0) readonly buffer Input { float x[]; };
 // coef[0..4] stage 0 b0 b1 b2 a1 a2, coef[5..9] stage 1; h[phase][TAPS];
-// md: m[0] and m[1] (column-major)
+// md[3] column-major
 // The filter and its chunk-to-chunk recurrence run in double where the
 // device has it (LOUDNESS_F64): a high-pass with poles near 1 cancels
 // large terms, and a quiet block after a loud one is off by up to 2 % in
@@ -54,7 +58,7 @@ layout (std430, binding = 0) readonly buffer Input { float x[]; };
 layout (std430, binding = 1) readonly buffer Table {
   REAL coef[16];
   float h[4 * TAPS];
-  RMAT4 md[2];
+  RMAT4 md[3];
 } tab;
 layout (std430, binding = 2) buffer Chunks { RVEC4 chunk[]; };
 // carry[C] the filter state; hist[2][C][TAPS] the last input samples,
@@ -62,6 +66,7 @@ layout (std430, binding = 2) buffer Chunks { RVEC4 chunk[]; };
 layout (std430, binding = 3) buffer Carry { RVEC4 carry[]; };
 layout (std430, binding = 4) buffer History { float hist[]; };
 layout (std430, binding = 5) writeonly buffer Out { vec4 outp[]; };
+layout (std430, binding = 6) buffer Blocks { RVEC4 blk[]; };
 
 layout (push_constant) uniform Params {
   uint n_blocks, S, C, base, extra;
@@ -71,6 +76,7 @@ layout (push_constant) uniform Params {
 } p;
 
 shared float sh_e[64], sh_pk[64], sh_tp[64];
+shared RVEC4 sh_s[64];
 
 void
 chunk_range (uint t, out uint start, out uint len)
@@ -111,12 +117,11 @@ main ()
     if (c >= p.C)
       return;
     RVEC4 s = p.reset != 0u ? RVEC4 (0.0) : carry[c];
-    uint n = p.n_blocks * 64u;
-    for (uint j = 0u; j < n; j++) {
-      uint idx = j * p.C + c;
-      RVEC4 z = chunk[idx];
-      chunk[idx] = s;
-      s = tab.md[(j & 63u) < p.extra ? 1 : 0] * s + z;
+    for (uint b = 0u; b < p.n_blocks; b++) {
+      uint idx = b * p.C + c;
+      RVEC4 z = blk[idx];
+      blk[idx] = s;
+      s = tab.md[2] * s + z;
     }
     carry[c] = s;
     uint frames = p.n_blocks * p.S;
@@ -137,10 +142,26 @@ main ()
     for (uint i = 0u; i < len; i++)
       cascade (REAL (x[(f0 + i) * p.C + c]), s);
     chunk[j] = s;
+    sh_s[t] = s;
+    barrier ();
+    if (t == 0u) {
+      RVEC4 z = RVEC4 (0.0);
+      for (uint k = 0u; k < 64u; k++)
+        z = tab.md[k < p.extra ? 1 : 0] * z + sh_s[k];
+      blk[b * p.C + c] = z;
+    }
     return;
   }
 
-  RVEC4 s = chunk[j];
+  if (t == 0u) {
+    RVEC4 s0 = blk[b * p.C + c];
+    for (uint k = 0u; k < 64u; k++) {
+      sh_s[k] = s0;
+      s0 = tab.md[k < p.extra ? 1 : 0] * s0 + chunk[(b * 64u + k) * p.C + c];
+    }
+  }
+  barrier ();
+  RVEC4 s = sh_s[t];
   REAL e = 0.0;
   float pk = 0.0, tp = 0.0;
   float w[TAPS];

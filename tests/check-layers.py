@@ -33,7 +33,8 @@ import re
 import sys
 import tempfile
 
-ELEMENT_MAINS = ('gstgpufftspectrum', 'gstgpuspectrum', 'gstgpufftspectrogram')
+ELEMENT_MAINS = ('gstgpufftspectrum', 'gstgpuspectrum', 'gstgpufftspectrogram',
+                 'gstgpuloudness')
 
 ALLOWED = {
     'util': {'util'},

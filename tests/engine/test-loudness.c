@@ -236,6 +236,16 @@ test_many_channels (void)
 }
 
 static void
+test_long_batch (void)
+{
+  const guint b[] = { 1500, 3 };
+
+  /* 10 ms blocks, more than 1024 in a batch (64 chunks each: more than
+   * 65535 chunks, llvmpipe's longest loop) */
+  run_case (1, 480, 0, b, G_N_ELEMENTS (b), G_MAXUINT);
+}
+
+static void
 test_taps (void)
 {
   gdouble taps[4][16];
@@ -289,6 +299,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loudness/stereo", test_stereo);
   g_test_add_func ("/loudness/uneven-chunks", test_uneven_chunks);
   g_test_add_func ("/loudness/many-channels", test_many_channels);
+  g_test_add_func ("/loudness/long-batch", test_long_batch);
   g_test_add_func ("/loudness/bad-config", test_bad_config);
   return et_run ();
 }

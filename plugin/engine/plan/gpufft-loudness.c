@@ -3,8 +3,8 @@
  *
  * Per batch the device runs, in the scheduler's phases:
  *   upload    staging -> input (GPUs; CPU devices read the staging)
- *   kernels   MODE 0: each chunk's end state from a zero start
- *   reduce    MODE 1: each chunk's start state, the carry, the history
+ *   kernels   MODE 0: each chunk's and block's end state from a zero start
+ *   reduce    MODE 1: each block's start state, the carry, the history
  *   download  MODE 2: energies and peaks, straight into the slot's
  *             host-visible results (16 bytes per block and channel)
  * The chunk states, the carry and the history live on the device and are
@@ -27,13 +27,14 @@ static const guint32 loudness_f64_spv[] =
     ;
 
 #define LOUDNESS_SLOTS 4
-#define N_BINDINGS 6
+#define N_BINDINGS 7
 #define CHUNKS 64               /* local_size_x of loudness.comp */
-/* the table: coef[16] and md[2] as doubles (f64) or floats, h[4][TAPS]
- * floats between them */
+/* the table: coef[16] and md[3] (the transitions over base, base + 1 and
+ * block_frames frames) as doubles (f64) or floats, h[4][TAPS] floats
+ * between them */
 #define TABLE_H(f64) (16 * ((f64) ? 8 : 4))
 #define TABLE_MD(f64) (TABLE_H (f64) + 4 * GPUFFT_LOUDNESS_TAPS * 4)
-#define TABLE_BYTES (TABLE_MD (TRUE) + 2 * 16 * 8)
+#define TABLE_BYTES (TABLE_MD (TRUE) + 3 * 16 * 8)
 
 typedef struct
 {
@@ -59,7 +60,7 @@ struct _GpufftLoudness
   GpufftLoudnessConfig cfg;
   const GpufftPipeline *pipes[3];
   GpufftDescriptorPool pool;
-  GpufftBuffer input, table, chunks, carry, hist;
+  GpufftBuffer input, table, chunks, blocks, carry, hist;
   gboolean copy;                /* GPUs: staging copied into `input` */
   gboolean f64;                 /* the recurrence in double */
   GpufftJobSeries series;
@@ -225,7 +226,7 @@ fill_table (GpufftLoudness * lo, GError ** error)
 {
   const GpufftLoudnessConfig *c = &lo->cfg;
   guint8 bytes[TABLE_BYTES];
-  gdouble coef[10], m[32];
+  gdouble coef[10], m[48];
   guint base = c->block_frames / CHUNKS, i, k;
 
   memset (bytes, 0, sizeof (bytes));
@@ -238,9 +239,10 @@ fill_table (GpufftLoudness * lo, GError ** error)
   }
   transition (c, base, m);
   transition (c, base + 1, m + 16);
+  transition (c, c->block_frames, m + 32);
   for (i = 0; i < 10; i++)
     put_real (bytes, i, coef[i], lo->f64);
-  for (i = 0; i < 32; i++)
+  for (i = 0; i < 48; i++)
     put_real (bytes + TABLE_MD (lo->f64), i, m[i], lo->f64);
   for (i = 0; i < c->tp_phases; i++)
     for (k = 0; k < GPUFFT_LOUDNESS_TAPS; k++) {
@@ -349,6 +351,8 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
           GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&lo->chunks, ctx, (gsize) config->max_blocks *
           CHUNKS * config->channels * 32, GPUFFT_MEMORY_DEVICE, error)
+      || !gpufft_buffer_init (&lo->blocks, ctx, (gsize) config->max_blocks *
+          config->channels * 32, GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&lo->carry, ctx, (gsize) config->channels * 32,
           GPUFFT_MEMORY_DEVICE, error)
       || !gpufft_buffer_init (&lo->hist, ctx, (gsize) 2 * config->channels *
@@ -382,6 +386,7 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
     bufs[3] = &lo->carry;
     bufs[4] = &lo->hist;
     bufs[5] = &s->results;
+    bufs[6] = &lo->blocks;
     for (m = 0; m < 3; m++)
       if (!gpufft_descriptor_pool_alloc (&lo->pool, ctx, lo->pipes[m], bufs,
               &s->sets[m], error))
@@ -432,6 +437,7 @@ gpufft_loudness_free (GpufftLoudness * lo)
   gpufft_buffer_clear (&lo->input, ctx);
   gpufft_buffer_clear (&lo->table, ctx);
   gpufft_buffer_clear (&lo->chunks, ctx);
+  gpufft_buffer_clear (&lo->blocks, ctx);
   gpufft_buffer_clear (&lo->carry, ctx);
   gpufft_buffer_clear (&lo->hist, ctx);
   g_clear_error (&lo->error);
