@@ -33,9 +33,9 @@
  * Channel weights from the channel positions: front left, right and
  * centre 1; rear, side and surround left and right 1.41 (+1.5 dB, BS.1770's
  * Ls and Rs; ebur128level gives rear channels 1, reading 5.1 material
- * with rear positions 0.4 dB low); LFE 0 (left out); mono 2 (a dual-mono
- * programme, as ebur128level); every other position, and channels without
- * positions, 1.
+ * with rear positions 0.4 dB low); LFE 0 (left out); a single channel 2
+ * (a dual-mono programme, as ebur128level's mono); every other position,
+ * and channels without positions, 1.
  *
  * Threads: the streaming thread converts each buffer's samples into the
  * device's staging (a bounded store while the device's kernels are being
@@ -240,8 +240,8 @@ static inline gfloat
 s24_value (const guint8 * p)
 {
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
-  gint32 v = (gint32) ((guint32) p[0] | ((guint32) p[1] << 8) |
-      ((guint32) p[2] << 16) << 8) >> 8;
+  gint32 v = (gint32) (((guint32) p[0] << 8) | ((guint32) p[1] << 16) |
+      ((guint32) p[2] << 24)) >> 8;
 #else
   gint32 v = (gint32) (((guint32) p[0] << 24) | ((guint32) p[1] << 16) |
       ((guint32) p[2] << 8)) >> 8;
@@ -713,6 +713,8 @@ clear_config (GstGpuLoudness * self)
   self->configured = FALSE;
 }
 
+static void drain (GstGpuLoudness * self, gboolean partial);
+
 static gboolean
 gst_gpu_loudness_setup (GstAudioFilter * filter, const GstAudioInfo * info)
 {
@@ -722,6 +724,8 @@ gst_gpu_loudness_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   GstGpuLoudnessMeter *meter;
   GError *err = NULL;
 
+  /* new caps: the stream so far is posted up to here, then a new meter */
+  drain (self, TRUE);
   clear_config (self);
   GST_OBJECT_LOCK (self);
   mode = self->mode;
@@ -751,6 +755,9 @@ gst_gpu_loudness_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   for (c = 0; c < self->channels; c++)
     self->weights[c] = GST_AUDIO_INFO_IS_UNPOSITIONED (info) ? 1.0 :
         position_weight (GST_AUDIO_INFO_POSITION (info, c));
+  /* (one channel, however its caps name it, is a mono programme) */
+  if (self->channels == 1)
+    self->weights[0] = position_weight (GST_AUDIO_CHANNEL_POSITION_MONO);
 
   memset (&self->cfg, 0, sizeof (self->cfg));
   self->cfg.channels = self->channels;
@@ -805,8 +812,11 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!self->configured)
     return GST_FLOW_NOT_NEGOTIATED;
-  if (g_atomic_int_compare_and_exchange (&self->reset_requested, 1, 0))
+  if (g_atomic_int_compare_and_exchange (&self->reset_requested, 1, 0)) {
+    /* (the intervals that ended before it are posted first) */
+    drain (self, FALSE);
     do_reset (self);
+  }
   if (!adopt (self, FALSE))
     return GST_FLOW_ERROR;
   if (!gst_audio_buffer_map (&ab, GST_AUDIO_FILTER_INFO (self), buf,
@@ -845,13 +855,16 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
-/* EOS: the last partial interval, once its blocks are measured */
+/* Measures what was pushed: the staging's whole blocks submitted and
+ * their results delivered, so that every interval that ended is posted
+ * (and, with partial, the interval under way ends here). EOS, new caps
+ * and a reset. */
 static void
-finish_stream (GstGpuLoudness * self)
+drain (GstGpuLoudness * self, gboolean partial)
 {
   if (!self->configured)
     return;
-  if (self->since_mark > 0) {
+  if (partial && self->since_mark > 0) {
     add_mark (self, self->next_ts, self->since_mark);
     self->since_mark = 0;
   }
@@ -861,7 +874,6 @@ finish_stream (GstGpuLoudness * self)
       && !submit (self, self->fill / self->block_frames))
     return;
   gpufft_loudness_flush (self->lo);
-  gst_gpu_fft_poster_wait (self->poster);
 }
 
 static gboolean
@@ -871,7 +883,9 @@ gst_gpu_loudness_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
-      finish_stream (self);
+      /* (the messages reach the bus before EOS leaves) */
+      drain (self, TRUE);
+      gst_gpu_fft_poster_wait (self->poster);
       break;
     case GST_EVENT_FLUSH_START:
       gst_gpu_fft_poster_set_flushing (self->poster, TRUE);

@@ -17,6 +17,7 @@ packages=(
   python3 python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0
   gir1.2-gst-plugins-base-1.0 python3-numpy python3-scipy
   valgrind
+  libebur128-dev                        # the loudness tests' reference
   pulseaudio gstreamer1.0-pulseaudio    # a real live source (pulsesrc) in a test
   # the spectrogram monitor window (GTK 3) and its test under a virtual X
   xvfb xauth gir1.2-gtk-3.0

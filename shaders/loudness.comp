@@ -35,13 +35,15 @@
 #extension GL_GOOGLE_include_directive : require
 
 layout (constant_id = 0) const uint MODE = 0u;
+// the interpolator's taps per phase in use (<= TAPS, the table's stride)
+layout (constant_id = 1) const uint NT = 24u;
 layout (local_size_x = 64) in;
 
-#define TAPS 16u
+#define TAPS 24u
 
 layout (std430, binding = 0) readonly buffer Input { float x[]; };
-// coef[0..4] stage 0 b0 b1 b2 a1 a2, coef[5..9] stage 1; h[phase][TAPS];
-// md[3] column-major
+// coef[0..4] stage 0 b0 b1 b2 a1 a2, coef[5..9] stage 1; h[TAPS] (a vec4
+// of the 4 phases' taps each); md[3] column-major
 // The filter and its chunk-to-chunk recurrence run in double where the
 // device has it (LOUDNESS_F64): a high-pass with poles near 1 cancels
 // large terms, and a quiet block after a loud one is off by up to 2 % in
@@ -57,7 +59,7 @@ layout (std430, binding = 0) readonly buffer Input { float x[]; };
 #endif
 layout (std430, binding = 1) readonly buffer Table {
   REAL coef[16];
-  float h[4 * TAPS];
+  vec4 h[TAPS];                 // h[k] = the phases' tap k
   RMAT4 md[3];
 } tab;
 layout (std430, binding = 2) buffer Chunks { RVEC4 chunk[]; };
@@ -164,29 +166,24 @@ main ()
   RVEC4 s = sh_s[t];
   REAL e = 0.0;
   float pk = 0.0, tp = 0.0;
-  float w[TAPS];
-  // before the shift of each frame: w[k] = x[f - 1 - k]
-  w[TAPS - 1u] = 0.0;
-  if (p.phases > 0u)
-    for (uint k = 0u; k + 1u < TAPS; k++)
-      w[k] = sample_at (int (f0) - 1 - int (k), c);
+  // (no array of the window: lavapipe's private arrays of this size
+  // corrupted other variables; the samples are read again, from cache)
   for (uint i = 0u; i < len; i++) {
-    float v = x[(f0 + i) * p.C + c];
+    uint f = f0 + i;
+    float v = x[f * p.C + c];
     REAL y = cascade (REAL (v), s);
     e += y * y;
     pk = max (pk, abs (v));
     if (p.phases > 0u) {
-      for (uint k = TAPS - 1u; k > 0u; k--)
-        w[k] = w[k - 1u];
-      w[0] = v;
-      for (uint ph = 0u; ph < 4u; ph++) {
-        if (ph >= p.phases)
-          break;
-        float acc = 0.0;
-        for (uint k = 0u; k < TAPS; k++)
-          acc += tab.h[ph * TAPS + k] * w[k];
-        tp = max (tp, abs (acc));
-      }
+      vec4 acc = vec4 (0.0);
+      if (f + 1u >= NT)
+        for (uint k = 0u; k < NT; k++)
+          acc += tab.h[k] * x[(f - k) * p.C + c];
+      else
+        for (uint k = 0u; k < NT; k++)
+          acc += tab.h[k] * sample_at (int (f) - int (k), c);
+      acc = abs (acc);
+      tp = max (tp, max (max (acc.x, acc.y), max (acc.z, acc.w)));
     }
   }
   sh_e[t] = float (e);

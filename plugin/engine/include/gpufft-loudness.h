@@ -37,7 +37,7 @@
 
 G_BEGIN_DECLS
 #define GPUFFT_LOUDNESS_MAX_CHANNELS 64
-#define GPUFFT_LOUDNESS_TAPS 16 /* most interpolator taps per phase */
+#define GPUFFT_LOUDNESS_TAPS 24 /* most interpolator taps per phase */
 #define GPUFFT_LOUDNESS_MIN_BLOCK 64    /* fewest frames per block */
     typedef struct
 {
@@ -97,7 +97,8 @@ void gpufft_loudness_flush (GpufftLoudness * lo);
 /* The coefficients of the interpolator for true peak at `rate` Hz, as
  * libebur128 and BS.1770-4 Annex 2 sketch it: 4 phases below 96 kHz, 2
  * below 192 kHz, else 1 (the samples); a 49-tap sinc (48 in the Annex) with
- * a Hann window, split into phases. Returns the number of phases. */
+ * a Hann window, split into phases (13 taps a phase at 4, 25 at 2, whose
+ * last is 0). Returns the number of phases. */
 guint gpufft_loudness_tp_taps (gdouble rate,
     gdouble taps[4][GPUFFT_LOUDNESS_TAPS]);
 

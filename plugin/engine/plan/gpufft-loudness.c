@@ -30,8 +30,8 @@ static const guint32 loudness_f64_spv[] =
 #define N_BINDINGS 7
 #define CHUNKS 64               /* local_size_x of loudness.comp */
 /* the table: coef[16] and md[3] (the transitions over base, base + 1 and
- * block_frames frames) as doubles (f64) or floats, h[4][TAPS] floats
- * between them */
+ * block_frames frames) as doubles (f64) or floats, h[TAPS][4] floats (tap
+ * k of the 4 phases) between them */
 #define TABLE_H(f64) (16 * ((f64) ? 8 : 4))
 #define TABLE_MD(f64) (TABLE_H (f64) + 4 * GPUFFT_LOUDNESS_TAPS * 4)
 #define TABLE_BYTES (TABLE_MD (TRUE) + 3 * 16 * 8)
@@ -248,8 +248,7 @@ fill_table (GpufftLoudness * lo, GError ** error)
     for (k = 0; k < GPUFFT_LOUDNESS_TAPS; k++) {
       gfloat v = (gfloat) c->tp_taps[i][k];
 
-      memcpy (bytes + TABLE_H (lo->f64) + 4 * (i * GPUFFT_LOUDNESS_TAPS + k),
-          &v, 4);
+      memcpy (bytes + TABLE_H (lo->f64) + 4 * (k * 4 + i), &v, 4);
     }
   return gpufft_buffer_upload (&lo->table, lo->ctx, bytes, sizeof (bytes),
       error);
@@ -272,7 +271,9 @@ gpufft_loudness_tp_taps (gdouble rate, gdouble taps[4][GPUFFT_LOUDNESS_TAPS])
         (m * G_PI / factor);
 
     v *= 0.5 * (1.0 - cos (2.0 * G_PI * j / (n_taps - 1)));
-    taps[j % factor][j / factor] = v;
+    /* (beyond the table: the sinc's zeros, phase 0's last at 2) */
+    if (j / factor < GPUFFT_LOUDNESS_TAPS)
+      taps[j % factor][j / factor] = v;
   }
   return factor;
 }
@@ -312,7 +313,7 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
 {
   GpufftLoudness *lo;
   gsize in_bytes;
-  guint i, m;
+  guint i, m, n_taps = 1;
 
   g_return_val_if_fail (ctx != NULL && config != NULL, NULL);
   if (!check_config (ctx, config, error))
@@ -331,15 +332,20 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
   lo->sched = gpufft_scheduler_get (ctx, &gpufft_merge_hooks, error);
   if (!lo->sched)
     goto fail;
+  /* (the interpolator's loops run over the taps in use) */
+  for (i = 0; i < config->tp_phases; i++)
+    for (m = 0; m < GPUFFT_LOUDNESS_TAPS; m++)
+      if (config->tp_taps[i][m] != 0.0)
+        n_taps = MAX (n_taps, m + 1);
   for (m = 0; m < 3; m++) {
-    guint32 mode = m;
+    guint32 spec[2] = { m, n_taps };
 
     lo->pipes[m] = lo->f64 ?
         gpufft_cache_pipeline (ctx, loudness_f64_spv,
         sizeof (loudness_f64_spv), N_BINDINGS, NULL, sizeof (LoudnessParams),
-        &mode, 1, error) : gpufft_cache_pipeline (ctx, loudness_spv,
+        spec, 2, error) : gpufft_cache_pipeline (ctx, loudness_spv,
         sizeof (loudness_spv), N_BINDINGS, NULL, sizeof (LoudnessParams),
-        &mode, 1, error);
+        spec, 2, error);
     if (!lo->pipes[m])
       goto fail;
   }
