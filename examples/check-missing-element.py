@@ -42,6 +42,8 @@ with tempfile.TemporaryDirectory() as tmp:
           src]),
         ("log_mel.py", "gpufftspectrum",
          [py, os.path.join(srcdir, "log_mel.py"), "--source", src]),
+        ("loudness_monitor.py", "gpuloudness",
+         [py, os.path.join(srcdir, "loudness_monitor.py"), "--source", src]),
     ]
     for name, element, cmd in runs:
         if not os.path.exists(cmd[0] if cmd[0] != py else cmd[1]):

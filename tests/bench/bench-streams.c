@@ -11,6 +11,9 @@
  *       message-format=bytes message-dominant=false
  *   gpuspectrum bands=N/2+1 multi-channel=true   (the drop-in, when asked:
  *       --elements)
+ *   gpuloudness interval=100000000   (EBU R128 loudness, every mode: M, S,
+ *       I, LRA, sample and true peak; 10 messages a second, a live meter's
+ *       rate; when asked)
  * Cases: S = 1, 16, 64, 256, 1024 stereo streams of 480-sample (10 ms)
  * buffers, fft 1024 hop 512, live and as fast as possible; and 1 stream of
  * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
@@ -224,7 +227,8 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
   if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
     return GST_BUS_PASS;
   s = gst_message_get_structure (msg);
-  if (!gst_structure_has_name (s, "spectrum"))
+  if (!gst_structure_has_name (s, "spectrum")
+      && !gst_structure_has_name (s, "ebur128-level"))
     return GST_BUS_DROP;
   if (g_atomic_int_add (&r->msgs, 1) == 0)
     r->t_first_msg = g_get_monotonic_time ();
@@ -232,7 +236,9 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
           (GST_MESSAGE_SRC (msg)), "stream"));
   if (g_atomic_int_add (&r->posted[stream], 1) == 0)
     g_atomic_int_inc (&r->n_posting);
-  if (gst_structure_get_uint64 (s, "endtime", &end) && end > 0) {
+  /* (gpuloudness: its timestamp is its interval's end) */
+  if ((gst_structure_get_uint64 (s, "endtime", &end)
+          || gst_structure_get_uint64 (s, "timestamp", &end)) && end > 0) {
     guint64 idx = gst_util_uint64_scale (end - 1, RATE, GST_SECOND)
         / r->c->buffer;
 
@@ -283,6 +289,8 @@ element_desc (const Case * c, const gchar * el, guint i)
     return g_strdup_printf ("gpufftspectrum name=a%u fft-size=%u "
         "hop-size=%u multi-channel=true message-format=bytes "
         "message-dominant=false", i, c->fft, c->hop);
+  if (g_str_equal (el, "gpuloudness"))
+    return g_strdup_printf ("gpuloudness name=a%u interval=100000000", i);
   return g_strdup_printf ("%s name=a%u", el, i);
 }
 
