@@ -300,9 +300,9 @@ compare_with_libebur128 (const gchar * what, const gdouble * x, gsize n,
       }
     }
   }
-  g_print ("# %s: %u messages; worst |M, S, I - libebur128| %.4f LU, "
+  g_print ("# %s: %u messages; worst |M, S, I - libebur128| %.1e LU, "
       "|LRA - Tech 3342 (libebur128's short-term at 10 Hz)| %.4f LU "
-      "(libebur128's own LRA, 1 Hz: %.3f LU), true peak %.4f dB; last I "
+      "(libebur128's own LRA, 1 Hz: %.3f LU), true peak %.1e dB; last I "
       "%.3f LUFS, LRA %.2f LU\n", what, msgs->len, worst, worst_lra,
       worst_lib, worst_tp, field (last (msgs), "global-loudness"),
       field (last (msgs), "loudness-range"));
