@@ -81,6 +81,7 @@ enum
 #define DEFAULT_DEVICE_INDEX -1
 #define STORE_SECONDS 30        /* kept while the kernels are made */
 #define STAGING_BYTES (8 << 20) /* a batch's samples at most */
+#define MAX_BATCH_BLOCKS 50     /* 10 ms blocks a batch at most */
 
 enum
 {
@@ -747,8 +748,10 @@ gst_gpu_loudness_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   /* 10 ms blocks (at rates that are not a multiple of 100 Hz, a hundredth
    * rounded: 221 frames at 22050 Hz, windows 0.2 % long) */
   self->block_frames = (self->rate + 50) / 100;
+  /* (a batch of at most 0.5 s, and 8 MiB: the device memory of hundreds
+   * of streams stays small, and many channels still go in large batches) */
   self->max_blocks = CLAMP (STAGING_BYTES / ((gsize) self->block_frames *
-          self->channels * sizeof (gfloat)), 1, 6000);
+          self->channels * sizeof (gfloat)), 1, MAX_BATCH_BLOCKS);
   self->interval_frames = MAX (1, gst_util_uint64_scale_int (interval,
           self->rate, GST_SECOND));
   self->weights = g_new (gdouble, self->channels);

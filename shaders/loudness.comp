@@ -26,8 +26,14 @@
 //   h[p][k] x[f - k], the samples before the batch from the history, 0
 //   after a reset) to out[block * C + c] = (energy, sample peak, true
 //   peak, 0).
-// (No loop runs more than n_blocks times: llvmpipe ends a loop after 65535
-// iterations.)
+// MODE 3 (CPU devices, where the lanes are few and the passes cost more
+// than they share): one invocation per channel filters blocks [first,
+// first + count) in order into out[], from the carry (the same values,
+// carry and history as MODES 0-2 leave them); a batch takes as many
+// dispatches as it needs.
+// (llvmpipe ends a loop after 65535 iterations, counting those of an inner
+// loop across the outer one's: no invocation runs an inner loop more often
+// than that, so a dispatch of MODE 3 holds count x S < 65535 frames.)
 //
 // The filter state of each biquad is the transposed direct form II's
 // (s1, s2): y = b0 x + s1; s1 = b1 x - a1 y + s2; s2 = b2 x - a2 y.
@@ -35,15 +41,15 @@
 #extension GL_GOOGLE_include_directive : require
 
 layout (constant_id = 0) const uint MODE = 0u;
-// the interpolator's taps per phase in use (<= TAPS, the table's stride)
-layout (constant_id = 1) const uint NT = 24u;
+// the interpolator's taps per phase in use, in fours (NQ x 4 <= TAPS)
+layout (constant_id = 1) const uint NQ = 6u;
 layout (local_size_x = 64) in;
 
 #define TAPS 24u
 
 layout (std430, binding = 0) readonly buffer Input { float x[]; };
-// coef[0..4] stage 0 b0 b1 b2 a1 a2, coef[5..9] stage 1; h[TAPS] (a vec4
-// of the 4 phases' taps each); md[3] column-major
+// coef[0..4] stage 0 b0 b1 b2 a1 a2, coef[5..9] stage 1; h: each phase's
+// 24 taps as 6 vec4; md[3] column-major
 // The filter and its chunk-to-chunk recurrence run in double where the
 // device has it (LOUDNESS_F64): a high-pass with poles near 1 cancels
 // large terms, and a quiet block after a loud one is off by up to 2 % in
@@ -59,7 +65,7 @@ layout (std430, binding = 0) readonly buffer Input { float x[]; };
 #endif
 layout (std430, binding = 1) readonly buffer Table {
   REAL coef[16];
-  vec4 h[TAPS];                 // h[k] = the phases' tap k
+  vec4 h[24];                   // h[ph * 6 + j] = taps 4j .. 4j+3 of phase ph
   RMAT4 md[3];
 } tab;
 layout (std430, binding = 2) buffer Chunks { RVEC4 chunk[]; };
@@ -75,6 +81,7 @@ layout (push_constant) uniform Params {
   uint parity;                  // which history half this batch reads
   uint reset;                   // 1: start from a zero state and history
   uint phases;                  // true-peak phases: 0 (none), 1, 2 or 4
+  uint first, count;            // MODE 3: this dispatch's blocks
 } p;
 
 shared float sh_e[64], sh_pk[64], sh_tp[64];
@@ -111,9 +118,110 @@ sample_at (int f, uint c)
   return hist[(p.parity * p.C + c) * TAPS + uint (int (TAPS) + f)];
 }
 
+// The interpolator's window: w[j] = (x[f - 4j], x[f - 4j - 1], x[f - 4j - 2],
+// x[f - 4j - 3]), NQ of them, in registers (vec4s, not an array: lavapipe
+// gave wrong results with a private array of 24 floats).
+struct Window
+{
+  vec4 w0, w1, w2, w3, w4, w5;
+};
+
+// the window just before frame f (so that shifting x[f] in makes f's)
+Window
+window_before (uint f, uint c)
+{
+  Window w;
+  vec4 q[6];
+  for (uint j = 0u; j < 6u; j++) {
+    q[j] = vec4 (0.0);
+    if (j < NQ && p.phases > 0u)
+      q[j] = vec4 (sample_at (int (f) - 1 - int (4u * j), c),
+          sample_at (int (f) - 2 - int (4u * j), c),
+          sample_at (int (f) - 3 - int (4u * j), c),
+          sample_at (int (f) - 4 - int (4u * j), c));
+  }
+  w.w0 = q[0];
+  w.w1 = q[1];
+  w.w2 = q[2];
+  w.w3 = q[3];
+  w.w4 = q[4];
+  w.w5 = q[5];
+  return w;
+}
+
+float
+phase_out (uint ph, Window w)
+{
+  uint b = ph * 6u;
+  float acc = dot (tab.h[b], w.w0);
+  if (NQ > 1u)
+    acc += dot (tab.h[b + 1u], w.w1);
+  if (NQ > 2u)
+    acc += dot (tab.h[b + 2u], w.w2);
+  if (NQ > 3u)
+    acc += dot (tab.h[b + 3u], w.w3);
+  if (NQ > 4u)
+    acc += dot (tab.h[b + 4u], w.w4);
+  if (NQ > 5u)
+    acc += dot (tab.h[b + 5u], w.w5);
+  return abs (acc);
+}
+
+// One frame: the filter, the energy, the peaks.
+void
+measure (uint f, uint c, inout RVEC4 s, inout REAL e, inout float pk,
+    inout float tp, inout Window w)
+{
+  float v = x[f * p.C + c];
+  REAL y = cascade (REAL (v), s);
+  e += y * y;
+  pk = max (pk, abs (v));
+  if (p.phases > 0u) {
+    w.w5 = vec4 (w.w4.w, w.w5.xyz);
+    w.w4 = vec4 (w.w3.w, w.w4.xyz);
+    w.w3 = vec4 (w.w2.w, w.w3.xyz);
+    w.w2 = vec4 (w.w1.w, w.w2.xyz);
+    w.w1 = vec4 (w.w0.w, w.w1.xyz);
+    w.w0 = vec4 (v, w.w0.xyz);
+    tp = max (tp, phase_out (0u, w));
+    if (p.phases > 1u)
+      tp = max (tp, phase_out (1u, w));
+    if (p.phases > 2u)
+      tp = max (tp, max (phase_out (2u, w), phase_out (3u, w)));
+  }
+}
+
+// the batch's last TAPS - 1 input samples, for the next batch
+void
+write_history (uint c)
+{
+  uint frames = p.n_blocks * p.S;
+  uint next = ((1u - p.parity) * p.C + c) * TAPS;
+  for (uint k = 1u; k < TAPS; k++)
+    hist[next + k] = sample_at (int (frames) - int (TAPS) + int (k), c);
+}
+
 void
 main ()
 {
+  if (MODE == 3u) {
+    uint c = gl_GlobalInvocationID.x;
+    if (c >= p.C)
+      return;
+    RVEC4 s = p.reset != 0u && p.first == 0u ? RVEC4 (0.0) : carry[c];
+    Window w = window_before (p.first * p.S, c);
+    for (uint b = p.first; b < p.first + p.count; b++) {
+      REAL e = 0.0;
+      float pk = 0.0, tp = 0.0;
+      for (uint i = 0u; i < p.S; i++)
+        measure (b * p.S + i, c, s, e, pk, tp, w);
+      outp[b * p.C + c] = vec4 (float (e), pk, max (tp, pk), 0.0);
+    }
+    carry[c] = s;
+    if (p.first + p.count == p.n_blocks)
+      write_history (c);
+    return;
+  }
   if (MODE == 1u) {
     uint c = gl_GlobalInvocationID.x;
     if (c >= p.C)
@@ -126,10 +234,7 @@ main ()
       s = tab.md[2] * s + z;
     }
     carry[c] = s;
-    uint frames = p.n_blocks * p.S;
-    uint next = ((1u - p.parity) * p.C + c) * TAPS;
-    for (uint k = 1u; k < TAPS; k++)
-      hist[next + k] = sample_at (int (frames) - int (TAPS) + int (k), c);
+    write_history (c);
     return;
   }
 
@@ -166,26 +271,9 @@ main ()
   RVEC4 s = sh_s[t];
   REAL e = 0.0;
   float pk = 0.0, tp = 0.0;
-  // (no array of the window: lavapipe's private arrays of this size
-  // corrupted other variables; the samples are read again, from cache)
-  for (uint i = 0u; i < len; i++) {
-    uint f = f0 + i;
-    float v = x[f * p.C + c];
-    REAL y = cascade (REAL (v), s);
-    e += y * y;
-    pk = max (pk, abs (v));
-    if (p.phases > 0u) {
-      vec4 acc = vec4 (0.0);
-      if (f + 1u >= NT)
-        for (uint k = 0u; k < NT; k++)
-          acc += tab.h[k] * x[(f - k) * p.C + c];
-      else
-        for (uint k = 0u; k < NT; k++)
-          acc += tab.h[k] * sample_at (int (f) - int (k), c);
-      acc = abs (acc);
-      tp = max (tp, max (max (acc.x, acc.y), max (acc.z, acc.w)));
-    }
-  }
+  Window w = window_before (f0, c);
+  for (uint i = 0u; i < len; i++)
+    measure (f0 + i, c, s, e, pk, tp, w);
   sh_e[t] = float (e);
   sh_pk[t] = pk;
   sh_tp[t] = tp;

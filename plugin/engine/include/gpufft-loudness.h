@@ -22,10 +22,12 @@
  * The samples: F32, interleaved (frame f, channel c at f * channels + c),
  * finite (the caller replaces what is not; an IIR filter would carry a NaN
  * for ever). The caller writes a batch's whole blocks into the staging of
- * gpufft_loudness_staging() and submits them: the device runs the filter
- * in 64 chunks per block and channel, three passes, through the device
- * scheduler with every plan's work (gpufft.h, "Scheduling"); per block
- * and channel 16 bytes come back.
+ * gpufft_loudness_staging() and submits them. On a GPU the device runs the
+ * filter in 64 chunks per block and channel, three passes; on a CPU device
+ * (lavapipe) one invocation per channel runs it in order, one pass
+ * (GPUFFT_LOUDNESS_PATH = chunks, sequential or other forces a path).
+ * Either way through the device scheduler with every plan's work (gpufft.h,
+ * "Scheduling"); per block and channel 16 bytes come back.
  *
  * Threading: staging, submit, flush and free are called from one thread
  * at a time (the owner); results arrive in submission order on the

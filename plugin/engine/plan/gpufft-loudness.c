@@ -28,10 +28,11 @@ static const guint32 loudness_f64_spv[] =
 
 #define LOUDNESS_SLOTS 4
 #define N_BINDINGS 7
+#define N_MODES 4               /* loudness.comp's MODE 0 .. 3 */
 #define CHUNKS 64               /* local_size_x of loudness.comp */
 /* the table: coef[16] and md[3] (the transitions over base, base + 1 and
- * block_frames frames) as doubles (f64) or floats, h[TAPS][4] floats (tap
- * k of the 4 phases) between them */
+ * block_frames frames) as doubles (f64) or floats, h[4][TAPS] floats (the
+ * phases' taps) between them */
 #define TABLE_H(f64) (16 * ((f64) ? 8 : 4))
 #define TABLE_MD(f64) (TABLE_H (f64) + 4 * GPUFFT_LOUDNESS_TAPS * 4)
 #define TABLE_BYTES (TABLE_MD (TRUE) + 3 * 16 * 8)
@@ -39,14 +40,19 @@ static const guint32 loudness_f64_spv[] =
 typedef struct
 {
   guint32 n_blocks, s, c, base, extra, parity, reset, phases;
+  guint32 first, count;         /* MODE 3 */
 } LoudnessParams;
+
+/* MODE 3: frames an invocation filters in one dispatch at most (under
+ * llvmpipe's 65535 iterations of a loop) */
+#define SEQUENTIAL_FRAMES 60000
 
 typedef struct
 {
   GpufftJob job;
   GpufftLoudness *lo;
   GpufftBuffer staging, results;
-  VkDescriptorSet sets[3];
+  VkDescriptorSet sets[N_MODES];
   LoudnessParams params;
   guint64 tag;
 } Slot;
@@ -58,11 +64,12 @@ struct _GpufftLoudness
   GpufftContext *ctx;
   GpufftScheduler *sched;
   GpufftLoudnessConfig cfg;
-  const GpufftPipeline *pipes[3];
+  const GpufftPipeline *pipes[N_MODES];
   GpufftDescriptorPool pool;
   GpufftBuffer input, table, chunks, blocks, carry, hist;
   gboolean copy;                /* GPUs: staging copied into `input` */
-  gboolean f64;                 /* the recurrence in double */
+  gboolean f64;                 /* the filter in double */
+  gboolean sequential;          /* MODE 3: a channel per invocation */
   GpufftJobSeries series;
   Slot slots[LOUDNESS_SLOTS];
   guint next;                   /* owner: the slot the staging is */
@@ -94,6 +101,22 @@ bind_dispatch (Slot * s, guint mode, VkCommandBuffer cmd, guint gx, guint gy)
   vkCmdDispatch (cmd, gx, gy, 1);
 }
 
+/* MODE 3: the batch's blocks in dispatches of at most SEQUENTIAL_FRAMES
+ * frames, each after the last (a barrier between: the carry) */
+static void
+record_sequential (Slot * s, GpufftCommand * command)
+{
+  guint per = MAX (1, SEQUENTIAL_FRAMES / s->params.s), first;
+
+  for (first = 0; first < s->params.n_blocks; first += per) {
+    if (first > 0)
+      gpufft_command_barrier (command);
+    s->params.first = first;
+    s->params.count = MIN (per, s->params.n_blocks - first);
+    bind_dispatch (s, 3, command->cmd, (s->params.c + CHUNKS - 1) / CHUNKS, 1);
+  }
+}
+
 static void
 job_record_upload (GpufftJob * job, VkCommandBuffer cmd)
 {
@@ -112,7 +135,10 @@ job_record_kernels (GpufftJob * job, GpufftCommand * command)
 {
   Slot *s = SLOT_OF_JOB (job);
 
-  bind_dispatch (s, 0, command->cmd, s->params.n_blocks, s->params.c);
+  if (s->lo->sequential)
+    record_sequential (s, command);
+  else
+    bind_dispatch (s, 0, command->cmd, s->params.n_blocks, s->params.c);
 }
 
 static void
@@ -120,7 +146,8 @@ job_record_reduce (GpufftJob * job, VkCommandBuffer cmd)
 {
   Slot *s = SLOT_OF_JOB (job);
 
-  bind_dispatch (s, 1, cmd, (s->params.c + CHUNKS - 1) / CHUNKS, 1);
+  if (!s->lo->sequential)
+    bind_dispatch (s, 1, cmd, (s->params.c + CHUNKS - 1) / CHUNKS, 1);
 }
 
 static void
@@ -128,7 +155,8 @@ job_record_download (GpufftJob * job, VkCommandBuffer cmd)
 {
   Slot *s = SLOT_OF_JOB (job);
 
-  bind_dispatch (s, 2, cmd, s->params.n_blocks, s->params.c);
+  if (!s->lo->sequential)
+    bind_dispatch (s, 2, cmd, s->params.n_blocks, s->params.c);
 }
 
 static void
@@ -248,7 +276,7 @@ fill_table (GpufftLoudness * lo, GError ** error)
     for (k = 0; k < GPUFFT_LOUDNESS_TAPS; k++) {
       gfloat v = (gfloat) c->tp_taps[i][k];
 
-      memcpy (bytes + TABLE_H (lo->f64) + 4 * (k * 4 + i), &v, 4);
+      memcpy (bytes + TABLE_H (lo->f64) + 4 * (i * 24 + k), &v, 4);
     }
   return gpufft_buffer_upload (&lo->table, lo->ctx, bytes, sizeof (bytes),
       error);
@@ -279,6 +307,23 @@ gpufft_loudness_tp_taps (gdouble rate, gdouble taps[4][GPUFFT_LOUDNESS_TAPS])
 }
 
 /* ---- life ---------------------------------------------------------------- */
+
+/* The sequential kernel on CPU devices, the chunked passes on GPUs;
+ * GPUFFT_LOUDNESS_PATH = sequential or chunks forces one, other the one
+ * the device would not take (tests). */
+static gboolean
+sequential_path (GpufftContext * ctx)
+{
+  const gchar *env = g_getenv ("GPUFFT_LOUDNESS_PATH");
+
+  if (env && g_str_equal (env, "sequential"))
+    return TRUE;
+  if (env && g_str_equal (env, "chunks"))
+    return FALSE;
+  if (env && g_str_equal (env, "other"))
+    return !gpufft_context_is_cpu (ctx);
+  return gpufft_context_is_cpu (ctx);
+}
 
 static gboolean
 check_config (GpufftContext * ctx, const GpufftLoudnessConfig * c,
@@ -327,6 +372,7 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
   g_cond_init (&lo->cond);
   lo->copy = !gpufft_context_is_cpu (ctx);
   lo->f64 = ctx->features.shaderFloat64 && !g_getenv ("GPUFFT_LOUDNESS_F32");
+  lo->sequential = sequential_path (ctx);
 
   /* (the same scheduler, with the same round hooks, as the plans') */
   lo->sched = gpufft_scheduler_get (ctx, &gpufft_merge_hooks, error);
@@ -337,9 +383,12 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
     for (m = 0; m < GPUFFT_LOUDNESS_TAPS; m++)
       if (config->tp_taps[i][m] != 0.0)
         n_taps = MAX (n_taps, m + 1);
-  for (m = 0; m < 3; m++) {
-    guint32 spec[2] = { m, n_taps };
+  for (m = 0; m < N_MODES; m++) {
+    guint32 spec[2] = { m, (n_taps + 3) / 4 };
 
+    /* (only the path's own kernels) */
+    if ((m == 3) != lo->sequential)
+      continue;
     lo->pipes[m] = lo->f64 ?
         gpufft_cache_pipeline (ctx, loudness_f64_spv,
         sizeof (loudness_f64_spv), N_BINDINGS, NULL, sizeof (LoudnessParams),
@@ -364,8 +413,8 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
       || !gpufft_buffer_init (&lo->hist, ctx, (gsize) 2 * config->channels *
           GPUFFT_LOUDNESS_TAPS * sizeof (gfloat), GPUFFT_MEMORY_DEVICE, error)
       || !fill_table (lo, error)
-      || !gpufft_descriptor_pool_init (&lo->pool, ctx, 3 * LOUDNESS_SLOTS,
-          N_BINDINGS, error))
+      || !gpufft_descriptor_pool_init (&lo->pool, ctx, N_MODES *
+          LOUDNESS_SLOTS, N_BINDINGS, error))
     goto fail;
 
   for (i = 0; i < LOUDNESS_SLOTS; i++) {
@@ -393,8 +442,9 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
     bufs[4] = &lo->hist;
     bufs[5] = &s->results;
     bufs[6] = &lo->blocks;
-    for (m = 0; m < 3; m++)
-      if (!gpufft_descriptor_pool_alloc (&lo->pool, ctx, lo->pipes[m], bufs,
+    for (m = 0; m < N_MODES; m++)
+      if (lo->pipes[m]
+          && !gpufft_descriptor_pool_alloc (&lo->pool, ctx, lo->pipes[m], bufs,
               &s->sets[m], error))
         goto fail;
   }
