@@ -79,7 +79,8 @@ enum
 #define MIN_INTERVAL (10 * GST_MSECOND)
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_DEVICE_INDEX -1
-#define STORE_SECONDS 30        /* kept while the kernels are made */
+#define STORE_SECONDS 30        /* kept while the kernels are made, */
+#define STORE_BYTES (64 << 20)  /* and at most this much */
 #define STAGING_BYTES (8 << 20) /* a batch's samples at most */
 #define MAX_BATCH_BLOCKS 50     /* 10 ms blocks a batch at most */
 
@@ -578,7 +579,8 @@ put_frames (GstGpuLoudness * self, const GstAudioBuffer * ab, gsize off,
   if (!self->lo) {
     guint len = self->store->len;
 
-    if (len / self->channels + n > (gsize) STORE_SECONDS * self->rate) {
+    if (len / self->channels + n > (gsize) STORE_SECONDS * self->rate
+        || (len + n * self->channels) * sizeof (gfloat) > STORE_BYTES) {
       /* (the store is full: the kernels are awaited) */
       GST_INFO_OBJECT (self, "waiting for the device's kernels");
       if (!adopt (self, TRUE))
