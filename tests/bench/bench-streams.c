@@ -13,7 +13,7 @@
  *       --elements)
  *   gpuloudness interval=100000000   (EBU R128 loudness, every mode: M, S,
  *       I, LRA, sample and true peak; 10 messages a second, a live meter's
- *       rate; when asked)
+ *       rate, or --loudness-interval; when asked)
  * Cases: S = 1, 16, 64, 256, 1024 stereo streams of 480-sample (10 ms)
  * buffers, fft 1024 hop 512, live and as fast as possible; and 1 stream of
  * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
@@ -48,6 +48,7 @@ static gchar *streams_str = NULL;
 static gchar *modes_str = NULL;
 static gchar *elements_str = NULL;
 static gdouble live_seconds = 0, fast_seconds = 0, fast_msamples = 0;
+static gint loudness_ms = 100;
 static gboolean small = FALSE, no_wide = FALSE;
 static gint hop_opt = 0;
 
@@ -70,6 +71,9 @@ static const GOptionEntry entries[] = {
         "run; the 64-channel case 4x (default 64, small 4)", "M"},
   {"no-wide", 0, 0, G_OPTION_ARG_NONE, &no_wide,
       "Skip the 1 x 64-channel case", NULL},
+  {"loudness-interval", 0, 0, G_OPTION_ARG_INT, &loudness_ms,
+      "gpuloudness's interval in ms (default 100: a live meter's rate; "
+        "the element's own default is 1000)", "MS"},
   {"hop", 0, 0, G_OPTION_ARG_INT, &hop_opt,
       "gpufftspectrum's hop in the stereo cases, fft 1024 (default 512; "
         "1024: no overlap, as spectrum); the 64-channel case, fft 4096, "
@@ -290,7 +294,8 @@ element_desc (const Case * c, const gchar * el, guint i)
         "hop-size=%u multi-channel=true message-format=bytes "
         "message-dominant=false", i, c->fft, c->hop);
   if (g_str_equal (el, "gpuloudness"))
-    return g_strdup_printf ("gpuloudness name=a%u interval=100000000", i);
+    return g_strdup_printf ("gpuloudness name=a%u interval=%" G_GUINT64_FORMAT,
+        i, (guint64) MAX (loudness_ms, 10) * GST_MSECOND);
   return g_strdup_printf ("%s name=a%u", el, i);
 }
 
