@@ -4,7 +4,7 @@
  * the element's name changed).
  *
  * The audio passes through untouched. Its samples go to the device
- * (gpufft-loudness.h: the K-weighting filter, 100 ms block energies,
+ * (gpufft-loudness.h: the K-weighting filter, 10 ms block energies,
  * sample and true peaks, batched with every other element's work on the
  * device); the gating, the windows and the loudness range are the host's
  * (gstgpuloudnessmeter.h).
@@ -76,7 +76,7 @@ enum
 
 #define DEFAULT_MODE 0x3f
 #define DEFAULT_INTERVAL GST_SECOND
-#define MIN_INTERVAL (10 * GST_MSECOND)
+#define MIN_INTERVAL GST_MSECOND
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_DEVICE_INDEX -1
 #define STORE_SECONDS 30        /* kept while the kernels are made, */
@@ -110,6 +110,7 @@ typedef struct
 {
   guint64 blocks;               /* the meter's blocks at the interval's end */
   GstClockTime ts, running_time, stream_time, duration;
+  gboolean post;                /* post-messages when the interval ended */
 } Mark;
 
 struct _GstGpuLoudness
@@ -141,6 +142,8 @@ struct _GstGpuLoudness
   guint64 frames;               /* since the start or the reset */
   guint64 interval_frames, since_mark;
   gboolean reset_next;          /* the next batch starts from rest */
+  gboolean failed;              /* the device failed (its error posted):
+                                 * every later buffer fails at once */
   gboolean is_live;
   GstClockTime next_ts;         /* the end of the last buffer */
   GstClockTime base_ts;         /* the time of frame base_frames */
@@ -155,7 +158,6 @@ struct _GstGpuLoudness
   guint gen;                    /* batches of older generations are
                                  * dropped (a reset, new caps) */
   GQueue marks;                 /* Mark *, in order */
-  gboolean post_now;
 };
 
 typedef struct
@@ -389,12 +391,14 @@ take_marks (GstGpuLoudness * self, GPtrArray * out)
   while ((mk = g_queue_peek_head (&self->marks)) != NULL
       && mk->blocks <= gst_gpu_loudness_meter_blocks (self->meter)) {
     g_queue_pop_head (&self->marks);
-    if (self->post_now)
+    if (mk->post)
       g_ptr_array_add (out, make_message (self, mk));
     g_free (mk);
   }
 }
 
+/* Hands the messages to the poster, in order (lock held: the poster's
+ * push only queues them) */
 static void
 post_all (GstGpuLoudness * self, GPtrArray * msgs)
 {
@@ -429,8 +433,10 @@ result_func (const GpufftLoudnessResult * r, const GError * error,
       take_marks (self, msgs);
     }
   }
-  g_mutex_unlock (&self->lock);
+  /* (pushed under the lock, which orders them with the streaming thread's:
+   * a push neither blocks nor posts) */
   post_all (self, msgs);
+  g_mutex_unlock (&self->lock);
 }
 
 /* ---- the device's kernels, made beside the stream ------------------------ */
@@ -486,6 +492,7 @@ adopt (GstGpuLoudness * self, gboolean wait)
   self->made_error = NULL;
   g_mutex_unlock (&self->lock);
   if (!lo) {
+    self->failed = TRUE;
     if (!gst_gpu_fft_device_failed (self->device, NULL))
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("The loudness kernels could not be made on the device."),
@@ -500,6 +507,7 @@ adopt (GstGpuLoudness * self, gboolean wait)
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("The device failed."),
         ("%s", err->message));
     g_clear_error (&err);
+    self->failed = TRUE;
     return FALSE;
   }
   store = self->store;
@@ -535,6 +543,7 @@ submit (GstGpuLoudness * self, guint n_blocks)
         ("%s", err->message));
     g_clear_error (&err);
     self->staging = NULL;
+    self->failed = TRUE;
     return FALSE;
   }
   self->reset_next = FALSE;
@@ -645,14 +654,14 @@ add_mark (GstGpuLoudness * self, GstClockTime ts, guint64 frames)
       gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts) :
       GST_CLOCK_TIME_NONE;
   mk->duration = gst_util_uint64_scale_int (frames, GST_SECOND, self->rate);
+  GST_OBJECT_LOCK (self);
+  mk->post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
   g_mutex_lock (&self->lock);
   g_queue_push_tail (&self->marks, mk);
-  GST_OBJECT_LOCK (self);
-  self->post_now = self->post_messages;
-  GST_OBJECT_UNLOCK (self);
   take_marks (self, msgs);
-  g_mutex_unlock (&self->lock);
   post_all (self, msgs);
+  g_mutex_unlock (&self->lock);
 }
 
 static void
@@ -714,6 +723,7 @@ clear_config (GstGpuLoudness * self)
   g_clear_pointer (&self->store, g_array_unref);
   g_clear_pointer (&self->weights, g_free);
   self->configured = FALSE;
+  self->failed = FALSE;
 }
 
 static void drain (GstGpuLoudness * self, gboolean partial);
@@ -817,6 +827,8 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!self->configured)
     return GST_FLOW_NOT_NEGOTIATED;
+  if (self->failed)
+    return GST_FLOW_ERROR;
   if (g_atomic_int_compare_and_exchange (&self->reset_requested, 1, 0)) {
     /* (the intervals that ended before it are posted first) */
     drain (self, FALSE);
@@ -867,7 +879,7 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 static void
 drain (GstGpuLoudness * self, gboolean partial)
 {
-  if (!self->configured)
+  if (!self->configured || self->failed)
     return;
   if (partial && self->since_mark > 0) {
     add_mark (self, self->next_ts, self->since_mark);
@@ -1039,7 +1051,6 @@ gst_gpu_loudness_init (GstGpuLoudness * self)
   self->interval = DEFAULT_INTERVAL;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->device_index = DEFAULT_DEVICE_INDEX;
-  self->post_now = DEFAULT_POST_MESSAGES;
   g_mutex_init (&self->lock);
   g_queue_init (&self->marks);
   self->poster = gst_gpu_fft_poster_new (GST_ELEMENT (self), NULL);
@@ -1076,7 +1087,7 @@ gst_gpu_loudness_class_init (GstGpuLoudnessClass * klass)
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
-          "Interval in nanoseconds between messages (at least 10 ms; read "
+          "Interval in nanoseconds between messages (at least 1 ms; read "
           "when caps are set)", MIN_INTERVAL, G_MAXUINT64 - 1,
           DEFAULT_INTERVAL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

@@ -95,7 +95,8 @@ first_bin_from (gdouble lufs)
 {
   gdouble b = ceil ((lufs - LO_LUFS) / BIN_LU - 0.5);
 
-  return (guint) CLAMP (b, 0.0, (gdouble) N_BINS);
+  /* (at or above +30 LUFS: the last bin, where those blocks are kept) */
+  return (guint) CLAMP (b, 0.0, N_BINS - 1.0);
 }
 
 GstGpuLoudnessMeter *

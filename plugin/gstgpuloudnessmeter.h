@@ -1,5 +1,5 @@
 /* gpuloudness: the host's half of the measurement (BS.1770-4, EBU R128,
- * EBU Tech 3341 and 3342), from the device's 100 ms blocks.
+ * EBU Tech 3341 and 3342), from the device's 10 ms blocks.
  *
  * The device hands, per block of 10 ms (block_frames frames) and per
  * channel, the sum of the K-weighted signal's squares and the block's
@@ -26,7 +26,7 @@
  *   peaks          per channel, the largest since the start (linear)
  * The gated blocks are kept in histograms of 0.01 LU from -70 to +30 LUFS
  * (each bin with its count and the sum of its blocks' powers): memory
- * stays 160 kB whatever the stream's length. The integrated loudness uses
+ * stays 320 kB (two of 160 kB) whatever the stream's length. The integrated loudness uses
  * the blocks' own powers; a bin counts as above a relative gate when its
  * centre is; percentiles read bin centres (0.005 LU).
  *

@@ -725,6 +725,74 @@ GST_START_TEST (test_eos_partial_and_times)
 
 GST_END_TEST;
 
+/* buffers that do not hold whole 10 ms blocks (the staging's partial
+ * block carried from batch to batch), intervals of 10 and 250 ms: against
+ * libebur128 at 44.1 kHz, timestamps rising by the interval; at 22.05 kHz
+ * (blocks of 221 frames: windows 0.2 % long) the level of a steady tone */
+GST_START_TEST (test_odd_buffers)
+{
+  static const gchar *intervals[] = { "10000000", "250000000" };
+  guint k, i;
+
+  for (k = 0; k < 2; k++) {
+    gsize n;
+    gdouble *x = make_music (44100, 6, 11 + k, &n);
+    const gchar *props[] = { "interval", intervals[k], NULL };
+    LRun r = { NULL, props, 1024, FALSE };
+    GPtrArray *msgs = measure (&r, 44100, 2, NULL, x, n);
+    Ref *refs = reference (x, n, 2, 44100, NULL, msgs);
+    guint64 step = g_ascii_strtoull (intervals[k], NULL, 10), prev = 0;
+
+    fail_unless_equals_int (msgs->len, (n * GST_SECOND / 44100 + step - 1) /
+        step);
+    for (i = 0; i < msgs->len; i++) {
+      const GstStructure *s = g_ptr_array_index (msgs, i);
+      guint64 ts;
+
+      fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+      fail_unless (ts > prev, "interval %s: message %u at %" G_GUINT64_FORMAT
+          " after %" G_GUINT64_FORMAT, intervals[k], i, ts, prev);
+      if (i + 1 < msgs->len)
+        fail_unless_equals_uint64 (ts, (i + 1) * step);
+      prev = ts;
+      fail_unless (close_lu (field (s, "momentary-loudness"), refs[i].m,
+              LU_TOL) && close_lu (field (s, "global-loudness"), refs[i].i,
+              LU_TOL), "interval %s, message %u: M %.4f I %.4f, libebur128 "
+          "%.4f %.4f", intervals[k], i, field (s, "momentary-loudness"),
+          field (s, "global-loudness"), refs[i].m, refs[i].i);
+    }
+    g_free (refs);
+    g_ptr_array_unref (msgs);
+    g_free (x);
+  }
+  {
+    GArray *a = g_array_new (FALSE, FALSE, sizeof (gdouble));
+    const gchar *props[] = { "interval", "250000000", NULL };
+    LRun r = { NULL, props, 1000, FALSE };
+    GPtrArray *msgs;
+    guint64 prev = 0;
+
+    add_tone (a, 2, 22050, 5, -23, NULL, 1000);
+    msgs = measure (&r, 22050, 2, NULL, (const gdouble *) a->data, a->len / 2);
+    /* (250 ms is 5512 frames, floor (0.25 x 22050): 20 of them and a last
+     * one of 10 frames) */
+    fail_unless_equals_int (msgs->len, 21);
+    for (i = 0; i < msgs->len; i++) {
+      guint64 ts;
+
+      gst_structure_get_uint64 (g_ptr_array_index (msgs, i), "timestamp", &ts);
+      fail_unless (ts > prev);
+      prev = ts;
+    }
+    expect ("22.05 kHz, 1000-frame buffers, I", field (last (msgs),
+            "global-loudness"), -23, 0.1, 0.1);
+    g_ptr_array_unref (msgs);
+    g_array_unref (a);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_silence)
 {
   GArray *a = g_array_new (FALSE, FALSE, sizeof (gdouble));
@@ -1015,6 +1083,7 @@ loudness_suite (void)
   tcase_add_test (tc, test_libebur128_music);
   tcase_add_test (tc, test_libebur128_surround);
   tcase_add_test (tc, test_eos_partial_and_times);
+  tcase_add_test (tc, test_odd_buffers);
   tcase_add_test (tc, test_silence);
   tcase_add_test (tc, test_not_finite);
   tcase_add_test (tc, test_formats);
