@@ -554,7 +554,7 @@ submit (GstGpuLoudness * self, guint n_blocks)
   return TRUE;
 }
 
-/* Room for n more frames in the staging (submitting whole batches). */
+/* Room for more frames in the staging (a full staging is submitted). */
 static gboolean
 make_room (GstGpuLoudness * self)
 {
