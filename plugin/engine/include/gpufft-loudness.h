@@ -23,15 +23,20 @@
  * finite (the caller replaces what is not; an IIR filter would carry a NaN
  * for ever). The caller writes a batch's whole blocks into the staging of
  * gpufft_loudness_staging() and submits them. On a GPU the device runs the
- * filter in 64 chunks per block and channel, three passes; on a CPU device
- * (lavapipe) one invocation per channel runs it in order, one pass
- * (GPUFFT_LOUDNESS_PATH = chunks, sequential or other forces a path).
- * Either way through the device scheduler with every plan's work (gpufft.h,
- * "Scheduling"); per block and channel 16 bytes come back.
+ * filter in 64 chunks per block and channel, three passes, through the
+ * device scheduler with every plan's work (gpufft.h, "Scheduling"); per
+ * block and channel 16 bytes come back. On a CPU device (lavapipe) the
+ * engine computes the same on the host, in C, on the submitting thread
+ * (a Vulkan submission there only adds thread hand-offs, and a sequential
+ * filter fills 1 of 8 SIMD lanes per channel); a third path, one
+ * invocation per channel in order (MODE 3), is a kernel too.
+ * GPUFFT_LOUDNESS_PATH = host, sequential, chunks or other (chunks on CPU
+ * devices, sequential on GPUs) forces a path.
  *
  * Threading: staging, submit, flush and free are called from one thread
  * at a time (the owner); results arrive in submission order on the
- * device's completion thread (GpufftLoudnessFunc). */
+ * device's completion thread (GpufftLoudnessFunc), or, on the host path,
+ * on the owner's thread before gpufft_loudness_submit() returns. */
 #ifndef __GPUFFT_LOUDNESS_H__
 #define __GPUFFT_LOUDNESS_H__
 

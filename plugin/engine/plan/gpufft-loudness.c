@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpufft-loudness.h"
+#include "gpufft-loudness-host.h"
 #include "gpufft-scheduler.h"
 #include "gpufft-merge.h"
 #include "gpufft-cache.h"
@@ -70,6 +71,9 @@ struct _GpufftLoudness
   gboolean copy;                /* GPUs: staging copied into `input` */
   gboolean f64;                 /* the filter in double */
   gboolean sequential;          /* MODE 3: a channel per invocation */
+  GpufftLoudnessHost *host;     /* CPU devices: the host computes */
+  gfloat *host_staging[LOUDNESS_SLOTS];
+  gfloat *host_values;
   GpufftJobSeries series;
   Slot slots[LOUDNESS_SLOTS];
   guint next;                   /* owner: the slot the staging is */
@@ -308,21 +312,32 @@ gpufft_loudness_tp_taps (gdouble rate, gdouble taps[4][GPUFFT_LOUDNESS_TAPS])
 
 /* ---- life ---------------------------------------------------------------- */
 
-/* The sequential kernel on CPU devices, the chunked passes on GPUs;
- * GPUFFT_LOUDNESS_PATH = sequential or chunks forces one, other the one
- * the device would not take (tests). */
-static gboolean
-sequential_path (GpufftContext * ctx)
+typedef enum
+{
+  PATH_CHUNKS,                  /* GPUs: MODES 0-2 */
+  PATH_SEQUENTIAL,              /* MODE 3 */
+  PATH_HOST                     /* CPU devices: gpufft-loudness-host.c */
+} Path;
+
+/* The host on CPU devices, the chunked passes on GPUs;
+ * GPUFFT_LOUDNESS_PATH = host, sequential or chunks forces one (tests);
+ * other: the chunked passes on CPU devices, the sequential kernel on
+ * GPUs. */
+static Path
+choose_path (GpufftContext * ctx)
 {
   const gchar *env = g_getenv ("GPUFFT_LOUDNESS_PATH");
+  gboolean cpu = gpufft_context_is_cpu (ctx);
 
+  if (env && g_str_equal (env, "host"))
+    return PATH_HOST;
   if (env && g_str_equal (env, "sequential"))
-    return TRUE;
+    return PATH_SEQUENTIAL;
   if (env && g_str_equal (env, "chunks"))
-    return FALSE;
+    return PATH_CHUNKS;
   if (env && g_str_equal (env, "other"))
-    return !gpufft_context_is_cpu (ctx);
-  return gpufft_context_is_cpu (ctx);
+    return cpu ? PATH_CHUNKS : PATH_SEQUENTIAL;
+  return cpu ? PATH_HOST : PATH_CHUNKS;
 }
 
 static gboolean
@@ -372,7 +387,23 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
   g_cond_init (&lo->cond);
   lo->copy = !gpufft_context_is_cpu (ctx);
   lo->f64 = ctx->features.shaderFloat64 && !g_getenv ("GPUFFT_LOUDNESS_F32");
-  lo->sequential = sequential_path (ctx);
+  {
+    Path path = choose_path (ctx);
+
+    lo->sequential = path == PATH_SEQUENTIAL;
+    if (path == PATH_HOST) {
+      /* (no kernel, no device memory: the caller's thread computes) */
+      gsize in_bytes = (gsize) config->max_blocks * config->block_frames *
+          config->channels * sizeof (gfloat);
+
+      lo->host = gpufft_loudness_host_new (config);
+      for (i = 0; i < LOUDNESS_SLOTS; i++)
+        lo->host_staging[i] = g_malloc0 (in_bytes);
+      lo->host_values = g_new0 (gfloat, (gsize) config->max_blocks *
+          config->channels * 4);
+      return lo;
+    }
+  }
 
   /* (the same scheduler, with the same round hooks, as the plans') */
   lo->sched = gpufft_scheduler_get (ctx, &gpufft_merge_hooks, error);
@@ -485,6 +516,10 @@ gpufft_loudness_free (GpufftLoudness * lo)
   }
   gpufft_loudness_flush (lo);
   ctx = lo->ctx;
+  gpufft_loudness_host_free (lo->host);
+  for (i = 0; i < LOUDNESS_SLOTS; i++)
+    g_free (lo->host_staging[i]);
+  g_free (lo->host_values);
   for (i = 0; i < LOUDNESS_SLOTS; i++) {
     gpufft_buffer_clear (&lo->slots[i].staging, ctx);
     gpufft_buffer_clear (&lo->slots[i].results, ctx);
@@ -526,7 +561,35 @@ gpufft_loudness_staging (GpufftLoudness * lo, GError ** error)
     g_cond_wait (&lo->cond, &lo->lock);
   failed = sticky_error (lo, error);
   g_mutex_unlock (&lo->lock);
-  return failed ? NULL : lo->slots[lo->next].staging.mapped;
+  if (failed)
+    return NULL;
+  return lo->host ? lo->host_staging[lo->next] :
+      lo->slots[lo->next].staging.mapped;
+}
+
+/* CPU devices: the batch measured at once, on this thread, its result
+ * delivered before submit returns */
+static void
+submit_host (GpufftLoudness * lo, guint n_blocks, gboolean reset, guint64 tag)
+{
+  GpufftLoudnessResult r;
+  GpufftLoudnessFunc func;
+  gpointer data;
+
+  gpufft_loudness_host_run (lo->host, lo->host_staging[lo->next], n_blocks,
+      reset, lo->host_values);
+  lo->next = (lo->next + 1) % LOUDNESS_SLOTS;
+  g_mutex_lock (&lo->lock);
+  func = lo->func;
+  data = lo->func_data;
+  g_mutex_unlock (&lo->lock);
+  if (!func)
+    return;
+  r.tag = tag;
+  r.n_blocks = n_blocks;
+  r.channels = lo->cfg.channels;
+  r.values = lo->host_values;
+  func (&r, NULL, data);
 }
 
 gboolean
@@ -541,6 +604,10 @@ gpufft_loudness_submit (GpufftLoudness * lo, guint n_blocks, gboolean reset,
         "loudness: a batch holds 1 .. %u blocks, not %u", lo->cfg.max_blocks,
         n_blocks);
     return FALSE;
+  }
+  if (lo->host) {
+    submit_host (lo, n_blocks, reset, tag);
+    return TRUE;
   }
   g_mutex_lock (&lo->lock);
   while (lo->error == NULL && lo->n_busy == LOUDNESS_SLOTS)
