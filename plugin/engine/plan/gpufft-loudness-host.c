@@ -6,11 +6,18 @@
 
 #define TAPS GPUFFT_LOUDNESS_TAPS
 
+/* four floats, one per phase (GCC and clang vector extensions: SSE on
+ * x86-64, NEON on ARM, plain code elsewhere) */
+typedef gfloat Phases __attribute__((vector_size (16)));
+
 struct _GpufftLoudnessHost
 {
   GpufftLoudnessConfig cfg;
-  guint n_taps;                 /* taps in use, <= TAPS */
-  gfloat taps[4][TAPS];
+  /* tap k of the 4 phases, those that interpolate only (a phase whose only
+   * tap is 1 is the sample itself, which the sample peak has; unused
+   * phases are 0), k < n_k */
+  Phases tk[TAPS];
+  guint n_k;
   gdouble *state;               /* [channels][4]: (s1, s2) of each biquad */
   gfloat *hist;                 /* [channels][TAPS]: the last samples,
                                  * oldest first */
@@ -25,13 +32,20 @@ gpufft_loudness_host_new (const GpufftLoudnessConfig * config)
   guint p, k;
 
   h->cfg = *config;
-  h->n_taps = 1;
-  for (p = 0; p < config->tp_phases; p++)
+  for (p = 0; p < config->tp_phases; p++) {
+    guint nz = 0, lo = 0;
+
+    for (k = 0; k < TAPS; k++)
+      if (config->tp_taps[p][k] != 0.0 && nz++ == 0)
+        lo = k;
+    if (nz == 0 || (nz == 1 && config->tp_taps[p][lo] == 1.0))
+      continue;
     for (k = 0; k < TAPS; k++) {
-      h->taps[p][k] = (gfloat) config->tp_taps[p][k];
+      h->tk[k][p] = (gfloat) config->tp_taps[p][k];
       if (config->tp_taps[p][k] != 0.0)
-        h->n_taps = MAX (h->n_taps, k + 1);
+        h->n_k = MAX (h->n_k, k + 1);
     }
+  }
   h->state = g_new0 (gdouble, (gsize) config->channels * 4);
   h->hist = g_new0 (gfloat, (gsize) config->channels * TAPS);
   h->line = g_new0 (gfloat, TAPS + (gsize) config->max_blocks *
@@ -50,22 +64,18 @@ gpufft_loudness_host_free (GpufftLoudnessHost * h)
   g_free (h);
 }
 
-/* the largest |y_p| of the interpolator's phases at the frame whose sample
+/* the largest |y_p| of the interpolating phases at the frame whose sample
  * is at v[0] (v[-k]: the samples before it) */
 static inline gfloat
 true_peak (const GpufftLoudnessHost * h, const gfloat * v)
 {
-  gfloat tp = 0.0f;
-  guint p, k;
+  Phases acc = { 0, 0, 0, 0 };
+  guint k;
 
-  for (p = 0; p < h->cfg.tp_phases; p++) {
-    gfloat acc = 0.0f;
-
-    for (k = 0; k < h->n_taps; k++)
-      acc += h->taps[p][k] * v[-(gint) k];
-    tp = MAX (tp, fabsf (acc));
-  }
-  return tp;
+  for (k = 0; k < h->n_k; k++)
+    acc += h->tk[k] * v[-(gint) k];
+  return MAX (MAX (fabsf (acc[0]), fabsf (acc[1])), MAX (fabsf (acc[2]),
+          fabsf (acc[3])));
 }
 
 void
@@ -111,7 +121,7 @@ gpufft_loudness_host_run (GpufftLoudnessHost * h, const gfloat * x,
         s3 = b12 * y0 - a12 * y1;
         e += y1 * y1;
         pk = MAX (pk, fabsf (v[i]));
-        if (c->tp_phases > 0)
+        if (h->n_k > 0)
           tp = MAX (tp, true_peak (h, v + i));
       }
       values[((gsize) b * C + ch) * 4] = (gfloat) e;
