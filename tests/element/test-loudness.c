@@ -28,33 +28,14 @@ typedef struct
   gboolean planar;
 } LRun;
 
-/* the ebur128-level messages of one stream x[n * channels] (then EOS) */
+/* the ebur128-level messages on the bus (an ERROR fails the test) */
 static GPtrArray *
-measure (const LRun * r, gint rate, gint channels, const gchar * format,
-    const gdouble * x, gsize n)
+pop_all (GstBus * bus)
 {
-  GstElement *el = gst_element_factory_make ("gpuloudness", NULL);
-  GstBus *bus = gst_bus_new ();
-  GstHarness *h;
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_structure_free);
-  Fmt f = { format ? format : "F32LE", rate, channels, r->planar };
-  gchar *caps = r->caps ? g_strdup (r->caps) : fmt_caps_string (&f);
   GstMessage *msg;
-  guint i;
 
-  fail_unless (el != NULL, "no gpuloudness (GST_PLUGIN_PATH?)");
-  for (i = 0; r->props && r->props[i]; i += 2)
-    gst_util_set_object_arg (G_OBJECT (el), r->props[i], r->props[i + 1]);
-  gst_element_set_bus (el, bus);
-  h = gst_harness_new_with_element (el, "sink", "src");
-  gst_object_unref (el);
-  gst_harness_set_live (h, FALSE);
-  gst_harness_set_src_caps_str (h, caps);
-  push_samples (h, &f, x, n, r->chunk ? r->chunk : (gsize) rate / 100, 0,
-      FALSE);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  /* (the element posts every message before EOS leaves it) */
   while ((msg = gst_bus_pop (bus)) != NULL) {
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
       GError *err = NULL;
@@ -69,6 +50,35 @@ measure (const LRun * r, gint rate, gint channels, const gchar * format,
               (msg)));
     gst_message_unref (msg);
   }
+  return out;
+}
+
+/* the ebur128-level messages of one stream x[n * channels] (then EOS) */
+static GPtrArray *
+measure (const LRun * r, gint rate, gint channels, const gchar * format,
+    const gdouble * x, gsize n)
+{
+  GstElement *el = gst_element_factory_make ("gpuloudness", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstHarness *h;
+  GPtrArray *out;
+  Fmt f = { format ? format : "F32LE", rate, channels, r->planar };
+  gchar *caps = r->caps ? g_strdup (r->caps) : fmt_caps_string (&f);
+  guint i;
+
+  fail_unless (el != NULL, "no gpuloudness (GST_PLUGIN_PATH?)");
+  for (i = 0; r->props && r->props[i]; i += 2)
+    gst_util_set_object_arg (G_OBJECT (el), r->props[i], r->props[i + 1]);
+  gst_element_set_bus (el, bus);
+  h = gst_harness_new_with_element (el, "sink", "src");
+  gst_object_unref (el);
+  gst_harness_set_live (h, FALSE);
+  gst_harness_set_src_caps_str (h, caps);
+  push_samples (h, &f, x, n, r->chunk ? r->chunk : (gsize) rate / 100, 0,
+      FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* (the element posts every message before EOS leaves it) */
+  out = pop_all (bus);
   harness_free (h, bus);
   g_free (caps);
   return out;
@@ -557,69 +567,68 @@ GST_START_TEST (test_ebu_3341_steady)
 
 GST_END_TEST;
 
-GST_START_TEST (test_ebu_3341_max)
+/* Tech 3341 cases 10 and 13, file-based: 20 files, i x step of silence,
+ * `tone` s at -23 dBFS, 1 s of silence: the largest `f` (short-term or
+ * momentary) -23 in each */
+static void
+expect_file_max (guint case_no, gdouble tone, gdouble step, const gchar * f)
 {
   GArray *a = g_array_new (FALSE, FALSE, sizeof (gdouble));
   GPtrArray *msgs;
   guint i;
-  gchar *what;
 
-  /* cases 10 and 13, file-based: a tone at i x 0.15 s (i x 20 ms), max
-   * short-term (momentary) -23 */
   for (i = 0; i < 20; i++) {
-    g_array_set_size (a, 0);
-    add_silence (a, 2, 48000, i * 0.15);
-    add_tone (a, 2, 48000, 3.0, -23, NULL, 1000);
-    add_silence (a, 2, 48000, 1.0);
-    run_stereo (a, &msgs, "1000000000");
-    what = g_strdup_printf ("3341 case 10-%u, max S", i + 1);
-    expect (what, field (last (msgs), "max-shortterm-loudness"), -23, 0.1, 0.1);
-    g_free (what);
-    g_ptr_array_unref (msgs);
+    gchar *what = g_strdup_printf ("3341 case %u-%u, %s", case_no, i + 1, f);
 
     g_array_set_size (a, 0);
-    add_silence (a, 2, 48000, i * 0.02);
-    add_tone (a, 2, 48000, 0.4, -23, NULL, 1000);
+    add_silence (a, 2, 48000, i * step);
+    add_tone (a, 2, 48000, tone, -23, NULL, 1000);
     add_silence (a, 2, 48000, 1.0);
     run_stereo (a, &msgs, "1000000000");
-    what = g_strdup_printf ("3341 case 13-%u, max M", i + 1);
-    expect (what, field (last (msgs), "max-momentary-loudness"), -23, 0.1, 0.1);
+    expect (what, field (last (msgs), f), -23, 0.1, 0.1);
     g_free (what);
     g_ptr_array_unref (msgs);
   }
-  /* cases 11 and 14, live: one stream of 20 segments rising by 1 LU; the
-   * largest since the start is the segment's (one message per segment) */
-  g_array_set_size (a, 0);
+  g_array_unref (a);
+}
+
+/* Tech 3341 cases 11 and 14, live: one stream of 20 segments of 2 x tone
+ * s (i x step of silence, `tone` s at -38 + i dBFS, silence), one message
+ * per segment: the largest `f` since the start is the segment's */
+static void
+expect_live_max (guint case_no, gdouble tone, gdouble step, const gchar * f)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  GPtrArray *msgs;
+  gchar *interval = g_strdup_printf ("%" G_GUINT64_FORMAT,
+      (guint64) llround (2 * tone * GST_SECOND));
+  guint i;
+
   for (i = 0; i < 20; i++) {
-    add_silence (a, 2, 48000, i * 0.15);
-    add_tone (a, 2, 48000, 3.0, -38.0 + i, NULL, 1000);
-    add_silence (a, 2, 48000, 3.0 - i * 0.15);
+    add_silence (a, 2, 48000, i * step);
+    add_tone (a, 2, 48000, tone, -38.0 + i, NULL, 1000);
+    add_silence (a, 2, 48000, tone - i * step);
   }
-  run_stereo (a, &msgs, "6000000000");
+  run_stereo (a, &msgs, interval);
   fail_unless_equals_int (msgs->len, 20);
   for (i = 0; i < 20; i++) {
-    what = g_strdup_printf ("3341 case 11, segment %u, max S", i + 1);
-    expect (what, field (g_ptr_array_index (msgs, i),
-            "max-shortterm-loudness"), -38.0 + i, 0.1, 0.1);
-    g_free (what);
-  }
-  g_ptr_array_unref (msgs);
-  g_array_set_size (a, 0);
-  for (i = 0; i < 20; i++) {
-    add_silence (a, 2, 48000, i * 0.02);
-    add_tone (a, 2, 48000, 0.4, -38.0 + i, NULL, 1000);
-    add_silence (a, 2, 48000, 0.4 - i * 0.02);
-  }
-  run_stereo (a, &msgs, "800000000");
-  fail_unless_equals_int (msgs->len, 20);
-  for (i = 0; i < 20; i++) {
-    what = g_strdup_printf ("3341 case 14, segment %u, max M", i + 1);
-    expect (what, field (g_ptr_array_index (msgs, i),
-            "max-momentary-loudness"), -38.0 + i, 0.1, 0.1);
+    gchar *what = g_strdup_printf ("3341 case %u, segment %u, %s", case_no,
+        i + 1, f);
+
+    expect (what, field (g_ptr_array_index (msgs, i), f), -38.0 + i, 0.1, 0.1);
     g_free (what);
   }
   g_ptr_array_unref (msgs);
   g_array_unref (a);
+  g_free (interval);
+}
+
+GST_START_TEST (test_ebu_3341_max)
+{
+  expect_file_max (10, 3.0, 0.15, "max-shortterm-loudness");
+  expect_file_max (13, 0.4, 0.02, "max-momentary-loudness");
+  expect_live_max (11, 3.0, 0.15, "max-shortterm-loudness");
+  expect_live_max (14, 0.4, 0.02, "max-momentary-loudness");
 }
 
 GST_END_TEST;
@@ -977,23 +986,6 @@ push_tone (GstHarness * h, gint rate, gint channels, gdouble secs,
   push_samples (h, &f, (const gdouble *) a->data, a->len / channels,
       rate / 100, pts, FALSE);
   g_array_unref (a);
-}
-
-static GPtrArray *
-pop_all (GstBus * bus)
-{
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_structure_free);
-  GstMessage *msg;
-
-  while ((msg = gst_bus_pop (bus)) != NULL) {
-    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT)
-      g_ptr_array_add (out, gst_structure_copy (gst_message_get_structure
-              (msg)));
-    gst_message_unref (msg);
-  }
-  return out;
 }
 
 GST_START_TEST (test_reset_and_renegotiation)

@@ -387,15 +387,14 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
   g_cond_init (&lo->cond);
   lo->copy = !gpufft_context_is_cpu (ctx);
   lo->f64 = ctx->features.shaderFloat64 && !g_getenv ("GPUFFT_LOUDNESS_F32");
+  in_bytes = (gsize) config->max_blocks * config->block_frames *
+      config->channels * sizeof (gfloat);
   {
     Path path = choose_path (ctx);
 
     lo->sequential = path == PATH_SEQUENTIAL;
     if (path == PATH_HOST) {
       /* (no kernel, no device memory: the caller's thread computes) */
-      gsize in_bytes = (gsize) config->max_blocks * config->block_frames *
-          config->channels * sizeof (gfloat);
-
       lo->host = gpufft_loudness_host_new (config);
       for (i = 0; i < LOUDNESS_SLOTS; i++)
         lo->host_staging[i] = g_malloc0 (in_bytes);
@@ -429,8 +428,6 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
     if (!lo->pipes[m])
       goto fail;
   }
-  in_bytes = (gsize) config->max_blocks * config->block_frames *
-      config->channels * sizeof (gfloat);
   if ((lo->copy && !gpufft_buffer_init (&lo->input, ctx, in_bytes,
               GPUFFT_MEMORY_DEVICE, error))
       || !gpufft_buffer_init (&lo->table, ctx, TABLE_BYTES,
@@ -540,13 +537,18 @@ gpufft_loudness_free (GpufftLoudness * lo)
 
 /* ---- batches ------------------------------------------------------------- */
 
+/* Waits (lock held) while every slot is in flight; the staging slot is
+ * then free (slots are taken and finished in order). FALSE with the
+ * sticky error after a failed batch. */
 static gboolean
-sticky_error (GpufftLoudness * lo, GError ** error)
+wait_for_slot (GpufftLoudness * lo, GError ** error)
 {
+  while (lo->error == NULL && lo->n_busy == LOUDNESS_SLOTS)
+    g_cond_wait (&lo->cond, &lo->lock);
   if (!lo->error)
-    return FALSE;
+    return TRUE;
   g_propagate_error (error, g_error_copy (lo->error));
-  return TRUE;
+  return FALSE;
 }
 
 gfloat *
@@ -555,11 +557,7 @@ gpufft_loudness_staging (GpufftLoudness * lo, GError ** error)
   gboolean failed;
 
   g_mutex_lock (&lo->lock);
-  /* (the staging slot is free while fewer than all are busy: slots are
-   * taken and finished in order) */
-  while (lo->error == NULL && lo->n_busy == LOUDNESS_SLOTS)
-    g_cond_wait (&lo->cond, &lo->lock);
-  failed = sticky_error (lo, error);
+  failed = !wait_for_slot (lo, error);
   g_mutex_unlock (&lo->lock);
   if (failed)
     return NULL;
@@ -610,9 +608,7 @@ gpufft_loudness_submit (GpufftLoudness * lo, guint n_blocks, gboolean reset,
     return TRUE;
   }
   g_mutex_lock (&lo->lock);
-  while (lo->error == NULL && lo->n_busy == LOUDNESS_SLOTS)
-    g_cond_wait (&lo->cond, &lo->lock);
-  failed = sticky_error (lo, error);
+  failed = !wait_for_slot (lo, error);
   if (!failed)
     lo->n_busy++;
   g_mutex_unlock (&lo->lock);
