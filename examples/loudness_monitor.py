@@ -36,7 +36,8 @@ def parse_args():
                     help="N test tones (1 kHz stereo) at -14, -18, -23, "
                     "-33, -43 dBFS")
     ap.add_argument("--duration", type=float, default=0,
-                    help="stop after this many seconds of audio")
+                    help="stop once every stream has measured this many "
+                    "seconds of audio")
     ap.add_argument("--target", type=float, default=-23.0,
                     help="target integrated loudness, LUFS (default -23)")
     return ap.parse_args()
@@ -76,6 +77,7 @@ def main():
                  % e.message)
     loop = GLib.MainLoop()
     latest = {}
+    reached = {}                    # stream -> seconds measured
     state = {"code": 0, "printed": 0, "eos": False}
 
     def show():
@@ -115,8 +117,11 @@ def main():
                 return
             name = msg.src.get_name()
             latest[int(name[4:])] = s
-            t = s.get_uint64("timestamp")[1] / Gst.SECOND
-            if args.duration and t + 0.05 >= args.duration:
+            reached[int(name[4:])] = s.get_uint64("timestamp")[1] / Gst.SECOND
+            # (the streams run at their own pace: stop once every one of
+            # them has measured the duration)
+            if args.duration and len(reached) == len(sources) and \
+                    min(reached.values()) + 0.05 >= args.duration:
                 # (an EOS sent while the pipeline still changes state would
                 # wait for that change, which waits for this thread: quit)
                 _, cur, pending = pipeline.get_state(0)
