@@ -113,20 +113,35 @@ compat_timestamp (GstGpuFftBase * self, guint64 k)
  * size), whichever is more, within AUTO_BATCH_BYTES of samples: intervals
  * are handed to the GPU when they close, so a batch rarely holds more
  * than one buffer's worth of them, and the engine's 8 slots of this size
- * bound the plan's memory in flight. */
+ * bound the plan's memory in flight. A stream that is not live with
+ * buffers over half of that gets room for two of its buffers, up to
+ * MAX_BATCH_BYTES: each batch costs the device a fixed time besides its
+ * samples' copy (big buffers of 64 channels on an H100: 4.4 G samples/s in
+ * batches of 4 MiB, 6.2 in batches of 8 MiB or more; tests/bench/README.md).
+ * GPUFFT_BATCH_BYTES in the environment sets the bound instead (for
+ * benchmarks). */
 #define AUTO_BATCH_BYTES (4u << 20)
-
+#define MAX_BATCH_BYTES (32u << 20)
 
 static guint
 auto_batch_frames (GstGpuFftBase * self,
     const GstGpuFftBaseSettings * s, guint hop)
 {
   guint64 rate = GST_AUDIO_INFO_RATE (&self->info);
+  guint64 bpf = GST_AUDIO_INFO_BPF (&self->info);
   guint64 per_interval = gst_util_uint64_scale_ceil (s->interval, rate,
       GST_SECOND) / hop + 2;
   guint64 per_buffer = self->buffer_hint / hop + 2;
-  guint64 samples = AUTO_BATCH_BYTES / GST_AUDIO_INFO_BPF (&self->info);
-  guint64 fit = samples > s->fft_size ? (samples - s->fft_size) / hop + 1 : 1;
+  guint64 bytes = AUTO_BATCH_BYTES, samples, fit;
+  const gchar *env = g_getenv ("GPUFFT_BATCH_BYTES");
+
+  if (self->is_live <= 0)
+    bytes = CLAMP (2 * self->buffer_hint * bpf, AUTO_BATCH_BYTES,
+        MAX_BATCH_BYTES);
+  if (env && g_ascii_strtoull (env, NULL, 10) > 0)
+    bytes = g_ascii_strtoull (env, NULL, 10);
+  samples = bytes / bpf;
+  fit = samples > s->fft_size ? (samples - s->fft_size) / hop + 1 : 1;
 
   return (guint) MAX (1, MIN (MAX (2 * MAX (per_interval, per_buffer), 16),
           fit));

@@ -3,6 +3,7 @@
  *   again and again: each push is a shallow copy with new timestamps, so
  *   the source costs no memcpy) ! gpufftspectrum fft-size=4096
  *   hop-size=1024 interval=100ms multi-channel=true message-format=bytes
+ *   (--interval-ms, --no-messages change the interval and post-messages)
  *   ! fakesink sync=false
  * and the same with GStreamer's CPU `spectrum` (bands=2049 -> nfft 4096,
  * multi-channel=true, its only overlap-free framing).
@@ -26,8 +27,9 @@
 static gchar *channels_str = NULL;
 static gchar *spectrum_channels_str = NULL;
 static gdouble seconds = 0, spectrum_seconds = 0, buffer_kib = 1024;
-static gdouble max_gsamples = 0;
+static gdouble max_gsamples = 0, interval_ms = 100;
 static gboolean small = FALSE, skip_spectrum = FALSE, with_allocator = FALSE;
+static gboolean no_messages = FALSE, print_stats = FALSE;
 static gchar *device_name = NULL;       /* of the last gpufftspectrum run */
 
 static const GOptionEntry entries[] = {
@@ -47,6 +49,12 @@ static const GOptionEntry entries[] = {
       "KiB per pushed buffer (default 1024; at least 1024 frames)", "K"},
   {"no-spectrum", 0, 0, G_OPTION_ARG_NONE, &skip_spectrum,
       "Skip the CPU spectrum element", NULL},
+  {"interval-ms", 0, 0, G_OPTION_ARG_DOUBLE, &interval_ms,
+      "The analysers' interval in ms (default 100)", "MS"},
+  {"no-messages", 0, 0, G_OPTION_ARG_NONE, &no_messages,
+      "post-messages=false on the analysers (the analysis still runs)", NULL},
+  {"stats", 0, 0, G_OPTION_ARG_NONE, &print_stats,
+      "Print gpufftspectrum's stats structure after each run (@stats)", NULL},
   {"allocator", 0, 0, G_OPTION_ARG_NONE, &with_allocator,
         "Also run gpufftspectrum with the pushed memory from the element's "
         "allocator (its answer to the ALLOCATION query): gpufft+alloc rows",
@@ -222,6 +230,8 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
   GstMapInfo map;
   GstCaps *caps;
   guint64 frames_per_buf, offset = 0;
+  guint64 interval_frames = (guint64) (RATE * interval_ms / 1000 + 0.5);
+  gchar *ival;
   gint64 t0;
   gboolean ok = TRUE;
   gchar *dev = NULL;
@@ -246,9 +256,12 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
   caps = make_caps (channels);
   g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, "block", TRUE,
       "is-live", FALSE, NULL);
-  set_prop (ana, "interval", "100000000");
+  ival = g_strdup_printf ("%" G_GUINT64_FORMAT,
+      (guint64) (interval_ms * 1e6 + 0.5));
+  set_prop (ana, "interval", ival);
+  g_free (ival);
   set_prop (ana, "multi-channel", "true");
-  set_prop (ana, "post-messages", "true");
+  set_prop (ana, "post-messages", no_messages ? "false" : "true");
   if (gpufft) {
     set_prop (ana, "fft-size", "4096");
     set_prop (ana, "hop-size", "1024");
@@ -325,6 +338,11 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
     g_object_get (ana, "stats", &st, NULL);
     if (st)
       gst_structure_get_uint64 (st, "device-host-memory-bytes", &host_bytes);
+    if (st && print_stats) {
+      gchar *txt = gst_structure_to_string (st);
+      printf ("@stats channels=%u alloc=%d %s\n", channels, alloc, txt);
+      g_free (txt);
+    }
     g_clear_pointer (&st, gst_structure_free);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
@@ -337,7 +355,8 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
     gdouble samples = (gdouble) r.samples * channels;
     gdouble audio_s = (gdouble) r.samples / RATE;
     guint64 total_frames = offset;
-    gint expected = (gint) ((total_frames + 4799) / 4800);
+    gint expected = no_messages ? 0 : (gint) ((total_frames +
+            interval_frames - 1) / interval_frames);
     gboolean good = r.bad_shape == 0 && r.msgs >= expected - 1
         && r.msgs <= expected;
 
@@ -399,6 +418,8 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (octx);
+  if (interval_ms <= 0)
+    interval_ms = 100;
   if (seconds <= 0)
     seconds = small ? 3 : 6;
   if (spectrum_seconds <= 0)
@@ -410,7 +431,9 @@ main (int argc, char **argv)
       sch, 16);
 
   bench_print_header ("end to end: appsrc ! analyser ! fakesink, F32LE "
-      "48 kHz, nfft 4096, interval 100 ms, multi-channel", NULL);
+      "48 kHz, nfft 4096, multi-channel", NULL);
+  printf ("interval %.1f ms%s\n", interval_ms,
+      no_messages ? ", post-messages=false" : "");
   printf ("gpufftspectrum hop 1024, message-format=bytes; spectrum "
       "bands=2049 (hop 4096); %.0f KiB buffers (>= 1024 frames) reused; "
       "wall cap %.0f s (spectrum %.0f s), at most %.2f G samples; "

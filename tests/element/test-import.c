@@ -193,6 +193,71 @@ GST_START_TEST (test_allocator_downstream_writes)
 
 GST_END_TEST;
 
+/* Big buffers of a stream that is not live go to the device in batches of
+ * up to two buffers' samples (at most 32 MiB) instead of 4 MiB: each 4 MiB
+ * buffer is one batch, where batches of 4 MiB took two for most buffers
+ * (the frames one buffer leaves over, with the next buffer's, pass 4 MiB);
+ * the messages are the reference's. */
+GST_START_TEST (test_big_buffers_batches)
+{
+  Fmt f = { "F32LE", RATE, 8, FALSE };
+  RefConfig c = { 4096, 1024, REF_HANN, FALSE, RATE, GST_SECOND };
+  const gsize chunk = (4u << 20) / (8 * 4), n_bufs = 6, n = chunk * n_bufs;
+  gdouble *x = g_new0 (gdouble, n * f.channels);
+  gdouble *mono = g_new0 (gdouble, n);
+  gchar *caps = fmt_caps_string (&f);
+  guint64 batches0, batches;
+  gchar *name = NULL;
+  GPtrArray *refs;
+  GstHarness *h;
+  GstBus *bus;
+  Msgs *m;
+  gsize i;
+
+  gen_noise (x, n * f.channels, 1, 0.3, 11);
+  gen_tone (x, n, f.channels, 0.5, 3000.0, RATE, 0.0);
+  fmt_quantize (&f, x, n * f.channels);
+  for (i = 0; i < n; i++)
+    mono[i] = x[i * f.channels];
+  refs = ref_welch (&c, mono, n);
+
+  h = harness_new (&bus, caps, "fft-size", "4096", "hop-size", "1024",
+      "interval", "1000000000", "multi-channel", "true", "threshold", "-120",
+      NULL);
+  g_object_get (h->element, "device-name", &name, NULL);        /* opened */
+  g_free (name);
+  batches0 = stats_u64 (h->element, "device-batches");
+  push_samples (h, &f, x, n, chunk, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, refs->len, 120);
+  batches = stats_u64 (h->element, "device-batches") - batches0;
+  GST_INFO ("%" G_GUINT64_FORMAT " batches for %" G_GSIZE_FORMAT " buffers",
+      batches, n_bufs);
+  /* (one a buffer, and the frames left at EOS) */
+  fail_unless (batches <= n_bufs + 1, "%" G_GUINT64_FORMAT " batches for %"
+      G_GSIZE_FORMAT " buffers of 4 MiB", batches, n_bufs);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless_equals_int (m->spectrum->len, refs->len);
+  for (i = 0; i < refs->len; i++) {
+    RefInterval *r = g_ptr_array_index (refs, i);
+    guint ch;
+    gfloat *got = msg_floats (g_ptr_array_index (m->spectrum, i),
+        "magnitude", &ch, NULL, NULL);
+
+    fail_unless_equals_int (ch, f.channels);
+    compare_db (&c, got, r->power, -120, 0.01, "big buffers, channel 0");
+    g_free (got);
+  }
+  msgs_free (m);
+  harness_free (h, bus);
+  g_ptr_array_unref (refs);
+  g_free (caps);
+  g_free (mono);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* The allocator's memory as GstMemory: alignment, prefix and padding as
  * asked (zeroed when asked), shares of one piece that merge back without a
  * copy, copies in the allocator's memory, and freed memory reused for the
@@ -388,6 +453,7 @@ import_suite (void)
   tcase_add_test (tc, test_downstream_writes_stereo_s16);
   tcase_add_test (tc, test_allocator_downstream_writes);
   tcase_add_test (tc, test_allocator_memory);
+  tcase_add_test (tc, test_big_buffers_batches);
   tcase_add_test (tc, test_allocator_source);
   tcase_add_test (tc, test_allocator_source_slow_open);
   return s;
