@@ -29,7 +29,8 @@ static gchar *spectrum_channels_str = NULL;
 static gdouble seconds = 0, spectrum_seconds = 0, buffer_kib = 1024;
 static gdouble max_gsamples = 0, interval_ms = 100;
 static gboolean small = FALSE, skip_spectrum = FALSE, with_allocator = FALSE;
-static gboolean no_messages = FALSE, print_stats = FALSE;
+static gboolean no_messages = FALSE, print_stats = FALSE, with_identity = FALSE;
+static gboolean as_identity = FALSE;    /* the run in progress is identity's */
 static gchar *device_name = NULL;       /* of the last gpufftspectrum run */
 
 static const GOptionEntry entries[] = {
@@ -53,6 +54,9 @@ static const GOptionEntry entries[] = {
       "The analysers' interval in ms (default 100)", "MS"},
   {"no-messages", 0, 0, G_OPTION_ARG_NONE, &no_messages,
       "post-messages=false on the analysers (the analysis still runs)", NULL},
+  {"identity", 0, 0, G_OPTION_ARG_NONE, &with_identity,
+      "Also run identity in the analyser's place (the pipeline's own cost: "
+        "identity rows, at the gpufftspectrum channel counts)", NULL},
   {"stats", 0, 0, G_OPTION_ARG_NONE, &print_stats,
       "Print gpufftspectrum's stats structure after each run (@stats)", NULL},
   {"allocator", 0, 0, G_OPTION_ARG_NONE, &with_allocator,
@@ -218,7 +222,9 @@ static gboolean
 run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
     guint64 max_samples)
 {
-  const gchar *label = gpufft ? (alloc ? "gpufft+alloc" : "gpufftspectrum")
+  const gchar *label = as_identity ? "identity" : gpufft ? (alloc ?
+      "gpufft+alloc" : "gpufftspectrum") : "spectrum";
+  const gchar *factory = as_identity ? "identity" : gpufft ? "gpufftspectrum"
       : "spectrum";
   guint64 host_bytes = 0;
   Run r;
@@ -241,13 +247,11 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
   r.is_gpufft = gpufft;
   pipe = gst_pipeline_new (NULL);
   src = gst_element_factory_make ("appsrc", "src");
-  ana = gst_element_factory_make (gpufft ? "gpufftspectrum" : "spectrum",
-      "ana");
+  ana = gst_element_factory_make (factory, "ana");
   sink = gst_element_factory_make ("fakesink", "sink");
   if (!pipe || !src || !ana || !sink) {
     printf ("%-14s %5u  missing element (appsrc, %s or fakesink)\n",
-        gpufft ? "gpufftspectrum" : "spectrum", channels,
-        gpufft ? "gpufftspectrum" : "spectrum");
+        label, channels, factory);
     return FALSE;
   }
   gst_bin_add_many (GST_BIN (pipe), src, ana, sink, NULL);
@@ -256,18 +260,20 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
   caps = make_caps (channels);
   g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, "block", TRUE,
       "is-live", FALSE, NULL);
-  ival = g_strdup_printf ("%" G_GUINT64_FORMAT,
-      (guint64) (interval_ms * 1e6 + 0.5));
-  set_prop (ana, "interval", ival);
-  g_free (ival);
-  set_prop (ana, "multi-channel", "true");
-  set_prop (ana, "post-messages", no_messages ? "false" : "true");
-  if (gpufft) {
-    set_prop (ana, "fft-size", "4096");
-    set_prop (ana, "hop-size", "1024");
-    set_prop (ana, "message-format", "bytes");
-  } else {
-    set_prop (ana, "bands", "2049");
+  if (!as_identity) {
+    ival = g_strdup_printf ("%" G_GUINT64_FORMAT,
+        (guint64) (interval_ms * 1e6 + 0.5));
+    set_prop (ana, "interval", ival);
+    g_free (ival);
+    set_prop (ana, "multi-channel", "true");
+    set_prop (ana, "post-messages", no_messages ? "false" : "true");
+    if (gpufft) {
+      set_prop (ana, "fft-size", "4096");
+      set_prop (ana, "hop-size", "1024");
+      set_prop (ana, "message-format", "bytes");
+    } else {
+      set_prop (ana, "bands", "2049");
+    }
   }
   g_object_set (sink, "sync", FALSE, "enable-last-sample", FALSE, NULL);
 
@@ -319,8 +325,8 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
       gchar *dbg = NULL;
       if (msg)
         gst_message_parse_error (msg, &err, &dbg);
-      printf ("%-14s %5u  %s%s\n", gpufft ? "gpufftspectrum" : "spectrum",
-          channels, err ? "error: " : "timeout", err ? err->message : "");
+      printf ("%-14s %5u  %s%s\n", label, channels, err ? "error: " : "timeout",
+          err ? err->message : "");
       g_clear_error (&err);
       g_free (dbg);
       ok = FALSE;
@@ -355,7 +361,7 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
     gdouble samples = (gdouble) r.samples * channels;
     gdouble audio_s = (gdouble) r.samples / RATE;
     guint64 total_frames = offset;
-    gint expected = no_messages ? 0 : (gint) ((total_frames +
+    gint expected = no_messages || as_identity ? 0 : (gint) ((total_frames +
             interval_frames - 1) / interval_frames);
     gboolean good = r.bad_shape == 0 && r.msgs >= expected - 1
         && r.msgs <= expected;
@@ -368,13 +374,11 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
         good ? "ok" : "CHECK");
     printf ("@gst element=%s channels=%u samples=%.0f wall_s=%.4f cpu_s=%.4f "
         "msgs=%d expected=%d host_memory_bytes=%" G_GUINT64_FORMAT
-        " device=\"%s\"\n", gpufft ? (alloc ? "gpufft+alloc" :
-            "gpufftspectrum") : "spectrum", channels, samples, wall, cpu,
+        " device=\"%s\"\n", label, channels, samples, wall, cpu,
         r.msgs, expected, host_bytes, dev ? dev : "");
   } else if (ok) {
     printf ("%-14s %5u  too short to measure (%" G_GUINT64_FORMAT
-        " buffers)\n", gpufft ? "gpufftspectrum" : "spectrum", channels,
-        r.buffers);
+        " buffers)\n", label, channels, r.buffers);
   }
   fflush (stdout);
   if (dev) {
@@ -443,6 +447,13 @@ main (int argc, char **argv)
       "element", "ch", "buffers", "audio s", "wall s", "Msamp/s", "x RT",
       "CPU s", "CPUms/as", "CPU ns/s", "msgs", "expect", "check");
   for (i = 0; i < nch; i++) {
+    if (with_identity) {
+      as_identity = TRUE;
+      if (!run_one (FALSE, FALSE, ch[i], seconds,
+              (guint64) (max_gsamples * 1e9)))
+        rc = 1;
+      as_identity = FALSE;
+    }
     if (!run_one (TRUE, FALSE, ch[i], seconds, (guint64) (max_gsamples * 1e9)))
       rc = 1;
     if (with_allocator && !run_one (TRUE, TRUE, ch[i], seconds,
