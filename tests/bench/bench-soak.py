@@ -11,6 +11,8 @@ and every --poke-ms one of them, at random (seeded), gets one of:
   fft-size  a new fft-size while playing (1024, 2048, 4096, 960)
   caps      a new rate or channel count while playing (renegotiation)
   reset     the `reset` action signal
+  flush     a flushing seek to 0 (the live source starts its timestamps
+            again; the element drops what it held and starts anew)
 Checked for every stream, from its bus (a watch on the main loop):
   - between two spectrum messages, the second's timestamp is the first's
     timestamp + duration, plus one interval per interval counted in its
@@ -139,7 +141,7 @@ class Stream:
     def poke(self):
         self.pokes += 1
         what = self.rng.choice(['restart', 'pause', 'fft-size', 'caps',
-                                'reset'])
+                                'reset', 'flush'])
         self.last_poke = (what, time.monotonic())
         if what == 'restart':
             self.pipe.set_state(Gst.State.NULL)
@@ -161,6 +163,11 @@ class Stream:
                 self.channels = CHANNELS[1 - CHANNELS.index(self.channels)]
             self.new_run()
             self.set_caps()
+        elif what == 'flush':
+            self.new_run()
+            if not self.pipe.seek_simple(Gst.Format.TIME,
+                                         Gst.SeekFlags.FLUSH, 0):
+                self.errors.append('the flushing seek was refused')
         else:
             self.el.emit('reset')
         self.last_msg_at = time.monotonic()

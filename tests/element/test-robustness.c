@@ -935,7 +935,7 @@ stop_handler (GstBus * bus, GstMessage * msg, gpointer data)
     return GST_BUS_DROP;
   }
   g_mutex_unlock (&ctx->lock);
-  /* (on the device's completion thread: the message came from there) */
+  /* (on the element's posting thread: the message came from there) */
   ctx->ret = gst_element_set_state (ctx->pipe, GST_STATE_NULL);
   g_mutex_lock (&ctx->lock);
   ctx->stopped = TRUE;
@@ -1214,6 +1214,121 @@ GST_START_TEST (test_blocked_handler_counted)
 
 GST_END_TEST;
 
+/* ---- one blocked handler, 16 other streams ------------------------------ */
+
+#define N_OTHERS 16
+
+typedef struct
+{
+  gint msgs;
+  gint errors;
+} CountCtx;
+
+static GstBusSyncReply
+count_handler (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  CountCtx *c = data;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    g_atomic_int_inc (&c->errors);
+  else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+      && gst_structure_has_name (gst_message_get_structure (msg), "spectrum"))
+    g_atomic_int_inc (&c->msgs);
+  return GST_BUS_DROP;
+}
+
+/* 17 live pipelines on one device; A's synchronous bus handler blocks on
+ * its first message and does not return until the end. The 16 others
+ * each get their messages on time (3 s: 30 intervals of 100 ms) and drop
+ * none, and A's handler saw one message only; A then stops, its backlog
+ * dropped, once its handler returns. */
+GST_START_TEST (test_blocked_handler_16_others)
+{
+  const gchar *desc = "audiotestsrc is-live=true samplesperbuffer=480 ! "
+      "audio/x-raw,rate=48000,channels=2 ! gpufftspectrum name=a "
+      "interval=100000000 ! fakesink";
+  GstElement *pa = gst_parse_launch (desc, NULL), *po[N_OTHERS];
+  GstElement *el[N_OTHERS];
+  GstBus *bus_a = gst_element_get_bus (pa);
+  CountCtx cnt[N_OTHERS];
+  guint64 dropped[N_OTHERS];
+  BlockCtx bc;
+  gint64 end;
+  guint i, ready;
+
+  fail_unless (pa != NULL);
+  memset (cnt, 0, sizeof (cnt));
+  g_mutex_init (&bc.lock);
+  g_cond_init (&bc.cond);
+  bc.release = FALSE;
+  bc.handled = 0;
+  gst_bus_set_sync_handler (bus_a, block_handler, &bc, NULL);
+  fail_if (gst_element_set_state (pa, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < N_OTHERS; i++) {
+    GstBus *bus;
+
+    po[i] = gst_parse_launch (desc, NULL);
+    fail_unless (po[i] != NULL);
+    bus = gst_element_get_bus (po[i]);
+    gst_bus_set_sync_handler (bus, count_handler, &cnt[i], NULL);
+    gst_object_unref (bus);
+    el[i] = gst_bin_get_by_name (GST_BIN (po[i]), "a");
+    fail_if (gst_element_set_state (po[i], GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+  }
+  /* every stream posting (its plan made) and A's handler blocked */
+  end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  do {
+    g_usleep (20 * 1000);
+    for (i = 0, ready = 0; i < N_OTHERS; i++)
+      ready += g_atomic_int_get (&cnt[i].msgs) > 0;
+  } while ((ready < N_OTHERS || g_atomic_int_get (&bc.handled) == 0)
+      && g_get_monotonic_time () < end);
+  fail_unless_equals_int (ready, N_OTHERS);
+  fail_unless_equals_int (g_atomic_int_get (&bc.handled), 1);
+  /* (drops before now, while plans took the CPU, are not counted) */
+  g_usleep (300 * 1000);
+  for (i = 0; i < N_OTHERS; i++) {
+    dropped[i] = stats_u64 (el[i], "dropped-intervals");
+    g_atomic_int_set (&cnt[i].msgs, 0);
+  }
+  g_usleep (3 * G_USEC_PER_SEC);
+  for (i = 0; i < N_OTHERS; i++) {
+    gint got = g_atomic_int_get (&cnt[i].msgs);
+
+    GST_INFO ("stream %u: %d messages in 3 s", i, got);
+    /* 30 intervals; room for a loaded machine, far from the none a
+     * shared blocked thread would let through */
+    fail_unless (got >= 20, "stream %u: %d messages in 3 s (30 intervals)",
+        i, got);
+    fail_unless_equals_int (g_atomic_int_get (&cnt[i].errors), 0);
+    fail_unless_equals_uint64 (stats_u64 (el[i], "dropped-intervals"),
+        dropped[i]);
+  }
+  /* A's handler is still on its first message */
+  fail_unless_equals_int (g_atomic_int_get (&bc.handled), 1);
+  for (i = 0; i < N_OTHERS; i++) {
+    fail_unless_equals_int (gst_element_set_state (po[i], GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+    gst_object_unref (el[i]);
+    gst_object_unref (po[i]);
+  }
+  g_mutex_lock (&bc.lock);
+  bc.release = TRUE;
+  g_cond_broadcast (&bc.cond);
+  g_mutex_unlock (&bc.lock);
+  fail_unless_equals_int (gst_element_set_state (pa, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_bus_set_sync_handler (bus_a, NULL, NULL, NULL);
+  gst_object_unref (bus_a);
+  gst_object_unref (pa);
+  g_mutex_clear (&bc.lock);
+  g_cond_clear (&bc.cond);
+}
+
+GST_END_TEST;
+
 /* An application that starts and stops its pipeline again and again, one
  * element at a time, so that no device stays open in between: 40 starts
  * in one process, each with its messages. (NVIDIA's driver refuses a 31st
@@ -1277,6 +1392,7 @@ robustness_suite (void)
   tcase_add_test (tc, test_stop_from_sync_handler_not_live);
   tcase_add_test (tc, test_slow_handler_isolated);
   tcase_add_test (tc, test_blocked_handler_counted);
+  tcase_add_test (tc, test_blocked_handler_16_others);
   tcase_add_test (tc, test_sync_bus_handler_no_deadlock);
   return s;
 }
