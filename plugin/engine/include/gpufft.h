@@ -394,9 +394,10 @@ guint gpufft_plan_get_n_slots (GpufftPlan * plan);
  * invocations and their shuffle and vote operations; GPUFFT_KERNELS_GPU:
  * the workgroup-wide kernels (fft.comp, the four-step, and fft_any.comp,
  * which every other size runs on any device). Which one: by device type
- * (CPU devices take the CPU kernels); GPUFFT_KERNEL_PATH=cpu|gpu|other|auto
- * in the environment forces a path for the plans made while it is set
- * (other: the path the device would not take; auto: by device type). */
+ * (CPU devices take the CPU kernels); GPUFFT_KERNEL_PATH=cpu|gpu|other|any|
+ * auto in the environment forces a path for the plans made while it is set
+ * (other: the path the device would not take; any: fft_any.comp for every
+ * size, GPUFFT_KERNELS_GPU; auto: by device type). */
 typedef enum
 {
   GPUFFT_KERNELS_GPU,

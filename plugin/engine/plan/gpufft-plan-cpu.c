@@ -3,11 +3,13 @@
  * plan (tables, reduce, results, shared dispatches) unchanged. See
  * shaders/fft_cpu.comp for the kernel and why it is shaped so.
  *
- * Which path a plan takes: GPUFFT_KERNEL_PATH=gpu|cpu|other|auto in the
- * environment, read when the plan is made (auto, the default: the CPU path
- * on CPU devices; other: the path auto would not take, so that the tests
- * run both on any device). Forcing `cpu` on a GPU works (the tests do, on
- * the H200) but is slow there.
+ * Which path a plan takes: GPUFFT_KERNEL_PATH=gpu|cpu|other|any|auto in
+ * the environment, read when the plan is made (auto, the default: the CPU
+ * path on CPU devices; other: the path auto would not take, so that the
+ * tests run both on any device; any: the generic kernel, gpufft-plan-any.c,
+ * for every size, which lavapipe translates in a fraction of the time of
+ * the CPU modules of 8192 and more). Forcing `cpu` on a GPU works (the tests
+ * do, on the H200) but is slow there.
  *
  * Quick start (GpufftPlanConfig.quick_start): fft_cpu.comp's unrolled
  * module takes lavapipe long to translate (0.28 s at 1024 in every
@@ -155,6 +157,8 @@ gpufft_plan_cpu_path_requested (void)
     return GPUFFT_KERNEL_PATH_GPU;
   if (v && g_ascii_strcasecmp (v, "other") == 0)
     return GPUFFT_KERNEL_PATH_OTHER;
+  if (v && g_ascii_strcasecmp (v, "any") == 0)
+    return GPUFFT_KERNEL_PATH_ANY;
   return GPUFFT_KERNEL_PATH_AUTO;
 }
 

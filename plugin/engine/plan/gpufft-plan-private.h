@@ -322,7 +322,8 @@ typedef enum
   GPUFFT_KERNEL_PATH_AUTO,
   GPUFFT_KERNEL_PATH_GPU,
   GPUFFT_KERNEL_PATH_CPU,
-  GPUFFT_KERNEL_PATH_OTHER      /* the one AUTO would not take (tests) */
+  GPUFFT_KERNEL_PATH_OTHER,     /* the one AUTO would not take (tests) */
+  GPUFFT_KERNEL_PATH_ANY        /* the generic kernel for every size */
 } GpufftKernelPath;
 
 GpufftKernelPath gpufft_plan_cpu_path_requested (void);

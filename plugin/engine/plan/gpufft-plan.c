@@ -651,7 +651,8 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   g_mutex_init (&plan->lock);
   g_cond_init (&plan->cond);
   plan->m = config->fft_size / 2;
-  plan->any = gpufft_plan_any_size (config->fft_size);
+  plan->any = gpufft_plan_any_size (config->fft_size)
+      || gpufft_plan_cpu_path_requested () == GPUFFT_KERNEL_PATH_ANY;
   plan->log2_m = ilog2 (plan->m);       /* (power-of-two sizes) */
   plan->nb = plan->m + 1;
   plan->out_ch = config->downmix ? 1 : config->channels;
