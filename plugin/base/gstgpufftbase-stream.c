@@ -114,12 +114,14 @@ compat_timestamp (GstGpuFftBase * self, guint64 k)
  * are handed to the GPU when they close, so a batch rarely holds more
  * than one buffer's worth of them, and the engine's 8 slots of this size
  * bound the plan's memory in flight. A stream that is not live with
- * buffers over half of that gets room for two of its buffers, up to
- * MAX_BATCH_BYTES: each batch costs the device a fixed time besides its
- * samples' copy (big buffers of 64 channels on an H100: 4.4 G samples/s in
- * batches of 4 MiB, 6.2 in batches of 8 MiB or more; tests/bench/README.md).
- * GPUFFT_BATCH_BYTES in the environment sets the bound instead (for
- * benchmarks). */
+ * bigger buffers hands each buffer's frames over as it comes (with what
+ * the last one left, less than a frame and a hop): its batches get room
+ * for that, up to MAX_BATCH_BYTES (the engine then keeps 7 slots, 224 MiB
+ * of staging at most, gpufft-plan.c). Each batch costs the device a fixed
+ * time besides its samples' copy (big buffers of 64 channels on an H100:
+ * 4.4 G samples/s in batches of 4 MiB, 6.2 in batches of a 4 MiB buffer;
+ * tests/bench/README.md). GPUFFT_BATCH_BYTES in the environment sets the
+ * bound instead (for benchmarks; at least one frame's bytes). */
 #define AUTO_BATCH_BYTES (4u << 20)
 #define MAX_BATCH_BYTES (32u << 20)
 
@@ -132,14 +134,15 @@ auto_batch_frames (GstGpuFftBase * self,
   guint64 per_interval = gst_util_uint64_scale_ceil (s->interval, rate,
       GST_SECOND) / hop + 2;
   guint64 per_buffer = self->buffer_hint / hop + 2;
-  guint64 bytes = AUTO_BATCH_BYTES, samples, fit;
+  guint64 bytes = AUTO_BATCH_BYTES, samples, fit, env_bytes = 0;
   const gchar *env = g_getenv ("GPUFFT_BATCH_BYTES");
 
   if (self->is_live <= 0)
-    bytes = CLAMP (2 * self->buffer_hint * bpf, AUTO_BATCH_BYTES,
-        MAX_BATCH_BYTES);
-  if (env && g_ascii_strtoull (env, NULL, 10) > 0)
-    bytes = g_ascii_strtoull (env, NULL, 10);
+    bytes = CLAMP ((self->buffer_hint + s->fft_size + hop) * bpf,
+        AUTO_BATCH_BYTES, MAX_BATCH_BYTES);
+  if (env && g_ascii_string_to_unsigned (env, 10, bpf * s->fft_size,
+          G_MAXUINT32, &env_bytes, NULL))
+    bytes = env_bytes;
   samples = bytes / bpf;
   fit = samples > s->fft_size ? (samples - s->fft_size) / hop + 1 : 1;
 

@@ -51,7 +51,7 @@ static const GOptionEntry entries[] = {
   {"no-spectrum", 0, 0, G_OPTION_ARG_NONE, &skip_spectrum,
       "Skip the CPU spectrum element", NULL},
   {"interval-ms", 0, 0, G_OPTION_ARG_DOUBLE, &interval_ms,
-      "The analysers' interval in ms (default 100)", "MS"},
+      "The analysers' interval in ms, at least 1 (default 100)", "MS"},
   {"no-messages", 0, 0, G_OPTION_ARG_NONE, &no_messages,
       "post-messages=false on the analysers (the analysis still runs)", NULL},
   {"identity", 0, 0, G_OPTION_ARG_NONE, &with_identity,
@@ -236,7 +236,8 @@ run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
   GstMapInfo map;
   GstCaps *caps;
   guint64 frames_per_buf, offset = 0;
-  guint64 interval_frames = (guint64) (RATE * interval_ms / 1000 + 0.5);
+  guint64 interval_frames = MAX (1, (guint64) (RATE * interval_ms / 1000 +
+          0.5));
   gchar *ival;
   gint64 t0;
   gboolean ok = TRUE;
@@ -422,8 +423,10 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (octx);
-  if (interval_ms <= 0)
-    interval_ms = 100;
+  if (interval_ms < 1) {
+    g_printerr ("--interval-ms: at least 1\n");
+    return 2;
+  }
   if (seconds <= 0)
     seconds = small ? 3 : 6;
   if (spectrum_seconds <= 0)

@@ -62,11 +62,10 @@ typedef struct
 static GMutex errors_lock;
 static GString *errors;
 
+/* (any thread: the workers report instead of failing, which libcheck
+ * allows on the test's own thread only) */
 static void
 report (const Slot * s, const gchar * fmt, ...)
-G_GNUC_PRINTF (2, 3);
-
-     static void report (const Slot * s, const gchar * fmt, ...)
 {
   va_list ap;
 
@@ -257,13 +256,17 @@ static void
 renegotiate (Slot * s, GRand * r)
 {
   gchar *caps;
+  GstCaps *c;
 
   if (g_rand_boolean (r))
     s->f.channels = s->f.channels == 1 ? 2 : 1;
   else
     s->f.rate = s->f.rate == 48000 ? 44100 : 48000;
   caps = fmt_caps_string (&s->f);
-  gst_harness_set_src_caps_str (s->h, caps);
+  c = gst_caps_from_string (caps);
+  if (!gst_harness_push_event (s->h, gst_event_new_caps (c)))
+    report (s, "the caps %s were refused", caps);
+  gst_caps_unref (c);
   g_free (caps);
   push_segment (s);
 }
@@ -467,8 +470,9 @@ GST_START_TEST (test_stress)
   const gchar *env_n = g_getenv ("GPUFFT_STRESS_ELEMENTS");
   guint32 seed = env_seed ? (guint32) g_ascii_strtoull (env_seed, NULL, 10) :
       (guint32) (g_get_real_time () / G_USEC_PER_SEC / 3600);
+  /* (a whole number of elements per worker) */
   guint n = env_n ? CLAMP (g_ascii_strtoull (env_n, NULL, 10), N_WORKERS,
-      N_WORKERS * MAX_PER_WORKER) : 32;
+      N_WORKERS * MAX_PER_WORKER) / N_WORKERS * N_WORKERS : 32;
   Slot *slots = g_new0 (Slot, n);
   Worker workers[N_WORKERS];
   GThread *threads[N_WORKERS], *changer_thread;

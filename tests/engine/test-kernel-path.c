@@ -47,7 +47,7 @@ static void
 test_choice (void)
 {
   static const guint sizes[] = { 16, 32, 1024, 4096, 8192, 65536, 1000 };
-  static const gchar *paths[] = { NULL, "gpu", "cpu", "other" };
+  static const gchar *paths[] = { NULL, "gpu", "cpu", "other", "any" };
   gboolean is_cpu;
   guint i, p;
 
@@ -83,6 +83,10 @@ test_choice (void)
       else
         want_cpu = g_str_equal (paths[p], "cpu");
       want_cpu = want_cpu && cpu_takes (sizes[i]);
+      /* any: the generic kernel (gpufft-plan-any.c) for every size */
+      if (paths[p] && g_str_equal (paths[p], "any") && !plan->any)
+        et_fail ("N=%u path any: the plan does not run the generic kernel",
+            sizes[i]);
       if ((gpufft_plan_get_kernels (plan) == GPUFFT_KERNELS_CPU) != want_cpu)
         et_fail ("N=%u path %s: the plan runs the %s kernels, expected %s",
             sizes[i], paths[p] ? paths[p] : "auto",

@@ -91,6 +91,7 @@ gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error)
   const VkPhysicalDeviceLimits *lim = &plan->ctx->props.limits;
   guint64 per_chunk = (guint64) plan->out_ch * plan->any_l * 2 * 2 *
       sizeof (gfloat);
+  guint64 scratch;
 
   if (plan->bluestein) {
     plan->twiddles_l = gpufft_cache_twiddles (plan->ctx, plan->any_l, error);
@@ -104,13 +105,15 @@ gpufft_plan_any_buffers (GpufftPlan * plan, GError ** error)
     plan->slice_chunks = plan->max_chunks;
     return TRUE;
   }
-  plan->slice_chunks = (guint) MIN (MIN ((gpufft_context_is_cpu (plan->ctx)
-              ? TEMP_BYTES : SCRATCH_BYTES_GPU),
-          lim->maxStorageBufferRange) / per_chunk, plan->max_chunks);
+  scratch = MIN (gpufft_context_is_cpu (plan->ctx) ? TEMP_BYTES :
+      SCRATCH_BYTES_GPU, lim->maxStorageBufferRange);
+  plan->slice_chunks = (guint) MIN (scratch / per_chunk, plan->max_chunks);
   if (plan->slice_chunks == 0) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
-        "%u channels of FFT size %u exceed the device's largest storage "
-        "buffer", plan->out_ch, plan->cfg.fft_size);
+        "%u channels of FFT size %u exceed the generic kernel's work buffer "
+        "on this device (%" G_GUINT64_FORMAT " MiB: at most %" G_GUINT64_FORMAT
+        " channels analysed apart)", plan->out_ch, plan->cfg.fft_size,
+        scratch >> 20, scratch / (per_chunk / plan->out_ch));
     return FALSE;
   }
   return gpufft_buffer_init (&plan->scratch, plan->ctx,
