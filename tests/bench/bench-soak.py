@@ -16,7 +16,9 @@ and every --poke-ms one of them, at random (seeded), gets one of:
 Checked for every stream, from its bus (a watch on the main loop):
   - between two spectrum messages, the second's timestamp is the first's
     timestamp + duration, plus one interval per interval counted in its
-    `dropped` field: nothing lost that is not counted ("holes"); the next
+    `dropped` field: nothing lost that is not counted ("holes"; a message
+    next to a timestamp below 0, which a live audiotestsrc gives after some
+    flushing seeks, wraps round and is counted apart); the next
     jump within 60 s of a poke of the stream starts a new run instead;
   - no ERROR message; WARNING messages are counted;
   - each stream posts: its longest silence while PLAYING is reported (a
@@ -76,6 +78,7 @@ class Stream:
         self.set_caps()
         self.messages = 0
         self.holes = 0
+        self.wrapped = 0
         self.hole_ns = 0
         self.dropped = 0
         self.errors = []
@@ -120,7 +123,13 @@ class Stream:
             ok, dropped = s.get_uint('dropped')
             dropped = dropped if ok else 0
             self.dropped += dropped
-            if self.expect is not None:
+            wrapped = ts >= 2 ** 63 or (self.expect is not None
+                                        and self.expect >= 2 ** 63)
+            if wrapped:
+                # a timestamp below 0, wrapped (a live audiotestsrc gives
+                # some after flushing seeks, without any analyser)
+                self.wrapped += 1
+            elif self.expect is not None:
                 want = self.expect + dropped * INTERVAL
                 # (an interval's length is a whole number of samples: a
                 # few ns of rounding)
@@ -132,11 +141,14 @@ class Stream:
                     self.holes += 1
                     self.hole_ns += abs(ts - want)
                     self.hole_notes.append(
-                        'stream %d: %+.3f s at %.3f s, last poke %s %.1f s '
-                        'before' % (self.i, (ts - want) / 1e9, ts / 1e9,
-                                    self.last_poke[0],
-                                    time.monotonic() - self.last_poke[1]))
+                        'stream %d: %+.3f s at %.3f s (the message before: '
+                        '%.3f s + %.3f s), last poke %s %.1f s before'
+                        % (self.i, (ts - want) / 1e9, ts / 1e9,
+                           self.prev[0] / 1e9, self.prev[1] / 1e9,
+                           self.last_poke[0],
+                           time.monotonic() - self.last_poke[1]))
             self.expect = ts + dur
+            self.prev = (ts, dur)
 
     def poke(self):
         self.pokes += 1
@@ -251,6 +263,7 @@ def main():
     rss_growth = rss_last / rss_mid - 1 if rss_mid else 0
     msgs = sum(s.messages for s in streams)
     holes = sum(s.holes for s in streams)
+    wrapped = sum(s.wrapped for s in streams)
     dropped = sum(s.dropped for s in streams)
     errors = [e for s in streams for e in s.errors]
     warnings = sum(s.warnings for s in streams)
@@ -266,10 +279,11 @@ def main():
         print('%-10.0f %10.1f %7d' % (t, r / 1024, f))
     longest = max([getattr(s, 'longest', 0) for s in streams])
     print('messages %d, intervals dropped (counted) %d, holes (not counted) '
-          '%d, errors %d, warnings %d, stalled streams %d, longest silence '
-          'while playing %.0f s (counted from 10 s)'
-          % (msgs, dropped, holes, len(errors), warnings, len(stalled),
-             longest))
+          '%d, messages next to a wrapped upstream timestamp %d, errors %d, '
+          'warnings %d, stalled streams %d, longest silence while playing '
+          '%.0f s (counted from 10 s)'
+          % (msgs, dropped, holes, wrapped, len(errors), warnings,
+             len(stalled), longest))
     print('RSS: %.1f -> %.1f MiB (%+.1f %%, middle third to last), fds %.0f '
           '-> %.0f' % (rss_mid / 1024, rss_last / 1024, 100 * rss_growth,
                        fd_mid, fd_last))
@@ -282,11 +296,11 @@ def main():
     ok = (not errors and holes == 0 and not stalled
           and rss_growth <= args.rss_tolerance and fd_last <= fd_mid + 2)
     print('@soak streams=%d minutes=%.1f pokes=%d messages=%d dropped=%d '
-          'holes=%d errors=%d warnings=%d stalled=%d rss_mid_kib=%.0f '
-          'rss_last_kib=%.0f fd_mid=%.0f fd_last=%.0f ok=%d'
+          'holes=%d wrapped=%d errors=%d warnings=%d stalled=%d '
+          'rss_mid_kib=%.0f rss_last_kib=%.0f fd_mid=%.0f fd_last=%.0f ok=%d'
           % (args.streams, elapsed / 60, sum(pokes.values()), msgs, dropped,
-             holes, len(errors), warnings, len(stalled), rss_mid, rss_last,
-             fd_mid, fd_last, ok))
+             holes, wrapped, len(errors), warnings, len(stalled), rss_mid,
+             rss_last, fd_mid, fd_last, ok))
     return 0 if ok else 1
 
 
