@@ -909,6 +909,10 @@ gst_gpu_loudness_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_FLUSH_STOP:
       gst_gpu_fft_poster_set_flushing (self->poster, FALSE);
+      /* (the intervals that ended before the flush reach the bus before
+       * it goes on, as gpufftspectrum's; the measurement goes on) */
+      drain (self, FALSE);
+      gst_gpu_fft_poster_wait (self->poster);
       break;
     default:
       break;

@@ -1057,6 +1057,38 @@ GST_START_TEST (test_flush_and_huge_interval)
 
 GST_END_TEST;
 
+/* A flush: the intervals that ended before it are posted before
+ * FLUSH_STOP leaves (their blocks measured though no batch was full), and
+ * the measurement goes on after it. */
+GST_START_TEST (test_flush_posts_ended_intervals)
+{
+  GstBus *bus;
+  GstHarness *h = harness_new_element ("gpuloudness", &bus,
+      "audio/x-raw,format=F32LE,rate=48000,channels=2,layout=interleaved",
+      "interval", "100000000", NULL);
+  GPtrArray *msgs;
+  GstSegment seg;
+
+  push_tone (h, 48000, 2, 1, -23, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  msgs = pop_all (bus);
+  fail_unless_equals_int (msgs->len, 10);
+  expect ("1 s at -23, then a flush, M", field (last (msgs),
+          "momentary-loudness"), -23, 0.1, 0.1);
+  g_ptr_array_unref (msgs);
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  push_tone (h, 48000, 2, 1, -23, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  msgs = pop_all (bus);
+  fail_unless_equals_int (msgs->len, 10);
+  g_ptr_array_unref (msgs);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 loudness_suite (void)
 {
@@ -1082,6 +1114,7 @@ loudness_suite (void)
   tcase_add_test (tc, test_modes);
   tcase_add_test (tc, test_reset_and_renegotiation);
   tcase_add_test (tc, test_flush_and_huge_interval);
+  tcase_add_test (tc, test_flush_posts_ended_intervals);
   return s;
 }
 

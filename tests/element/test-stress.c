@@ -385,6 +385,10 @@ final_stream (Slot * s)
   if (s->kind == KIND_LOUDNESS) {
     s->f.channels = s->f.channels == 1 ? 2 : 1;
     push_caps (s);
+    /* (its flush does not wait for the messages of the stream before, as
+     * EOS does: they reach the bus before EOS leaves) */
+    end_stream (s);
+    flush (s);
   }
   drain (s);
   push_buffers (s, 100);
@@ -413,11 +417,6 @@ final_stream (Slot * s)
     else
       gst_message_unref (m);
   }
-  /* (gpuloudness: the stream before the new caps ends with its partial
-   * interval, posted in order before the new stream's messages; it may
-   * still have been on its way to the bus when drain () ran) */
-  if (s->kind == KIND_LOUDNESS && msgs->len == 11)
-    g_ptr_array_remove_index (msgs, 0);
   posted = msgs->len;
   if (posted != 10) {
     GString *ts = g_string_new (NULL);
