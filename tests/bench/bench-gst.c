@@ -30,7 +30,6 @@ static gdouble seconds = 0, spectrum_seconds = 0, buffer_kib = 1024;
 static gdouble max_gsamples = 0, interval_ms = 100;
 static gboolean small = FALSE, skip_spectrum = FALSE, with_allocator = FALSE;
 static gboolean no_messages = FALSE, print_stats = FALSE, with_identity = FALSE;
-static gboolean as_identity = FALSE;    /* the run in progress is identity's */
 static gchar *device_name = NULL;       /* of the last gpufftspectrum run */
 
 static const GOptionEntry entries[] = {
@@ -216,16 +215,16 @@ in_element_memory (GstElement * ana, GstCaps * caps, GstBuffer * tmpl)
   return out;
 }
 
-/* One run; prints its table row. FALSE when it could not run at all.
- * alloc: the pushed memory is the element's allocator's. */
+/* One run of factory (gpufftspectrum, spectrum or identity); prints its
+ * table row. FALSE when it could not run at all. alloc: the pushed memory
+ * is the element's allocator's. */
 static gboolean
-run_one (gboolean gpufft, gboolean alloc, guint channels, gdouble wall_cap,
-    guint64 max_samples)
+run_one (const gchar * factory, gboolean alloc, guint channels,
+    gdouble wall_cap, guint64 max_samples)
 {
-  const gchar *label = as_identity ? "identity" : gpufft ? (alloc ?
-      "gpufft+alloc" : "gpufftspectrum") : "spectrum";
-  const gchar *factory = as_identity ? "identity" : gpufft ? "gpufftspectrum"
-      : "spectrum";
+  gboolean gpufft = g_str_equal (factory, "gpufftspectrum");
+  gboolean as_identity = g_str_equal (factory, "identity");
+  const gchar *label = gpufft && alloc ? "gpufft+alloc" : factory;
   guint64 host_bytes = 0;
   Run r;
   GstElement *pipe, *src, *ana, *sink;
@@ -450,22 +449,19 @@ main (int argc, char **argv)
       "element", "ch", "buffers", "audio s", "wall s", "Msamp/s", "x RT",
       "CPU s", "CPUms/as", "CPU ns/s", "msgs", "expect", "check");
   for (i = 0; i < nch; i++) {
-    if (with_identity) {
-      as_identity = TRUE;
-      if (!run_one (FALSE, FALSE, ch[i], seconds,
-              (guint64) (max_gsamples * 1e9)))
-        rc = 1;
-      as_identity = FALSE;
-    }
-    if (!run_one (TRUE, FALSE, ch[i], seconds, (guint64) (max_gsamples * 1e9)))
+    if (with_identity && !run_one ("identity", FALSE, ch[i], seconds,
+            (guint64) (max_gsamples * 1e9)))
       rc = 1;
-    if (with_allocator && !run_one (TRUE, TRUE, ch[i], seconds,
+    if (!run_one ("gpufftspectrum", FALSE, ch[i], seconds,
+            (guint64) (max_gsamples * 1e9)))
+      rc = 1;
+    if (with_allocator && !run_one ("gpufftspectrum", TRUE, ch[i], seconds,
             (guint64) (max_gsamples * 1e9)))
       rc = 1;
   }
   if (!skip_spectrum)
     for (i = 0; i < nsch; i++)
-      if (!run_one (FALSE, FALSE, sch[i], spectrum_seconds,
+      if (!run_one ("spectrum", FALSE, sch[i], spectrum_seconds,
               (guint64) (max_gsamples * 1e9)))
         rc = 1;
   printf ("(x RT = audio seconds per wall second; CPUms/as = CPU ms per "
