@@ -737,8 +737,10 @@ gst_gpu_loudness_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   GstGpuLoudnessMeter *meter;
   GError *err = NULL;
 
-  /* new caps: the stream so far is posted up to here, then a new meter */
+  /* new caps: the stream so far is posted up to here (on the bus before
+   * the caps go on, as at EOS and a flush), then a new meter */
   drain (self, TRUE);
+  gst_gpu_fft_poster_wait (self->poster);
   clear_config (self);
   GST_OBJECT_LOCK (self);
   mode = self->mode;

@@ -124,9 +124,9 @@ slot_free (Slot * s)
 }
 
 /* Pops what the element posted; ERRORs are reported. Returns how many of
- * the element's interval messages came. */
+ * the element's interval messages came; keep (optional) takes them. */
 static guint
-drain (Slot * s)
+drain_into (Slot * s, GPtrArray * keep)
 {
   GstMessage *m;
   guint n = 0;
@@ -142,10 +142,20 @@ drain (Slot * s)
         && gst_structure_has_name (gst_message_get_structure (m),
             kind_message[s->kind])) {
       n++;
+      if (keep) {
+        g_ptr_array_add (keep, m);
+        continue;
+      }
     }
     gst_message_unref (m);
   }
   return n;
+}
+
+static guint
+drain (Slot * s)
+{
+  return drain_into (s, NULL);
 }
 
 /* x[n * channels]: the tone on every channel, from sample `first` */
@@ -224,32 +234,39 @@ flush (Slot * s)
   push_segment (s);
 }
 
-/* Ends the stream: once EOS has left the element, no message of the
- * stream may come. Returns the messages posted before it left. */
-static guint
-end_stream (Slot * s)
+/* Pushes EOS and waits until it has left the element; FALSE (reported)
+ * when it was refused or did not come out. */
+static gboolean
+push_eos (Slot * s)
 {
   GstEvent *e;
-  guint before = 0;
 
   if (!gst_harness_push_event (s->h, gst_event_new_eos ())) {
     report (s, "EOS was refused");
-    return 0;
+    return FALSE;
   }
   while ((e = gst_harness_pull_event (s->h)) != NULL) {
     gboolean eos = GST_EVENT_TYPE (e) == GST_EVENT_EOS;
 
     gst_event_unref (e);
     if (eos)
-      break;
+      return TRUE;
   }
-  if (e == NULL)
-    report (s, "EOS did not come out");
-  before = drain (s);
+  report (s, "EOS did not come out");
+  return FALSE;
+}
+
+/* Ends the stream: once EOS has left the element, no message of the
+ * stream may come. */
+static void
+end_stream (Slot * s)
+{
+  if (!push_eos (s))
+    return;
+  drain (s);
   g_usleep (50 * 1000);
   if (drain (s) > 0)
     report (s, "a message came after EOS left");
-  return before;
 }
 
 /* New caps (s->f) and a segment from 0 */
@@ -363,7 +380,6 @@ changer_run (gpointer data)
 static void
 final_stream (Slot * s)
 {
-  GstMessage *m;
   GPtrArray *msgs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_message_unref);
   guint i, posted;
@@ -381,43 +397,20 @@ final_stream (Slot * s)
   }
   flush (s);
   /* (gpuloudness reads its interval when caps are set, and a flush does
-   * not restart its intervals, as ebur128level's: new caps do both) */
+   * not restart its intervals, as ebur128level's: new caps do both, the
+   * stream before posted first) */
   if (s->kind == KIND_LOUDNESS) {
     s->f.channels = s->f.channels == 1 ? 2 : 1;
     push_caps (s);
-    /* (its flush does not wait for the messages of the stream before, as
-     * EOS does: they reach the bus before EOS leaves) */
-    end_stream (s);
-    flush (s);
   }
   drain (s);
   push_buffers (s, 100);
-  if (!gst_harness_push_event (s->h, gst_event_new_eos ())) {
-    report (s, "EOS was refused");
+  if (!push_eos (s)) {
     g_ptr_array_unref (msgs);
     return;
   }
-  for (;;) {
-    GstEvent *e = gst_harness_pull_event (s->h);
-    gboolean eos = e && GST_EVENT_TYPE (e) == GST_EVENT_EOS;
-
-    if (e)
-      gst_event_unref (e);
-    if (!e || eos)
-      break;
-  }
   /* (what is on the bus now was posted before EOS left) */
-  while ((m = gst_bus_pop (s->bus)) != NULL) {
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
-      report (s, "ERROR in the final stream");
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
-        && gst_structure_has_name (gst_message_get_structure (m),
-            kind_message[s->kind]))
-      g_ptr_array_add (msgs, m);
-    else
-      gst_message_unref (m);
-  }
-  posted = msgs->len;
+  posted = drain_into (s, msgs);
   if (posted != 10) {
     GString *ts = g_string_new (NULL);
 
