@@ -338,6 +338,8 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
     release_segments (batch);
     return FALSE;
   }
+  if (plan->host)
+    return gpufft_host_plan_submit (plan->host, batch, span, error);
 
   g_mutex_lock (&plan->lock);
   ok = wait_for_slot (plan, batch, error);

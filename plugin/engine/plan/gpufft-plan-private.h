@@ -16,6 +16,12 @@
  *                           frame rows: their checks, tables, buffers and
  *                           delivery
  *   gpufft-merge.c          shared dispatches (the scheduler's round hooks)
+ *   gpufft-plan-host.c      the host plan (gpufft_plan_new_host()): the
+ *                           same analysis on the CPU; a GpufftPlan with
+ *                           `host` set holds no device object (no ctx,
+ *                           no slots), only the configuration and batch
+ *                           limits, and the public functions hand it
+ *                           its work
  *
  * Slots
  *   A plan has n_slots slots (N_SLOTS, fewer where that much staging
@@ -47,6 +53,7 @@
 #include "gpufft-host-memory.h"
 #include "gpufft-descriptor-pool.h"
 #include "gpufft-scheduler.h"
+#include "gpufft-plan-host.h"
 
 G_BEGIN_DECLS
 
@@ -194,6 +201,10 @@ struct _GpufftPlan
 {
   GpufftContext *ctx;
   GpufftPlanConfig cfg;
+  /* A host plan (gpufft_plan_new_host()): the work is its; of the fields
+   * below only the geometry and the batch limits are set (nb, out_ch, bps,
+   * n_peaks, max_frames, max_groups, max_span, n_slots) */
+  GpufftHostPlan *host;
 
   guint log2_m, m, nb, out_ch, bps, fpw;
   /* Four-step (large N): M = cols x 2^log2_q, the column FFTs by `fft`

@@ -223,6 +223,10 @@ void
 gpufft_plan_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
     gpointer user_data)
 {
+  if (plan->host) {
+    gpufft_host_plan_set_result_func (plan->host, func, user_data);
+    return;
+  }
   g_mutex_lock (&plan->lock);
   plan->func = func;
   plan->func_data = user_data;
@@ -239,6 +243,8 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
   gint n;
 
   g_return_val_if_fail (plan != NULL, -1);
+  if (plan->host)
+    return gpufft_host_plan_collect (plan->host, wait, func, user_data);
   g_mutex_lock (&plan->lock);
   if (wait && !gpufft_context_in_worker ())
     while (plan->n_busy > 0)
@@ -268,6 +274,8 @@ gpufft_plan_in_flight (GpufftPlan * plan)
 {
   guint n;
 
+  if (plan->host)
+    return gpufft_host_plan_in_flight (plan->host);
   g_mutex_lock (&plan->lock);
   n = plan->n_busy + plan->n_stashed;
   g_mutex_unlock (&plan->lock);
@@ -277,6 +285,11 @@ gpufft_plan_in_flight (GpufftPlan * plan)
 void
 gpufft_plan_get_timings (GpufftPlan * plan, GpufftTimings * timings)
 {
+  if (plan->host) {
+    /* (no device, no timestamps) */
+    memset (timings, 0, sizeof (*timings));
+    return;
+  }
   g_mutex_lock (&plan->lock);
   *timings = plan->timings;
   g_mutex_unlock (&plan->lock);

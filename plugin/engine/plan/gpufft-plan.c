@@ -1,6 +1,8 @@
 /* A plan: configuration checks, sizing against the device's limits, and
  * every GPU object of one analysis geometry, allocated once (see
- * gpufft-plan-private.h for how the plan's files divide the work).
+ * gpufft-plan-private.h for how the plan's files divide the work). A host
+ * plan (gpufft_plan_new_host()) is checked and sized here the same way,
+ * its work done by gpufft-plan-host.c.
  *
  * Per batch the GPU runs:
  *   copy staging -> input            (transfer; skipped by rerun)
@@ -241,10 +243,12 @@ in_bytes (const GpufftPlan * plan, guint64 span)
       plan->bps + 16;
 }
 
+/* The batch limits within the device's limits `lim` (a host plan's: no
+ * limits but 32-bit sizes). */
 static gboolean
-size_plan (GpufftPlan * plan, GError ** error)
+size_plan (GpufftPlan * plan, const VkPhysicalDeviceLimits * lim,
+    GError ** error)
 {
-  const VkPhysicalDeviceLimits *lim = &plan->ctx->props.limits;
   const GpufftPlanConfig *c = &plan->cfg;
   guint64 range = lim->maxStorageBufferRange;
   /* (the CPU kernel reads the input through a view of 4-byte texels) */
@@ -384,10 +388,24 @@ size_plan (GpufftPlan * plan, GError ** error)
   plan->max_groups = groups;
   plan->max_chunks = chunks;
   plan->max_span = span;
-  plan->import_min = c->planar ? 0 : gpufft_import_min_bytes (plan->ctx);
-  plan->record_once = g_strcmp0 (g_getenv ("GPUFFT_RECORD_ONCE"), "0") != 0;
-  plan->host_min = gpufft_plan_host_memory_min_bytes ();
   return TRUE;
+}
+
+/* What the configuration alone decides: the geometry, the resolved peak
+ * range, the analysis stage's rows. */
+static void
+setup_geometry (GpufftPlan * plan, const GpufftPlanConfig * config)
+{
+  plan->cfg = *config;
+  plan->m = config->fft_size / 2;
+  plan->log2_m = ilog2 (plan->m);       /* (power-of-two sizes) */
+  plan->nb = plan->m + 1;
+  plan->out_ch = config->downmix ? 1 : config->channels;
+  plan->bps = gpufft_format_bytes (config->format);
+  plan->n_peaks = config->n_peaks;
+  if (plan->cfg.peak_max_bin == 0 || plan->cfg.peak_max_bin > plan->m)
+    plan->cfg.peak_max_bin = plan->m;
+  gpufft_plan_analysis_setup (plan);
 }
 
 static gboolean
@@ -646,24 +664,19 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   plan = g_new0 (GpufftPlan, 1);
   plan->ctx = gpufft_context_ref (ctx);
   plan->sched = sched;
-  plan->cfg = *config;
   g_queue_init (&plan->stash);
   g_mutex_init (&plan->lock);
   g_cond_init (&plan->cond);
-  plan->m = config->fft_size / 2;
+  setup_geometry (plan, config);
   plan->any = gpufft_plan_any_size (config->fft_size)
       || gpufft_plan_cpu_path_requested () == GPUFFT_KERNEL_PATH_ANY;
-  plan->log2_m = ilog2 (plan->m);       /* (power-of-two sizes) */
-  plan->nb = plan->m + 1;
-  plan->out_ch = config->downmix ? 1 : config->channels;
-  plan->bps = gpufft_format_bytes (config->format);
-  plan->n_peaks = config->n_peaks;
-  if (plan->cfg.peak_max_bin == 0 || plan->cfg.peak_max_bin > plan->m)
-    plan->cfg.peak_max_bin = plan->m;
-  gpufft_plan_analysis_setup (plan);
 
-  if (!make_pipelines (plan, error) || !size_plan (plan, error))
+  if (!make_pipelines (plan, error)
+      || !size_plan (plan, &ctx->props.limits, error))
     goto fail;
+  plan->import_min = config->planar ? 0 : gpufft_import_min_bytes (ctx);
+  plan->record_once = g_strcmp0 (g_getenv ("GPUFFT_RECORD_ONCE"), "0") != 0;
+  plan->host_min = gpufft_plan_host_memory_min_bytes ();
 
   row_bytes = (guint64) plan->nb * plan->out_ch * sizeof (gfloat);
   part_bytes = (guint64) (plan->nb + 1) * plan->out_ch * sizeof (gfloat);
@@ -731,6 +744,53 @@ fail:
   return NULL;
 }
 
+/* A host plan's limits: none but those of 32-bit sizes, so that its batch
+ * limits are those of a device plan on a device that has no smaller ones
+ * (automatic: the frames of AUTO_SPAN_BYTES of samples, the groups of
+ * AUTO_RESULT_BYTES of results, the rows of the per-frame modes within
+ * their budgets). */
+static const VkPhysicalDeviceLimits host_limits = {
+  .maxStorageBufferRange = G_MAXUINT32,
+  .maxTexelBufferElements = G_MAXUINT32,
+  .maxComputeWorkGroupCount = {G_MAXUINT32, G_MAXUINT32, G_MAXUINT32},
+};
+
+GpufftPlan *
+gpufft_plan_new_host (const GpufftPlanConfig * config, GError ** error)
+{
+  GpufftPlan *plan;
+
+  g_return_val_if_fail (config != NULL, NULL);
+  if (!check_config (config, error))
+    return NULL;
+  plan = g_new0 (GpufftPlan, 1);
+  setup_geometry (plan, config);
+  if (!size_plan (plan, &host_limits, error)) {
+    g_free (plan);
+    return NULL;
+  }
+  plan->n_slots = GPUFFT_HOST_PLAN_SLOTS;
+  /* (copies the arrays, which the plan's configuration then drops as a
+   * device plan's does) */
+  plan->host = gpufft_host_plan_new (&plan->cfg, plan->max_frames,
+      plan->max_groups, error);
+  if (!plan->host) {
+    g_free (plan);
+    return NULL;
+  }
+  plan->cfg.bin_gain = plan->cfg.level_weights = NULL;
+  plan->cfg.band_first = plan->cfg.band_bins = NULL;
+  plan->cfg.band_weights = NULL;
+  return plan;
+}
+
+gboolean
+gpufft_plan_is_host (GpufftPlan * plan)
+{
+  g_return_val_if_fail (plan != NULL, FALSE);
+  return plan->host != NULL;
+}
+
 static gpointer
 plan_free_thread (gpointer plan)
 {
@@ -747,6 +807,13 @@ gpufft_plan_free (GpufftPlan * plan)
 
   if (!plan)
     return;
+  if (plan->host) {
+    /* (on the host plan's worker thread: returns at once, the worker
+     * frees it) */
+    gpufft_host_plan_free (plan->host);
+    g_free (plan);
+    return;
+  }
   ctx = plan->ctx;
   if (gpufft_context_in_worker ()) {
     /* A result function, or a synchronous bus handler it posted to (an
@@ -870,5 +937,6 @@ gpufft_plan_get_n_slots (GpufftPlan * plan)
 GpufftKernels
 gpufft_plan_get_kernels (GpufftPlan * plan)
 {
+  /* (a host plan runs no kernel: GPU, see gpufft_plan_new_host()) */
   return plan->cpu ? GPUFFT_KERNELS_CPU : GPUFFT_KERNELS_GPU;
 }

@@ -1,0 +1,1263 @@
+/* The host plan: a plan's analysis in C on the CPU (see
+ * gpufft-plan-host.h for its contract, gpufft.h for the definitions and
+ * shaders/reduce.comp for the device's arithmetic it follows).
+ *
+ * Per batch (the worker thread), frame after frame and output channel
+ * after output channel: the samples converted (load.glsl's rules), mixed
+ * down or not, windowed, transformed (real FFT of N points through a
+ * complex FFT of N/2), turned into scaled power and added into the open
+ * group's sums (MEAN), its dB sums (MEAN_DB) or its maximum (PEAK_HOLD);
+ * a closed group's result then follows reduce.comp: mean, bin gains,
+ * peaks (on the float linear power), bands, level, dB. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "gpufft-plan-host.h"
+#include "gpufft-error.h"
+
+#define N_SLOTS GPUFFT_HOST_PLAN_SLOTS
+
+/* ---- FFT ---------------------------------------------------------------- */
+
+/* A forward complex DFT of m points in double, in place on (re, im) pairs:
+ * iterative radix 2 over l = m points where m is a power of two, else
+ * Bluestein's algorithm (a chirp product and a convolution by power-of-two
+ * FFTs of l >= 2m - 1 points). Twiddles and chirps from exact angles. */
+typedef struct
+{
+  guint m;                      /* points of the DFT */
+  guint l;                      /* points of the radix-2 FFT */
+  guint32 *rev;                 /* [l] bit reversal */
+  gdouble *tw;                  /* [l] pairs: e^{-2 pi i j / l}, j < l / 2 */
+  gdouble *chirp;               /* Bluestein: [m] pairs, e^{-pi i n^2 / m} */
+  gdouble *kern;                /* Bluestein: [l] pairs, DFT_l (conj chirp,
+                                 * wrapped) / l */
+  gdouble *work;                /* Bluestein: [l] pairs */
+  gdouble *post;                /* [m + 1] pairs: e^{-pi i k / m}, the real
+                                 * FFT's post-processing */
+} HostFft;
+
+static gboolean
+is_pow2 (guint v)
+{
+  return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* The radix-2 FFT of f->l points, in place. */
+static void
+fft_pow2 (const HostFft * f, gdouble * a)
+{
+  guint l = f->l, i, j, k, len;
+
+  for (i = 0; i < l; i++) {
+    j = f->rev[i];
+    if (i < j) {
+      gdouble r = a[2 * i], m = a[2 * i + 1];
+
+      a[2 * i] = a[2 * j];
+      a[2 * i + 1] = a[2 * j + 1];
+      a[2 * j] = r;
+      a[2 * j + 1] = m;
+    }
+  }
+  /* (first pass: no twiddles) */
+  for (i = 0; i + 1 < l; i += 2) {
+    gdouble r = a[2 * i + 2], m = a[2 * i + 3];
+
+    a[2 * i + 2] = a[2 * i] - r;
+    a[2 * i + 3] = a[2 * i + 1] - m;
+    a[2 * i] += r;
+    a[2 * i + 1] += m;
+  }
+  for (len = 4; len <= l; len <<= 1) {
+    guint half = len / 2, step = l / len;
+
+    for (i = 0; i < l; i += len) {
+      gdouble *lo = a + 2 * i, *hi = a + 2 * (i + half);
+
+      for (k = 0; k < half; k++) {
+        gdouble wr = f->tw[2 * k * step], wi = f->tw[2 * k * step + 1];
+        gdouble tr = hi[2 * k] * wr - hi[2 * k + 1] * wi;
+        gdouble ti = hi[2 * k] * wi + hi[2 * k + 1] * wr;
+
+        hi[2 * k] = lo[2 * k] - tr;
+        hi[2 * k + 1] = lo[2 * k + 1] - ti;
+        lo[2 * k] += tr;
+        lo[2 * k + 1] += ti;
+      }
+    }
+  }
+}
+
+/* The DFT of f->m points, in place. */
+static void
+fft_run (const HostFft * f, gdouble * z)
+{
+  gdouble *w = f->work;
+  guint n;
+
+  if (!f->chirp) {
+    fft_pow2 (f, z);
+    return;
+  }
+  for (n = 0; n < f->m; n++) {
+    gdouble cr = f->chirp[2 * n], ci = f->chirp[2 * n + 1];
+
+    w[2 * n] = z[2 * n] * cr - z[2 * n + 1] * ci;
+    w[2 * n + 1] = z[2 * n] * ci + z[2 * n + 1] * cr;
+  }
+  memset (w + 2 * f->m, 0, (gsize) (f->l - f->m) * 2 * sizeof (gdouble));
+  fft_pow2 (f, w);
+  /* times the kernel's transform, conjugated: the inverse transform as a
+   * forward one of the conjugate */
+  for (n = 0; n < f->l; n++) {
+    gdouble kr = f->kern[2 * n], ki = f->kern[2 * n + 1];
+    gdouble r = w[2 * n] * kr - w[2 * n + 1] * ki;
+    gdouble i = w[2 * n] * ki + w[2 * n + 1] * kr;
+
+    w[2 * n] = r;
+    w[2 * n + 1] = -i;
+  }
+  fft_pow2 (f, w);
+  for (n = 0; n < f->m; n++) {
+    gdouble cr = f->chirp[2 * n], ci = f->chirp[2 * n + 1];
+    gdouble r = w[2 * n], i = -w[2 * n + 1];
+
+    z[2 * n] = r * cr - i * ci;
+    z[2 * n + 1] = r * ci + i * cr;
+  }
+}
+
+static void
+fft_clear (HostFft * f)
+{
+  g_free (f->rev);
+  g_free (f->tw);
+  g_free (f->chirp);
+  g_free (f->kern);
+  g_free (f->work);
+  g_free (f->post);
+  memset (f, 0, sizeof (*f));
+}
+
+/* FALSE where the tables cannot be allocated. */
+static gboolean
+fft_init (HostFft * f, guint m)
+{
+  guint i, bits = 0;
+
+  f->m = m;
+  f->l = m;
+  if (!is_pow2 (m)) {
+    f->l = 1;
+    while (f->l < 2 * m - 1)
+      f->l <<= 1;
+  }
+  while ((1u << bits) < f->l)
+    bits++;
+  /* (at most 65536 points: the sizes below cannot overflow) */
+  f->rev = g_try_new (guint32, f->l);
+  f->tw = g_try_new (gdouble, f->l);
+  f->post = g_try_new (gdouble, 2 * ((gsize) m + 1));
+  if (f->l != m) {
+    f->chirp = g_try_new (gdouble, 2 * (gsize) m);
+    f->kern = g_try_new0 (gdouble, 2 * (gsize) f->l);
+    f->work = g_try_new (gdouble, 2 * (gsize) f->l);
+  }
+  if (!f->rev || !f->tw || !f->post || (f->l != m && (!f->chirp || !f->kern
+              || !f->work)))
+    return FALSE;
+  for (i = 0; i < f->l; i++) {
+    guint32 r = 0, v = i, b;
+
+    for (b = 0; b < bits; b++, v >>= 1)
+      r = (r << 1) | (v & 1);
+    f->rev[i] = r;
+  }
+  for (i = 0; i < f->l / 2; i++) {
+    gdouble a = -2.0 * G_PI * (gdouble) i / (gdouble) f->l;
+
+    f->tw[2 * i] = cos (a);
+    f->tw[2 * i + 1] = sin (a);
+  }
+  for (i = 0; i <= m; i++) {
+    gdouble a = -G_PI * (gdouble) i / (gdouble) m;
+
+    f->post[2 * i] = cos (a);
+    f->post[2 * i + 1] = sin (a);
+  }
+  if (f->l != m) {
+    /* c[n] = e^{-pi i (n^2 mod 2m) / m}; kernel b[n] = b[l - n] =
+     * conj (c[n]) */
+    for (i = 0; i < m; i++) {
+      guint64 q = (guint64) i * i % (2 * (guint64) m);
+      gdouble a = -G_PI * (gdouble) q / (gdouble) m;
+
+      f->chirp[2 * i] = cos (a);
+      f->chirp[2 * i + 1] = sin (a);
+      f->kern[2 * i] = cos (a);
+      f->kern[2 * i + 1] = -sin (a);
+      if (i > 0) {
+        f->kern[2 * (f->l - i)] = cos (a);
+        f->kern[2 * (f->l - i) + 1] = -sin (a);
+      }
+    }
+    fft_pow2 (f, f->kern);
+    for (i = 0; i < 2 * f->l; i++)
+      f->kern[i] /= f->l;
+  }
+  return TRUE;
+}
+
+/* X_0 .. X_m of the real sequence whose even and odd samples are the real
+ * and imaginary parts of z (Z = DFT_m (z) given): x[2m] (pairs). Bins 0 and
+ * m are real. */
+static void
+fft_real_post (const HostFft * f, const gdouble * z, gdouble * x)
+{
+  guint m = f->m, k;
+
+  x[0] = z[0] + z[1];
+  x[1] = 0.0;
+  x[2 * m] = z[0] - z[1];
+  x[2 * m + 1] = 0.0;
+  for (k = 1; k < m; k++) {
+    gdouble ar = z[2 * k], ai = z[2 * k + 1];
+    gdouble br = z[2 * (m - k)], bi = -z[2 * (m - k) + 1];
+    /* even part (a + b) / 2, odd part -i (a - b) / 2, X = even + w odd */
+    gdouble er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);
+    gdouble or = 0.5 * (ai - bi), oi = -0.5 * (ar - br);
+    gdouble wr = f->post[2 * k], wi = f->post[2 * k + 1];
+
+    x[2 * k] = er + wr * or - wi * oi;
+    x[2 * k + 1] = ei + wr * oi + wi * or;
+  }
+}
+
+/* ---- the plan ----------------------------------------------------------- */
+
+typedef struct
+{
+  guint8 *data;                 /* interleaved: [span][channels] samples;
+                                 * planar: [channels][span] */
+  gsize cap;                    /* bytes allocated */
+  gsize span;                   /* samples per channel */
+  GpufftGroup *groups;          /* [max_groups] */
+  guint n_groups;
+  gfloat db_floor;
+} HostSlot;
+
+/* An owned copy of one group result (the stash). */
+typedef struct
+{
+  GpufftGroupResult r;
+  gpointer mem;                 /* every array of r, in one block */
+} Stashed;
+
+typedef struct
+{
+  gfloat v;
+  guint k;
+} PeakCand;
+
+struct _GpufftHostPlan
+{
+  GpufftPlanConfig cfg;         /* (arrays NULL: copied below) */
+  guint n, m, nb, out_ch, bps, max_frames, max_groups;
+  guint n_peaks, peak_lo, peak_hi, n_bands, frame_values, frame_row;
+  gboolean has_level;
+  gsize frame_bytes;            /* one instant of every channel */
+
+  gdouble *win;                 /* [n] */
+  gdouble *fac;                 /* [nb] |X_k|^2 -> scaled power */
+  gdouble *gain;                /* [nb] (1 without gains) */
+  gdouble *level_w;             /* [nb] or NULL */
+  guint *band_first, *band_bins, *band_off;     /* [n_bands] */
+  gdouble *band_w;              /* the bands' weights, band after band */
+  HostFft fft;
+
+  /* the submitter's */
+  HostSlot slots[N_SLOTS];
+  guint next;                   /* slot of the next submission */
+  gboolean open;                /* the last batch left a group open */
+
+  /* the worker's */
+  gdouble *x;                   /* [n]: the frame, then its complex FFT */
+  gdouble *xk;                  /* [nb] pairs: X_k */
+  gdouble *pw;                  /* [nb] scaled power of the frame */
+  gdouble *lin;                 /* [nb] the group's gained linear power */
+  gdouble *acc;                 /* [out_ch][nb] sums, dB sums or maxima */
+  gdouble *psum;                /* phase_mean: [out_ch][nb] phase sums */
+  guint *used;                  /* [out_ch] frames averaged */
+  gboolean w_open;              /* a group is open */
+  guint group_frames;           /* its frames so far */
+  guint64 next_index;           /* group_index of the next closed group */
+  gfloat *rows;                 /* frames_out: the open group's frame rows */
+  gsize rows_len, rows_cap;     /* floats */
+  gboolean rows_lost;           /* rows that could not be allocated: none */
+  PeakCand *top;                /* [n_peaks] */
+  /* the result handed out */
+  gfloat *r_power, *r_cplx, *r_phase, *r_bands, *r_level;
+  guint *r_counts;
+  GpufftPeak *r_peaks;
+
+  GThread *thread;
+  GMutex lock;
+  GCond cond;
+  /* --- under lock --- */
+  guint head;                   /* oldest busy slot */
+  guint n_busy;                 /* slots queued or being computed */
+  gboolean quit;                /* free: the worker stops once idle */
+  gboolean doomed;              /* freed on the worker: it frees the plan */
+  GpufftResultFunc func;
+  gpointer func_data;
+  GQueue stash;                 /* Stashed */
+  guint n_stashed;              /* batches whose results are stashed */
+};
+
+/* ---- tables ------------------------------------------------------------- */
+
+/* g_try_malloc0 of n x size bytes; NULL (and *ok FALSE) where it overflows
+ * or fails (nothing allocated once *ok is FALSE). */
+static gpointer
+try_alloc (gsize n, gsize size, gboolean * ok)
+{
+  gsize bytes;
+  gpointer p;
+
+  if (!*ok)
+    return NULL;
+  if (!g_size_checked_mul (&bytes, n, size)) {
+    *ok = FALSE;
+    return NULL;
+  }
+  p = g_try_malloc0 (MAX (bytes, 1));
+  if (!p)
+    *ok = FALSE;
+  return p;
+}
+
+static void
+slot_free (HostSlot * s)
+{
+  g_free (s->data);
+  g_free (s->groups);
+  memset (s, 0, sizeof (*s));
+}
+
+static void
+stashed_free (gpointer data)
+{
+  Stashed *st = data;
+
+  g_free (st->mem);
+  g_free (st);
+}
+
+/* Frees everything but the thread (the caller's: joined or unreferenced). */
+static void
+destroy (GpufftHostPlan * h)
+{
+  guint i;
+
+  for (i = 0; i < N_SLOTS; i++)
+    slot_free (&h->slots[i]);
+  fft_clear (&h->fft);
+  g_free (h->win);
+  g_free (h->fac);
+  g_free (h->gain);
+  g_free (h->level_w);
+  g_free (h->band_first);
+  g_free (h->band_bins);
+  g_free (h->band_off);
+  g_free (h->band_w);
+  g_free (h->x);
+  g_free (h->xk);
+  g_free (h->pw);
+  g_free (h->lin);
+  g_free (h->acc);
+  g_free (h->psum);
+  g_free (h->used);
+  g_free (h->rows);
+  g_free (h->top);
+  g_free (h->r_power);
+  g_free (h->r_cplx);
+  g_free (h->r_phase);
+  g_free (h->r_bands);
+  g_free (h->r_level);
+  g_free (h->r_counts);
+  g_free (h->r_peaks);
+  g_queue_clear_full (&h->stash, stashed_free);
+  g_mutex_clear (&h->lock);
+  g_cond_clear (&h->cond);
+  g_free (h);
+}
+
+/* The constants and the worker's buffers; FALSE where memory runs out. */
+static gboolean
+make_tables (GpufftHostPlan * h, const GpufftPlanConfig * c)
+{
+  gboolean ok = TRUE;
+  gsize row;
+  gdouble sum = 0.0, sum2 = 0.0;
+  guint i, b, n_w = 0;
+
+  if (!g_size_checked_mul (&row, h->out_ch, h->nb))
+    return FALSE;
+  h->win = try_alloc (h->n, sizeof (gdouble), &ok);
+  h->fac = try_alloc (h->nb, sizeof (gdouble), &ok);
+  h->gain = try_alloc (h->nb, sizeof (gdouble), &ok);
+  if (h->has_level)
+    h->level_w = try_alloc (h->nb, sizeof (gdouble), &ok);
+  for (b = 0; b < h->n_bands; b++)
+    n_w += c->band_bins[b];     /* (each at most nb: no overflow) */
+  if (h->n_bands > 0) {
+    h->band_first = try_alloc (h->n_bands, sizeof (guint), &ok);
+    h->band_bins = try_alloc (h->n_bands, sizeof (guint), &ok);
+    h->band_off = try_alloc (h->n_bands, sizeof (guint), &ok);
+    h->band_w = try_alloc (n_w, sizeof (gdouble), &ok);
+  }
+  h->x = try_alloc (h->n, sizeof (gdouble), &ok);
+  h->xk = try_alloc (h->nb, 2 * sizeof (gdouble), &ok);
+  h->pw = try_alloc (h->nb, sizeof (gdouble), &ok);
+  h->lin = try_alloc (h->nb, sizeof (gdouble), &ok);
+  h->acc = try_alloc (row, sizeof (gdouble), &ok);
+  if (c->phase_mean)
+    h->psum = try_alloc (row, sizeof (gdouble), &ok);
+  h->used = try_alloc (h->out_ch, sizeof (guint), &ok);
+  h->top = try_alloc (MAX (h->n_peaks, 1), sizeof (PeakCand), &ok);
+  h->r_power = try_alloc (row, sizeof (gfloat), &ok);
+  if (c->complex_out && !c->phase_mean)
+    h->r_cplx = try_alloc (row, 2 * sizeof (gfloat), &ok);
+  if (c->phase_mean)
+    h->r_phase = try_alloc (row, sizeof (gfloat), &ok);
+  if (h->n_bands > 0)
+    h->r_bands = try_alloc ((gsize) h->out_ch * h->n_bands, sizeof (gfloat),
+        &ok);
+  if (h->has_level)
+    h->r_level = try_alloc (h->out_ch, sizeof (gfloat), &ok);
+  h->r_counts = try_alloc (h->out_ch, sizeof (guint), &ok);
+  if (h->n_peaks > 0)
+    h->r_peaks = try_alloc ((gsize) h->out_ch * h->n_peaks,
+        sizeof (GpufftPeak), &ok);
+  /* (frames_out: one frame's rows to start with, so that a group without
+   * frames has rows too) */
+  if (c->frames_out) {
+    h->rows_cap = (gsize) h->out_ch * h->frame_row;
+    h->rows = try_alloc (h->rows_cap, sizeof (gfloat), &ok);
+  }
+  for (i = 0; ok && i < N_SLOTS; i++)
+    h->slots[i].groups = try_alloc (h->max_groups, sizeof (GpufftGroup), &ok);
+  if (!ok || !fft_init (&h->fft, h->m))
+    return FALSE;
+
+  gpufft_window_fill (c->window, h->n, h->win);
+  for (i = 0; i < h->n; i++) {
+    sum += h->win[i];
+    sum2 += h->win[i] * h->win[i];
+  }
+  /* scipy's one-sided scalings: doubled but at 0 and N/2; RAW as it is */
+  for (i = 0; i < h->nb; i++) {
+    gdouble f = 1.0;
+
+    if (c->scaling == GPUFFT_SCALING_SPECTRUM)
+      f = 1.0 / (sum * sum);
+    else if (c->scaling == GPUFFT_SCALING_DENSITY)
+      f = 1.0 / (c->rate * sum2);
+    if (c->scaling != GPUFFT_SCALING_RAW && i != 0 && i != h->m)
+      f *= 2.0;
+    h->fac[i] = f;
+    h->gain[i] = c->bin_gain ? c->bin_gain[i] : 1.0;
+    if (h->has_level)
+      h->level_w[i] = c->level_weights[i];
+  }
+  for (b = 0, n_w = 0; b < h->n_bands; b++) {
+    h->band_first[b] = c->band_first[b];
+    h->band_bins[b] = c->band_bins[b];
+    h->band_off[b] = n_w;
+    for (i = 0; i < c->band_bins[b]; i++)
+      h->band_w[n_w + i] = c->band_weights[n_w + i];
+    n_w += c->band_bins[b];
+  }
+  return TRUE;
+}
+
+static gpointer worker (gpointer data);
+
+GpufftHostPlan *
+gpufft_host_plan_new (const GpufftPlanConfig * config, guint max_frames,
+    guint max_groups, GError ** error)
+{
+  GpufftHostPlan *h;
+  GError *err = NULL;
+
+  g_return_val_if_fail (config != NULL && max_frames > 0 && max_groups > 0,
+      NULL);
+  if (config->averaging == GPUFFT_AVERAGING_EXPONENTIAL
+      || config->averaging == GPUFFT_AVERAGING_MAX_HOLD) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
+        "a host plan does not average %s: its state carries across groups "
+        "(use a device plan)",
+        config->averaging == GPUFFT_AVERAGING_EXPONENTIAL ?
+        "exponentially" : "with a max hold");
+    return NULL;
+  }
+
+  h = g_new0 (GpufftHostPlan, 1);
+  g_mutex_init (&h->lock);
+  g_cond_init (&h->cond);
+  g_queue_init (&h->stash);
+  h->cfg = *config;
+  h->cfg.bin_gain = h->cfg.level_weights = NULL;
+  h->cfg.band_first = h->cfg.band_bins = NULL;
+  h->cfg.band_weights = NULL;
+  h->n = config->fft_size;
+  h->m = h->n / 2;
+  h->nb = h->m + 1;
+  h->out_ch = config->downmix ? 1 : config->channels;
+  h->bps = gpufft_format_bytes (config->format);
+  h->frame_bytes = (gsize) config->channels * h->bps;
+  h->max_frames = max_frames;
+  h->max_groups = max_groups;
+  h->n_peaks = config->n_peaks;
+  h->peak_lo = MIN (config->peak_min_bin, h->m);
+  h->peak_hi = config->peak_max_bin == 0 || config->peak_max_bin > h->m ?
+      h->m : config->peak_max_bin;
+  h->n_bands = config->n_bands;
+  h->has_level = config->level_weights != NULL;
+  h->frame_values = h->n_bands > 0 ? h->n_bands : h->nb;
+  h->frame_row = h->frame_values + (h->has_level ? 1 : 0);
+
+  if (!make_tables (h, config)) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_OUT_OF_MEMORY,
+        "no memory for a host plan of %u output channels of %u bins",
+        h->out_ch, h->nb);
+    destroy (h);
+    return NULL;
+  }
+  h->thread = g_thread_try_new ("gpufft-host", worker, h, &err);
+  if (!h->thread) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
+        "no thread for a host plan: %s", err->message);
+    g_error_free (err);
+    destroy (h);
+    return NULL;
+  }
+  return h;
+}
+
+void
+gpufft_host_plan_free (GpufftHostPlan * h)
+{
+  if (!h)
+    return;
+  if (g_thread_self () == h->thread) {
+    /* (a result function frees the plan: the worker frees it once this
+     * delivery returns) */
+    g_mutex_lock (&h->lock);
+    h->doomed = TRUE;
+    h->func = NULL;
+    h->func_data = NULL;
+    g_mutex_unlock (&h->lock);
+    return;
+  }
+  g_mutex_lock (&h->lock);
+  while (h->n_busy > 0)
+    g_cond_wait (&h->cond, &h->lock);
+  h->quit = TRUE;
+  g_cond_broadcast (&h->cond);
+  g_mutex_unlock (&h->lock);
+  g_thread_join (h->thread);
+  destroy (h);
+}
+
+/* ---- input (submitter) -------------------------------------------------- */
+
+static void
+release_segments (const GpufftBatch * b)
+{
+  guint i;
+
+  for (i = 0; b->segments && i < b->n_segments; i++)
+    if (b->segments[i].release)
+      b->segments[i].release (b->segments[i].release_data);
+}
+
+gboolean
+gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
+    gsize span, GError ** error)
+{
+  /* (as a device plan: a batch that continues or leaves open a group
+   * waits) */
+  gboolean may_refuse = batch->no_wait && !h->open
+      && batch->groups[batch->n_groups - 1].close;
+  HostSlot *s;
+  gsize bytes, done = 0;
+  guint i, c;
+
+  g_mutex_lock (&h->lock);
+  while (h->n_busy == N_SLOTS) {
+    if (may_refuse) {
+      g_mutex_unlock (&h->lock);
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY,
+          "all %u slots of the host plan are in flight", N_SLOTS);
+      release_segments (batch);
+      return FALSE;
+    }
+    g_cond_wait (&h->cond, &h->lock);
+  }
+  g_mutex_unlock (&h->lock);
+
+  /* The slot is free and the submitter's until it is queued. */
+  s = &h->slots[h->next];
+  if (!g_size_checked_mul (&bytes, span, h->frame_bytes)) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_OUT_OF_MEMORY,
+        "a span of %" G_GSIZE_FORMAT " samples does not fit the memory", span);
+    release_segments (batch);
+    return FALSE;
+  }
+  if (bytes > s->cap) {
+    guint8 *p = g_try_realloc (s->data, bytes);
+
+    if (!p) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_OUT_OF_MEMORY,
+          "no memory for a batch of %" G_GSIZE_FORMAT " bytes", bytes);
+      release_segments (batch);
+      return FALSE;
+    }
+    s->data = p;
+    s->cap = bytes;
+  }
+  for (i = 0; i < batch->n_segments && done < span; i++) {
+    const GpufftSegment *seg = &batch->segments[i];
+    gsize n = MIN (seg->n_samples, span - done);
+
+    if (n == 0)
+      continue;
+    if (!h->cfg.planar)
+      memcpy (s->data + done * h->frame_bytes, seg->data, n * h->frame_bytes);
+    else
+      for (c = 0; c < h->cfg.channels; c++)
+        memcpy (s->data + ((gsize) c * span + done) * h->bps,
+            seg->planes[c], n * h->bps);
+    done += n;
+  }
+  release_segments (batch);
+  s->span = span;
+  s->n_groups = batch->n_groups;
+  s->db_floor = batch->db_floor;
+  memcpy (s->groups, batch->groups, batch->n_groups * sizeof (GpufftGroup));
+  h->open = !batch->groups[batch->n_groups - 1].close;
+  h->next = (h->next + 1) % N_SLOTS;
+
+  g_mutex_lock (&h->lock);
+  h->n_busy++;
+  g_cond_broadcast (&h->cond);
+  g_mutex_unlock (&h->lock);
+  return TRUE;
+}
+
+/* ---- one frame (worker) ------------------------------------------------- */
+
+/* Sample bits of an F64 as the device rounds them to float (load.glsl's
+ * f64_to_f32: to nearest even; NaN and infinities kept; results below the
+ * smallest normal float to a signed zero). */
+static gfloat
+f64_to_f32 (guint64 v)
+{
+  guint32 hi = (guint32) (v >> 32), lo = (guint32) v;
+  guint32 sign = hi & 0x80000000u, e = (hi >> 20) & 0x7ffu, mant, rest, bits;
+  gint fe = (gint) e - 1023 + 127;
+  gfloat f;
+
+  if (e == 0x7ffu)
+    bits = sign | 0x7f800000u | ((((hi & 0xfffffu) | lo) != 0) ? 0x400000u :
+        0u);
+  else if (e == 0 || fe <= 0)
+    bits = sign;
+  else if (fe >= 255)
+    bits = sign | 0x7f800000u;
+  else {
+    mant = ((hi & 0xfffffu) << 3) | (lo >> 29);
+    rest = lo & 0x1fffffffu;
+    bits = sign | ((guint32) fe << 23) | mant;
+    if (rest > 0x10000000u || (rest == 0x10000000u && (mant & 1u)))
+      bits += 1u;
+  }
+  memcpy (&f, &bits, 4);
+  return f;
+}
+
+/* Adds n samples from p (step bytes apart), converted as the device
+ * converts them, to out; FALSE where one of them is NaN or infinite. */
+static gboolean
+add_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
+    gdouble * out)
+{
+  gdouble chk = 0.0;            /* v - v: NaN for a NaN or an infinity */
+  guint i;
+
+  switch (format) {
+    case GPUFFT_FORMAT_S16:
+      for (i = 0; i < n; i++, p += step) {
+        gint16 v;
+
+        memcpy (&v, p, 2);
+        out[i] += v * (1.0 / 32768.0);
+      }
+      break;
+    case GPUFFT_FORMAT_S24:
+      for (i = 0; i < n; i++, p += step) {
+        gint32 v = (gint32) ((guint32) p[0] << 8 | (guint32) p[1] << 16 |
+            (guint32) p[2] << 24) >> 8;
+
+        out[i] += v * (1.0 / 8388608.0);
+      }
+      break;
+    case GPUFFT_FORMAT_S32:
+      for (i = 0; i < n; i++, p += step) {
+        gint32 v;
+
+        memcpy (&v, p, 4);
+        /* (rounded to float first, as the device converts it) */
+        out[i] += (gdouble) ((gfloat) v * (1.0f / 2147483648.0f));
+      }
+      break;
+    case GPUFFT_FORMAT_F32:
+      for (i = 0; i < n; i++, p += step) {
+        guint32 bits;
+        gfloat v;
+
+        /* (as it is, denormals too: the device reads the float's bits) */
+        memcpy (&bits, p, 4);
+        memcpy (&v, &bits, 4);
+        chk += (gdouble) v - (gdouble) v;
+        out[i] += v;
+      }
+      break;
+    case GPUFFT_FORMAT_F64:
+      for (i = 0; i < n; i++, p += step) {
+        guint64 bits;
+        gdouble v;
+
+        memcpy (&bits, p, 8);
+        v = f64_to_f32 (bits);
+        chk += v - v;
+        out[i] += v;
+      }
+      break;
+  }
+  return !isnan (chk);
+}
+
+/* The frame at `start` of output channel ch into h->x (mixed down where
+ * the plan does); FALSE where a sample it reads is NaN or infinite. */
+static gboolean
+load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch)
+{
+  const GpufftPlanConfig *c = &h->cfg;
+  guint first = c->downmix ? 0 : ch, last = c->downmix ? c->channels : ch + 1;
+  gboolean ok = TRUE;
+  guint i;
+
+  memset (h->x, 0, h->n * sizeof (gdouble));
+  for (i = first; i < last; i++) {
+    const guint8 *p;
+    gsize step;
+
+    if (c->planar) {
+      p = s->data + ((gsize) i * s->span + start) * h->bps;
+      step = h->bps;
+    } else {
+      p = s->data + start * h->frame_bytes + h->bps * (gsize) i;
+      step = h->frame_bytes;
+    }
+    if (!add_samples (c->format, p, step, h->n, h->x))
+      ok = FALSE;
+  }
+  if (c->downmix && c->channels > 1)
+    for (i = 0; i < h->n; i++)
+      h->x[i] /= c->channels;
+  return ok;
+}
+
+/* h->x windowed and transformed: X_k into h->xk. */
+static void
+transform (GpufftHostPlan * h)
+{
+  guint i;
+
+  for (i = 0; i < h->n; i++)
+    h->x[i] *= h->win[i];
+  /* (x[2j], x[2j+1] are z_j's real and imaginary parts) */
+  fft_run (&h->fft, h->x);
+  fft_real_post (&h->fft, h->x, h->xk);
+}
+
+/* max (10 log10 v + offset, floor), NaN kept (reduce.comp's to_db) */
+static gdouble
+to_db (gdouble v, gdouble offset, gdouble floor_db)
+{
+  gdouble db = 10.0 * log10 (v) + offset;
+
+  return (db > floor_db || isnan (db)) ? db : floor_db;
+}
+
+static gfloat
+out_value (const GpufftHostPlan * h, gdouble v, gdouble offset,
+    gdouble floor_db)
+{
+  v = MIN (v, FLT_MAX);
+  return (gfloat) (h->cfg.output_db ? to_db (v, offset, floor_db) : v);
+}
+
+/* The frame row of one output channel (frames_out): its gained power or
+ * bands, then its level; a frame left out reads as zero power. */
+static void
+frame_row (GpufftHostPlan * h, gboolean ok, gfloat floor_db, gfloat * dst)
+{
+  const gdouble *pw = h->pw, *g = h->gain;
+  gdouble off = h->cfg.db_offset;
+  guint k, b;
+
+  if (h->n_bands == 0) {
+    for (k = 0; k < h->nb; k++)
+      dst[k] = out_value (h, ok ? pw[k] * g[k] : 0.0, off, floor_db);
+  } else {
+    for (b = 0; b < h->n_bands; b++) {
+      const gdouble *w = h->band_w + h->band_off[b];
+      guint f = h->band_first[b];
+      gdouble v = 0.0;
+
+      for (k = 0; ok && k < h->band_bins[b]; k++)
+        v += w[k] * g[f + k] * pw[f + k];
+      dst[b] = out_value (h, v, off, floor_db);
+    }
+  }
+  if (h->has_level) {
+    gdouble l = 0.0;
+
+    for (k = 0; ok && k < h->nb; k++)
+      l += h->level_w[k] * g[k] * pw[k];
+    dst[h->frame_values] = out_value (h, l, 0.0, floor_db);
+  }
+}
+
+/* Room for one frame's rows at the end of h->rows; NULL (and the group's
+ * rows dropped) where memory runs out. */
+static gfloat *
+rows_append (GpufftHostPlan * h)
+{
+  gsize need = (gsize) h->out_ch * h->frame_row, len;
+
+  if (h->rows_lost)
+    return NULL;
+  if (!g_size_checked_add (&len, h->rows_len, need))
+    len = G_MAXSIZE;
+  if (len > h->rows_cap) {
+    gsize cap = MAX (len, h->rows_cap * 2), bytes;
+    gfloat *p = NULL;
+
+    if (g_size_checked_mul (&bytes, cap, sizeof (gfloat)))
+      p = g_try_realloc (h->rows, bytes);
+    if (!p) {
+      g_warning ("gpufft: no memory for a group's frame rows: the group "
+          "comes without them");
+      h->rows_lost = TRUE;
+      return NULL;
+    }
+    h->rows = p;
+    h->rows_cap = cap;
+  }
+  h->rows_len = len;
+  return h->rows + len - need;
+}
+
+/* Frame i of slot s (the group's last of this batch: `last`) into the open
+ * group. */
+static void
+run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
+{
+  const GpufftPlanConfig *c = &h->cfg;
+  gsize start = (gsize) i * c->hop;
+  gboolean want_cplx = last && c->complex_out && !c->phase_mean;
+  gfloat *rows = c->frames_out ? rows_append (h) : NULL;
+  guint ch, k;
+
+  for (ch = 0; ch < h->out_ch; ch++) {
+    gboolean ok = load_frame (h, s, start, ch);
+    gdouble *acc = h->acc + (gsize) ch * h->nb;
+    const gdouble *x = h->xk;
+
+    if (ok || want_cplx)
+      transform (h);
+    /* (the group's last frame: its X_k, usable or not, as the device) */
+    if (want_cplx) {
+      gfloat *dst = h->r_cplx + (gsize) ch * h->nb * 2;
+
+      for (k = 0; k < 2 * h->nb; k++)
+        dst[k] = (gfloat) x[k];
+    }
+    if (ok) {
+      for (k = 0; k < h->nb; k++)
+        h->pw[k] = (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) *
+            h->fac[k];
+      switch (c->averaging) {
+        case GPUFFT_AVERAGING_PEAK_HOLD:
+          for (k = 0; k < h->nb; k++)
+            acc[k] = MAX (acc[k], MIN (h->pw[k], FLT_MAX));
+          break;
+        case GPUFFT_AVERAGING_MEAN_DB:
+          for (k = 0; k < h->nb; k++)
+            acc[k] += to_db (MIN (h->pw[k] * h->gain[k], FLT_MAX),
+                c->db_offset, s->db_floor);
+          break;
+        default:
+          for (k = 0; k < h->nb; k++)
+            acc[k] += h->pw[k];
+          break;
+      }
+      if (c->phase_mean) {
+        gdouble *ps = h->psum + (gsize) ch * h->nb;
+
+        /* (bins 0 and N/2 are real: 0 or pi) */
+        ps[0] += atan2 (0.0, x[0]);
+        for (k = 1; k < h->m; k++)
+          ps[k] += atan2 (x[2 * k + 1], x[2 * k]);
+        ps[h->m] += atan2 (0.0, x[2 * h->m]);
+      }
+      h->used[ch]++;
+    }
+    if (rows)
+      frame_row (h, ok, s->db_floor, rows + (gsize) ch * h->frame_row);
+  }
+}
+
+/* ---- a closed group (worker) -------------------------------------------- */
+
+/* (a_v, a_k) comes before (b_v, b_k): louder first, then the lower bin */
+static gboolean
+before (gfloat a_v, guint a_k, gfloat b_v, guint b_k)
+{
+  return a_v > b_v || (a_v == b_v && a_k < b_k);
+}
+
+/* The n_peaks largest local maxima of p in [peak_lo, peak_hi] into out. */
+static void
+find_peaks (GpufftHostPlan * h, const gfloat * p, GpufftPeak * out)
+{
+  guint n = 0, k, j;
+
+  for (k = h->peak_lo; k <= h->peak_hi; k++) {
+    gfloat v = p[k];
+    gfloat l = k > 0 ? p[k - 1] : -INFINITY;
+    gfloat r = k < h->m ? p[k + 1] : -INFINITY;
+
+    if (!(v > l && v >= r))
+      continue;
+    if (n == h->n_peaks && !before (v, k, h->top[n - 1].v, h->top[n - 1].k))
+      continue;
+    j = n < h->n_peaks ? n++ : n - 1;
+    for (; j > 0 && before (v, k, h->top[j - 1].v, h->top[j - 1].k); j--)
+      h->top[j] = h->top[j - 1];
+    h->top[j].v = v;
+    h->top[j].k = k;
+  }
+  for (j = 0; j < h->n_peaks; j++) {
+    if (j < n) {
+      k = h->top[j].k;
+      out[j].bin = k;
+      out[j].power[0] = k > 0 ? p[k - 1] : 0.0f;
+      out[j].power[1] = p[k];
+      out[j].power[2] = k < h->m ? p[k + 1] : 0.0f;
+    } else {
+      out[j].bin = G_MAXUINT;
+      out[j].power[0] = out[j].power[1] = out[j].power[2] = 0.0f;
+    }
+  }
+}
+
+/* The result of the closed group's output channel ch. */
+static void
+finish_channel (GpufftHostPlan * h, guint ch, gfloat floor_db)
+{
+  const GpufftPlanConfig *c = &h->cfg;
+  const gdouble *acc = h->acc + (gsize) ch * h->nb;
+  gfloat *power = h->r_power + (gsize) ch * h->nb;
+  guint used = h->used[ch], k, b;
+
+  h->r_counts[ch] = used;
+  if (c->phase_mean) {
+    const gdouble *ps = h->psum + (gsize) ch * h->nb;
+    gfloat *dst = h->r_phase + (gsize) ch * h->nb;
+
+    for (k = 0; k < h->nb; k++)
+      dst[k] = used > 0 ? (gfloat) (ps[k] / used) : 0.0f;
+  }
+  if (c->averaging == GPUFFT_AVERAGING_MEAN_DB) {
+    for (k = 0; k < h->nb; k++)
+      power[k] = used > 0 ? (gfloat) (acc[k] / used) : floor_db;
+    return;
+  }
+  for (k = 0; k < h->nb; k++) {
+    gdouble v = c->averaging == GPUFFT_AVERAGING_PEAK_HOLD ? acc[k] :
+        used > 0 ? acc[k] / used : 0.0;
+
+    h->lin[k] = MIN (v * h->gain[k], FLT_MAX);
+    power[k] = (gfloat) h->lin[k];
+  }
+  if (h->n_peaks > 0)
+    find_peaks (h, power, h->r_peaks + (gsize) ch * h->n_peaks);
+  for (b = 0; b < h->n_bands; b++) {
+    const gdouble *w = h->band_w + h->band_off[b];
+    guint f = h->band_first[b];
+    gdouble v = 0.0;
+
+    for (k = 0; k < h->band_bins[b]; k++)
+      v += w[k] * h->lin[f + k];
+    h->r_bands[(gsize) ch * h->n_bands + b] = out_value (h, v, c->db_offset,
+        floor_db);
+  }
+  if (h->has_level) {
+    gdouble l = 0.0;
+
+    for (k = 0; k < h->nb; k++)
+      l += h->level_w[k] * h->lin[k];
+    h->r_level[ch] = out_value (h, l, 0.0, floor_db);
+  }
+  if (c->output_db)
+    for (k = 0; k < h->nb; k++)
+      power[k] = (gfloat) to_db (h->lin[k], c->db_offset, floor_db);
+}
+
+static Stashed *
+stash_copy (const GpufftGroupResult * r)
+{
+  Stashed *st = g_new0 (Stashed, 1);
+  gsize n = (gsize) r->channels * r->n_bins, off = 0, size;
+  gsize o_counts, o_power, o_cplx, o_phase, o_peaks, o_bands, o_level;
+  gsize o_frames;
+  guint8 *mem;
+
+  /* (one block: the arrays in order of alignment) */
+  o_peaks = off;
+  off += r->peaks ? (gsize) r->channels * r->n_peaks * sizeof (GpufftPeak) : 0;
+  o_counts = off;
+  off += r->channels * sizeof (guint);
+  o_power = off;
+  off += n * sizeof (gfloat);
+  o_cplx = off;
+  off += r->complex_data ? 2 * n * sizeof (gfloat) : 0;
+  o_phase = off;
+  off += r->phase ? n * sizeof (gfloat) : 0;
+  o_bands = off;
+  off += r->bands ? (gsize) r->channels * r->n_bands * sizeof (gfloat) : 0;
+  o_level = off;
+  off += r->level ? r->channels * sizeof (gfloat) : 0;
+  o_frames = off;
+  off += r->frames ? (gsize) r->n_frames * r->channels * r->frame_stride *
+      sizeof (gfloat) : 0;
+  size = off;
+  st->mem = mem = g_malloc (MAX (size, 1));
+  st->r = *r;
+#define COPY(field, o, bytes) G_STMT_START {                     \
+    if (r->field) {                                              \
+      memcpy (mem + (o), r->field, (bytes));                     \
+      st->r.field = (gpointer) (mem + (o));                      \
+    } } G_STMT_END
+  COPY (peaks, o_peaks, o_counts - o_peaks);
+  COPY (channel_frames, o_counts, o_power - o_counts);
+  COPY (power, o_power, o_cplx - o_power);
+  COPY (complex_data, o_cplx, o_phase - o_cplx);
+  COPY (phase, o_phase, o_bands - o_phase);
+  COPY (bands, o_bands, o_level - o_bands);
+  COPY (level, o_level, o_frames - o_level);
+  COPY (frames, o_frames, size - o_frames);
+#undef COPY
+  return st;
+}
+
+/* Hands the closed group's result on: to func, or (func NULL) into
+ * `local`. FALSE once the plan is doomed (freed by the result function):
+ * nothing more is computed or delivered. */
+static gboolean
+finish_group (GpufftHostPlan * h, const HostSlot * s, const GpufftGroup * grp,
+    GpufftResultFunc func, gpointer func_data, GQueue * local)
+{
+  const GpufftPlanConfig *c = &h->cfg;
+  GpufftGroupResult r;
+  gboolean doomed;
+  guint ch;
+
+  for (ch = 0; ch < h->out_ch; ch++)
+    finish_channel (h, ch, s->db_floor);
+  memset (&r, 0, sizeof (r));
+  r.group_index = h->next_index++;
+  r.n_frames = h->group_frames;
+  r.channels = h->out_ch;
+  r.n_bins = h->nb;
+  r.channel_frames = h->r_counts;
+  r.power = h->r_power;
+  r.complex_data = h->r_cplx;
+  r.phase = h->r_phase;
+  if (h->n_peaks > 0) {
+    r.peaks = h->r_peaks;
+    r.n_peaks = h->n_peaks;
+  }
+  r.tag = grp->tag;
+  if (h->n_bands > 0) {
+    r.bands = h->r_bands;
+    r.n_bands = h->n_bands;
+  }
+  r.level = h->r_level;
+  if (c->frames_out && !h->rows_lost) {
+    r.frames = h->rows;
+    r.frame_values = h->frame_values;
+    r.frame_stride = h->frame_row;
+  }
+
+  if (func)
+    func (&r, func_data);
+  else
+    g_queue_push_tail (local, stash_copy (&r));
+  /* (only a result function, on this thread, dooms the plan) */
+  g_mutex_lock (&h->lock);
+  doomed = h->doomed;
+  g_mutex_unlock (&h->lock);
+  return !doomed;
+}
+
+/* A group starts: its sums, counts, complex row and frame rows zeroed. */
+static void
+start_group (GpufftHostPlan * h)
+{
+  gsize row = (gsize) h->out_ch * h->nb;
+
+  memset (h->acc, 0, row * sizeof (gdouble));
+  if (h->psum)
+    memset (h->psum, 0, row * sizeof (gdouble));
+  if (h->r_cplx)
+    memset (h->r_cplx, 0, 2 * row * sizeof (gfloat));
+  memset (h->used, 0, h->out_ch * sizeof (guint));
+  h->group_frames = 0;
+  h->rows_len = 0;
+  h->rows_lost = FALSE;
+}
+
+/* Computes slot s and delivers its closed groups. */
+static void
+run_slot (GpufftHostPlan * h, const HostSlot * s)
+{
+  GpufftResultFunc func;
+  gpointer func_data;
+  GQueue local = G_QUEUE_INIT;
+  gboolean alive = TRUE;
+  guint g, f, frame = 0;
+
+  g_mutex_lock (&h->lock);
+  func = h->func;
+  func_data = h->func_data;
+  g_mutex_unlock (&h->lock);
+
+  for (g = 0; alive && g < s->n_groups; g++) {
+    const GpufftGroup *grp = &s->groups[g];
+
+    if (!h->w_open)
+      start_group (h);
+    for (f = 0; f < grp->n_frames; f++, frame++)
+      run_frame (h, s, frame, f + 1 == grp->n_frames);
+    h->group_frames += grp->n_frames;
+    h->w_open = !grp->close;
+    if (grp->close)
+      alive = finish_group (h, s, grp, func, func_data, &local);
+  }
+  g_mutex_lock (&h->lock);
+  if (!func && alive) {
+    GList *l;
+
+    while ((l = g_queue_pop_head_link (&local)) != NULL)
+      g_queue_push_tail_link (&h->stash, l);
+    h->n_stashed++;
+  }
+  g_mutex_unlock (&h->lock);
+  g_queue_clear_full (&local, stashed_free);
+}
+
+static gpointer
+worker (gpointer data)
+{
+  GpufftHostPlan *h = data;
+  gboolean doomed;
+
+  g_mutex_lock (&h->lock);
+  for (;;) {
+    while (h->n_busy == 0 && !h->quit && !h->doomed)
+      g_cond_wait (&h->cond, &h->lock);
+    if (h->doomed || h->n_busy == 0)
+      break;
+    g_mutex_unlock (&h->lock);
+    run_slot (h, &h->slots[h->head]);
+    g_mutex_lock (&h->lock);
+    h->head = (h->head + 1) % N_SLOTS;
+    h->n_busy--;
+    g_cond_broadcast (&h->cond);
+  }
+  doomed = h->doomed;
+  g_mutex_unlock (&h->lock);
+  if (doomed) {
+    /* (freed by a result function: nobody joins this thread) */
+    g_thread_unref (h->thread);
+    destroy (h);
+  }
+  return NULL;
+}
+
+/* ---- results (owner) ---------------------------------------------------- */
+
+void
+gpufft_host_plan_set_result_func (GpufftHostPlan * h, GpufftResultFunc func,
+    gpointer user_data)
+{
+  g_mutex_lock (&h->lock);
+  h->func = func;
+  h->func_data = user_data;
+  g_mutex_unlock (&h->lock);
+}
+
+gint
+gpufft_host_plan_collect (GpufftHostPlan * h, gboolean wait,
+    GpufftResultFunc func, gpointer user_data)
+{
+  GQueue got;
+  Stashed *st;
+  gint n;
+
+  g_mutex_lock (&h->lock);
+  if (wait && g_thread_self () != h->thread)
+    while (h->n_busy > 0)
+      g_cond_wait (&h->cond, &h->lock);
+  got = h->stash;
+  g_queue_init (&h->stash);
+  n = h->n_stashed;
+  h->n_stashed = 0;
+  g_mutex_unlock (&h->lock);
+
+  while ((st = g_queue_pop_head (&got)) != NULL) {
+    if (func)
+      func (&st->r, user_data);
+    stashed_free (st);
+  }
+  return n;
+}
+
+guint
+gpufft_host_plan_in_flight (GpufftHostPlan * h)
+{
+  guint n;
+
+  g_mutex_lock (&h->lock);
+  n = h->n_busy + h->n_stashed;
+  g_mutex_unlock (&h->lock);
+  return n;
+}
