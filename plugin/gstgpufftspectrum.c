@@ -203,7 +203,10 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           "gpufftspectrum-stats: device (gint: the Vulkan device index in "
           "use, -1 before start), dropped-intervals (guint64: intervals of a "
           "live stream left unanalysed because the GPU fell behind, since "
-          "the element started), dropped-messages (guint64: messages of a "
+          "the element started), host-intervals (guint64: intervals of a "
+          "live stream analysed on the CPU while the device's plan was "
+          "being made, since the element started), "
+          "dropped-messages (guint64: messages of a "
           "live stream dropped because the application's bus handler did "
           "not keep up: the oldest of more than 1024 waiting, since the "
           "element started), device-submissions and device-batches "
@@ -532,6 +535,7 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
               "device", G_TYPE_INT, ctx ?
               gpufft_context_get_device_index (ctx) : -1,
               "dropped-intervals", G_TYPE_UINT64, self->dropped_total,
+              "host-intervals", G_TYPE_UINT64, self->host_total,
               "dropped-messages", G_TYPE_UINT64,
               gst_gpu_fft_poster_get_dropped (self->poster),
               "device-submissions", G_TYPE_UINT64, st.submissions,

@@ -262,6 +262,7 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
         return FALSE;
       gpufft_plan_free (self->plan);
       self->plan = NULL;
+      self->on_host = FALSE;
     }
     g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   }
@@ -290,6 +291,7 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
      * the store until the plan is ready) */
     self->plan_job = gst_gpu_fft_plan_job_start (self->device, &config,
         &tables, NULL, &error);
+    self->host_refused = FALSE;
     if (self->plan_job == NULL) {
       gst_gpu_fft_analysis_tables_clear (&tables);
       gst_gpu_fft_base_results_post_engine_error (self,
@@ -318,6 +320,77 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
   return TRUE;
 }
 
+/* The host start: where the device's plan is not made yet when a batch is
+ * due, a host plan of the same configuration (gpufft_plan_new_host: the
+ * same results, computed on the CPU in double) analyses the intervals,
+ * and the device's plan takes over at the first batch that starts an
+ * interval once it is made: the first messages come at once, whatever the
+ * driver's compiler and the device's opening take. GPUFFT_HOST_START in
+ * the environment: auto (the default: live streams, whose first results
+ * matter more than bit-for-bit repeatable ones; a file's messages stay
+ * the device's from the first), on (every stream), off (none). */
+static gboolean
+host_start_wanted (GstGpuFftBase * self)
+{
+  const gchar *env = g_getenv ("GPUFFT_HOST_START");
+
+  if (self->host_refused)
+    return FALSE;
+  if (env && (g_str_equal (env, "off") || g_str_equal (env, "0")))
+    return FALSE;
+  if (env && (g_str_equal (env, "on") || g_str_equal (env, "1")))
+    return TRUE;
+  return self->is_live > 0;
+}
+
+/* Makes plan the element's: results, limits per batch. */
+static void
+install_plan (GstGpuFftBase * self, GpufftPlan * plan)
+{
+  self->plan = plan;
+  gpufft_plan_set_result_func (plan, gst_gpu_fft_base_results_on_result, self);
+  self->max_frames = MAX (gpufft_plan_get_max_frames (plan), 1);
+  self->max_groups = MAX (gpufft_plan_get_max_groups (plan), 1);
+  self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,
+      self->max_groups);
+  self->engine_groups = g_renew (GpufftGroup, self->engine_groups,
+      self->max_groups);
+  GST_DEBUG_OBJECT (self, "%s plan ready: %u frames, %u groups per batch",
+      gpufft_plan_is_host (plan) ? "host" : "device", self->max_frames,
+      self->max_groups);
+}
+
+/* Installs a host plan of plan_job's configuration; FALSE (and no second
+ * try for this job) where the host plan cannot take it. */
+static gboolean
+start_on_host (GstGpuFftBase * self)
+{
+  GpufftPlanConfig config = self->plan_config;
+  GstGpuFftAnalysisTables tables;
+  GpufftPlan *plan = NULL;
+  GError *error = NULL;
+  gchar *why = NULL;
+
+  if (gst_gpu_fft_analysis_configure (&self->plan_analysis, &config, &tables,
+          &why))
+    plan = gpufft_plan_new_host (&config, &error);
+  if (plan == NULL) {
+    GST_DEBUG_OBJECT (self, "no host start: %s", why ? why : error->message);
+    g_free (why);
+    g_clear_error (&error);
+    gst_gpu_fft_analysis_tables_clear (&tables);
+    self->host_refused = TRUE;
+    return FALSE;
+  }
+  /* (the same bands as the job's tables give the device's plan) */
+  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
+  self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
+  gst_gpu_fft_analysis_tables_clear (&tables);
+  install_plan (self, plan);
+  self->on_host = TRUE;
+  return TRUE;
+}
+
 gboolean
 gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     gboolean * failed)
@@ -325,10 +398,10 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   GError *error = NULL;
   GstGpuFftAnalysisTables tables;
   GpufftPlan *plan;
-  gboolean device_failed = FALSE;
+  gboolean device_failed = FALSE, done = FALSE, from_host;
 
   *failed = FALSE;
-  if (self->plan)
+  if (self->plan && !self->on_host)
     return TRUE;
   if (self->plan_job == NULL) {
     GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
@@ -336,12 +409,35 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     *failed = TRUE;
     return FALSE;
   }
-  if (!gst_gpu_fft_plan_job_finish (self->plan_job, wait,
+  /* (on the host plan, the device's takes over between intervals) */
+  if (self->on_host && self->group_open)
+    return TRUE;
+  if (self->on_host || host_start_wanted (self)) {
+    done = gst_gpu_fft_plan_job_finish (self->plan_job, FALSE, NULL, &plan,
+        NULL, &tables, &device_failed, &error);
+    if (!done && (self->on_host || start_on_host (self)))
+      return TRUE;
+  }
+  if (!done && !gst_gpu_fft_plan_job_finish (self->plan_job, wait,
           &self->plan_wait_cancel, &plan, NULL, &tables, &device_failed,
           &error))
     return FALSE;
   self->plan_job = NULL;
   gst_gpu_fft_plan_job_prune (self->given_up_jobs);
+  from_host = self->on_host;
+  if (from_host) {
+    /* the host plan's results are handed to the poster before the
+     * device's first (collect waits for their delivery; the poster keeps
+     * their order) */
+    gint collected = gpufft_plan_collect (self->plan, TRUE, NULL, NULL,
+        NULL);
+
+    gpufft_plan_free (self->plan);
+    self->plan = NULL;
+    self->on_host = FALSE;
+    GST_DEBUG_OBJECT (self, "the device's plan takes over from the host "
+        "plan%s", collected < 0 ? " (which failed)" : "");
+  }
   if (plan == NULL) {
     gst_gpu_fft_analysis_tables_clear (&tables);
     /* (the device's error is posted by its opening) */
@@ -355,22 +451,14 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     *failed = TRUE;
     return FALSE;
   }
-  self->plan = plan;
   /* (a live stream's backlog: a stream that is not live waits for slots
-   * anyway) */
-  self->catching_up = self->is_live > 0 && self->store.len > 0;
-  gpufft_plan_set_result_func (plan, gst_gpu_fft_base_results_on_result, self);
+   * anyway; after a host plan the store holds only what the next frames
+   * reach back to) */
+  self->catching_up = self->is_live > 0 && self->store.len > 0 && !from_host;
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
   gst_gpu_fft_analysis_tables_clear (&tables);
-  self->max_frames = MAX (gpufft_plan_get_max_frames (plan), 1);
-  self->max_groups = MAX (gpufft_plan_get_max_groups (plan), 1);
-  self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,
-      self->max_groups);
-  self->engine_groups = g_renew (GpufftGroup, self->engine_groups,
-      self->max_groups);
-  GST_DEBUG_OBJECT (self, "plan ready: %u frames, %u groups per batch",
-      self->max_frames, self->max_groups);
+  install_plan (self, plan);
   return TRUE;
 }
 
@@ -674,8 +762,19 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
       ", %u groups%s", bp->n_frames, s0, bp->n_groups,
       bp->closes ? " (closing)" : "");
-  if (gpufft_plan_submit (self->plan, &batch, &error))
+  if (gpufft_plan_submit (self->plan, &batch, &error)) {
+    self->group_open = bp->n_groups > 0 && !bp->groups[bp->n_groups - 1].close;
+    if (self->on_host) {
+      guint closed = 0;
+
+      for (i = 0; i < bp->n_groups; i++)
+        closed += bp->groups[i].close ? 1 : 0;
+      GST_OBJECT_LOCK (self);   /* (read by the stats property) */
+      self->host_total += closed;
+      GST_OBJECT_UNLOCK (self);
+    }
     return TRUE;
+  }
   /* (a reset this batch carried waits for the next one) */
   if (bp->n_groups > 0 && self->engine_groups[0].reset)
     g_atomic_int_set (&self->reset_pending, 1);
@@ -763,6 +862,7 @@ forget_received (GstGpuFftBase * self)
   if (self->compat_starts)
     g_array_set_size (self->compat_starts, 0);
   self->catching_up = FALSE;
+  self->group_open = FALSE;
   gst_gpu_fft_store_reset (&self->store, 0);
 }
 

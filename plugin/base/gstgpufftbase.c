@@ -373,6 +373,7 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   self->device = device;        /* (under the lock for the stats property) */
   self->dropped_total = 0;
+  self->host_total = 0;
   GST_OBJECT_UNLOCK (self);
   gst_gpu_fft_poster_start (self->poster);
 
@@ -401,6 +402,9 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
     gpufft_plan_free (self->plan);
     self->plan = NULL;
   }
+  self->on_host = FALSE;
+  self->host_refused = FALSE;
+  self->group_open = FALSE;
   /* no message of this run is posted after stop returns (the one being
    * posted is waited for, except on its own thread: a bus handler that
    * stops the pipeline) */
@@ -855,8 +859,10 @@ restart:
    * without waiting for more data, or once the store holds PLAN_WAIT
    * (seconds or bytes of audio). A live one never waits: past PLAN_WAIT it
    * drops what the store holds, counted as intervals the GPU could not
-   * take, and starts over from this buffer. */
-  if (self->plan == NULL) {
+   * take, and starts over from this buffer. Where a host plan starts the
+   * analysis instead (gstgpufftbase-stream.c), the samples go to it at
+   * once, and the device's plan takes over between intervals. */
+  if (self->plan == NULL || self->on_host) {
     const GstGpuFftGrid *grid = &self->framing.grid;
     /* (a single buffer over the bound is kept: the bound is for the
      * store's growth) */

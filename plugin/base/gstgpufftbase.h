@@ -112,8 +112,18 @@ struct _GstGpuFftBase
   /* --- state: streaming thread (and start/stop) --- */
   GstGpuFftDevice *device;      /* being opened or open (gstgpufftdevice.h) */
   GpufftPlan *plan;
-  /* the plan being made (gstgpufftplanjob.h); `plan` NULL meanwhile */
+  /* the plan being made (gstgpufftplanjob.h); `plan` NULL meanwhile, or
+   * the host plan (on_host) */
   struct _GstGpuFftPlanJob *plan_job;
+  /* `plan` is a host plan (gpufft_plan_new_host) of plan_job's
+   * configuration: it analyses the intervals due while the device's plan
+   * is being made, which takes over at the first batch that starts an
+   * interval once made (gstgpufftbase-stream.c) */
+  gboolean on_host;
+  gboolean host_refused;        /* no host plan for plan_job's configuration */
+  gboolean group_open;          /* the last batch left an interval open */
+  guint64 host_total;           /* intervals analysed by host plans (object
+                                 * lock: the stats property) */
   GstGpuFftPoster *poster;      /* posts the messages (gstgpufftposter.h) */
   GPtrArray *given_up_jobs;     /* plan jobs given up, until their threads
                                  * are done (gstgpufftplanjob.h) */

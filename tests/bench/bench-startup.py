@@ -22,6 +22,9 @@ baselines. Each figure is the median of --runs runs.
   tests/bench/bench-startup.py [--plugin-path DIR] [--runs 3] [--buffers 100]
       [--modes live,nonlive] [--caches cold,warm] [--elements a,b,...]
       [--child PATH]
+An element name with a suffix, such as fft1024/off, runs with that
+GPUFFT_HOST_START (off, on, auto): the host start against none in one
+invocation.
 (fft65536 runs 140 buffers at least: its first message needs 1.4 s.)
 --child: where bench-startup-run is (default: in the build folder of
 --plugin-path, else of build/plugin). No GStreamer bindings are needed in
@@ -56,7 +59,10 @@ CHILD = [None]
 MIN_BUFFERS = {'fft65536': 140}
 
 
-def spawn(elem, live, buffers, env):
+def spawn(name, live, buffers, env):
+    elem, _, host = name.partition('/')
+    if host:
+        env = dict(env, GPUFFT_HOST_START=host)
     buffers = max(buffers, MIN_BUFFERS.get(elem, 0))
     cmd = [CHILD[0]] + (['--live'] if live else []) + [str(buffers),
                                                        ELEMENTS[elem]]
@@ -115,7 +121,7 @@ def main():
     # (the registry, once, outside every figure)
     spawn('identity', False, 1, env)
     rows = []
-    print('%-11s %-7s %-5s %10s %10s %8s %8s  %s' % (
+    print('%-13s %-7s %-5s %10s %10s %8s %8s  %s' % (
         'element', 'mode', 'cache', 'first buf', 'first msg', 'wall s',
         'cpu s', 'errors'))
     for cache in args.caches.split(','):
@@ -141,7 +147,7 @@ def main():
                 row = {k: med([r.get(k) for r in res])
                        for k in ('first_buf_ms', 'first_msg_ms', 'wall_s',
                                  'cpu_s')}
-                print('%-11s %-7s %-5s %8s ms %8s ms %8s %8s  %s' % (
+                print('%-13s %-7s %-5s %8s ms %8s ms %8s %8s  %s' % (
                     elem, mode, cache, fmt(row['first_buf_ms']),
                     fmt(row['first_msg_ms']), fmt(row['wall_s'], '%.2f'),
                     fmt(row['cpu_s'], '%.2f'), '; '.join(errs)[:80] or '0'),

@@ -831,15 +831,18 @@ GST_START_TEST (test_side_by_side_restarting_frames)
 
 GST_END_TEST;
 
-/* A live stream that ends while its plan is still being made (2 s,
- * GPUFFT_DEBUG_SLOW_PLAN_MS): the complete intervals waiting in the store
- * are posted at EOS, as spectrum posted them while they passed, and only
- * the interval EOS cuts short is not; the same count and values as
- * spectrum's. */
-GST_START_TEST (test_live_backlog_at_eos)
+/* A live stream whose plan takes 2 s to make (GPUFFT_DEBUG_SLOW_PLAN_MS),
+ * the same count and values as spectrum's. host FALSE (no host start):
+ * the stream, pushed at once, ends while the plan is still being made: the
+ * complete intervals waiting in the store are posted at EOS, as spectrum
+ * posted them while they passed, and only the interval EOS cuts short is
+ * not. host TRUE (the host start, pushed in real time): every interval is
+ * analysed on the CPU as it ends, none stored or dropped. */
+static void
+live_slow_plan (gboolean host)
 {
   Fmt f = { "F32LE", RATE, 1, FALSE };
-  gsize n = 5 * INTERVAL_SAMPLES + 882;
+  gsize n = 5 * INTERVAL_SAMPLES + 882, off;
   gdouble *x = g_new0 (gdouble, n);
   gchar *caps = fmt_caps_string (&f);
   GstBus *bus;
@@ -851,22 +854,53 @@ GST_START_TEST (test_live_backlog_at_eos)
   gen_noise (x, n, 1, 0.2, 43);
   ref = run_levels ("spectrum", &f, x, n, 64, -80, FALSE, 100 * GST_MSECOND);
   g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", "2000", TRUE);
+  g_setenv ("GPUFFT_HOST_START", host ? "auto" : "off", TRUE);
   h = harness_new_element ("gpuspectrum", &bus, NULL, "bands", "64",
       "threshold", "-80", NULL);
   gst_harness_set_live (h, TRUE);
   gst_harness_set_src_caps_str (h, caps);
-  push_samples (h, &f, x, n, 441, 0, FALSE);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  got = msgs_collect (bus, 5, 60);
+  if (host) {
+    /* 10 ms buffers, in real time */
+    for (off = 0; off < n; off += RATE / 100) {
+      GstBuffer *buf = fmt_make_buffer (&f, x + off, MIN (RATE / 100, n - off),
+          gst_util_uint64_scale_int_round (off, GST_SECOND, RATE));
+
+      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+      g_usleep (10 * 1000);
+    }
+    /* (all 5 before EOS, while the plan is still being made) */
+    got = msgs_collect (bus, 5, 1.0);
+    fail_unless_equals_int (got->spectrum->len, 5);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    msgs_append (got, msgs_collect (bus, 0, 0));
+  } else {
+    push_samples (h, &f, x, n, 441, 0, FALSE);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    got = msgs_collect (bus, 5, 60);
+  }
   g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  g_unsetenv ("GPUFFT_HOST_START");
   fail_unless_equals_int (got->errors->len, 0);
   fail_unless_equals_int (ref->spectrum->len, 5);
-  compare_all_values (ref, got, -80, 0.01, "live backlog at EOS");
+  compare_all_values (ref, got, -80, 0.01, host ? "live, host start" :
+      "live backlog at EOS");
   msgs_free (ref);
   msgs_free (got);
   harness_free (h, bus);
   g_free (caps);
   g_free (x);
+}
+
+GST_START_TEST (test_live_backlog_at_eos)
+{
+  live_slow_plan (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_live_host_start)
+{
+  live_slow_plan (TRUE);
 }
 
 GST_END_TEST;
@@ -1428,6 +1462,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_side_by_side_varying_levels);
   tcase_add_test (tc, test_side_by_side_restarting_frames);
   tcase_add_test (tc, test_live_backlog_at_eos);
+  tcase_add_test (tc, test_live_host_start);
   tcase_add_test (tc, test_side_by_side_discont);
   tcase_add_test (tc, test_side_by_side_phase);
   tcase_add_test (tc, test_side_by_side_segment_gap);

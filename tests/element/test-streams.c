@@ -402,6 +402,8 @@ live_falls_behind (gsize chunk)
   /* every GPU submission takes 300 ms (read when the device's scheduler
    * starts: this test runs in its own process) */
   g_setenv ("GPUFFT_DEBUG_SLOW_DEVICE_MS", "300", TRUE);
+  /* (the device's own falling behind: no host start) */
+  g_setenv ("GPUFFT_HOST_START", "off", TRUE);
   h = harness_new (&bus, caps, "interval", "100000000", NULL);
   g_free (caps);
   gst_harness_set_live (h, TRUE);
@@ -465,6 +467,7 @@ live_falls_behind (gsize chunk)
   fail_unless_equals_int (dropped_field, dropped1);
   msgs_free (m1);
   msgs_free (m2);
+  g_unsetenv ("GPUFFT_HOST_START");
   harness_free (h, bus);
   g_free (x);
 }
@@ -507,6 +510,8 @@ GST_START_TEST (test_live_slow_plan)
   gsize pos;
   guint i, n_old;
 
+  /* (the store's path: no host start) */
+  g_setenv ("GPUFFT_HOST_START", "off", TRUE);
   g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (SLOW_PLAN_MS), TRUE);
   h = harness_new (&bus, caps, "interval", "100000000", NULL);
   g_free (caps);
@@ -556,6 +561,7 @@ GST_START_TEST (test_live_slow_plan)
   }
   fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 0);
   msgs_free (m);
+  g_unsetenv ("GPUFFT_HOST_START");
   harness_free (h, bus);
   g_free (x);
 }
@@ -581,6 +587,8 @@ GST_START_TEST (test_live_slow_plan_discont)
   gsize off;
   guint i;
 
+  /* (the store's path: no host start) */
+  g_setenv ("GPUFFT_HOST_START", "off", TRUE);
   g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (SLOW_PLAN_MS), TRUE);
   h = harness_new (&bus, caps, "interval", "100000000", NULL);
   g_free (caps);
@@ -621,6 +629,99 @@ GST_START_TEST (test_live_slow_plan_discont)
           "still being prepared") != NULL, "%s",
       (const gchar *) g_ptr_array_index (m->warnings, 0));
   msgs_free (m);
+  g_unsetenv ("GPUFFT_HOST_START");
+  harness_free (h, bus);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* The host start (GPUFFT_HOST_START, default for live streams): a live
+ * mono stream whose plan takes 3 s to make: its first intervals are
+ * analysed on the CPU at once (9 or 10 messages after the first second
+ * in real time, well before the plan), the device's plan takes over between
+ * intervals once made, and every interval of the whole stream, host and
+ * device alike, matches the double-precision Welch reference; none is
+ * dropped, no warning. */
+GST_START_TEST (test_live_host_start)
+{
+  const gsize chunk = RATE / 100, n1 = RATE, step = RATE / 10;
+  const gsize total = 6 * RATE;
+  RefConfig rc = { 1024, 512, REF_HANN, FALSE, RATE, 100 * GST_MSECOND };
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, total);
+  GPtrArray *refs;
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *m;
+  gint64 t0;
+  gsize pos;
+  guint64 on_host;
+  guint i;
+
+  g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (SLOW_PLAN_MS), TRUE);
+  h = harness_new (&bus, caps, "interval", "100000000", "threshold", "-120",
+      NULL);
+  g_free (caps);
+  gst_harness_set_live (h, TRUE);
+  gen_noise (x, total, 1, 0.01, 7);
+  gen_tone (x, total, 1, 0.5, 1234.5, RATE, 0.3);
+  fmt_quantize (&f, x, total);
+
+  /* the first second in real time */
+  t0 = g_get_monotonic_time ();
+  for (pos = 0; pos < n1; pos += step) {
+    push_passthrough (h, &f, x, pos, step, chunk);
+    g_usleep (100 * 1000);
+  }
+  /* (the 10th interval closes with the next buffer: its last frame's
+   * successor could still start in it) */
+  m = msgs_collect (bus, 9, 1.0);
+  fail_unless (m->spectrum->len >= 9 && m->spectrum->len <= 10, "%u "
+      "messages after the first second", m->spectrum->len);
+  fail_unless (g_get_monotonic_time () - t0 < SLOW_PLAN_MS * 1000 * 2 / 3,
+      "the first messages waited for the plan (%" G_GINT64_FORMAT " us)",
+      g_get_monotonic_time () - t0);
+  fail_unless_equals_uint64 (stats_u64 (h->element, "host-intervals"),
+      m->spectrum->len);
+
+  /* in real time until the device's plan has taken over for a second */
+  for (pos = n1; pos < total; pos += step) {
+    g_usleep (100 * 1000);
+    push_passthrough (h, &f, x, pos, step, chunk);
+    msgs_append (m, msgs_collect (bus, 0, 0));
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  msgs_append (m, msgs_collect (bus, 0, 0));
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless_equals_int (m->warnings->len, 0);
+  on_host = stats_u64 (h->element, "host-intervals");
+  GST_INFO ("%" G_GUINT64_FORMAT " of %u intervals on the host", on_host,
+      m->spectrum->len);
+  fail_unless (on_host >= 20 && on_host <= 55, "%" G_GUINT64_FORMAT
+      " intervals on the host", on_host);
+  fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 0);
+
+  refs = ref_welch (&rc, x, total);
+  fail_unless_equals_int (m->spectrum->len, refs->len);
+  for (i = 0; i < refs->len; i++) {
+    const RefInterval *r = g_ptr_array_index (refs, i);
+    const GstStructure *st = g_ptr_array_index (m->spectrum, i);
+    gchar *what = g_strdup_printf ("interval %u (%s)", i, i < on_host ?
+        "host" : "device");
+    guint ch;
+    gfloat *got = msg_floats (st, "magnitude", &ch, NULL, NULL);
+
+    check_spectrum_fields (st, &rc, r, 0, 1);
+    fail_unless_equals_int (ch, 1);
+    compare_db (&rc, got, r->power, -120.0, 0.001, what);
+    g_free (got);
+    g_free (what);
+  }
+  g_ptr_array_unref (refs);
+  g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  msgs_free (m);
   harness_free (h, bus);
   g_free (x);
 }
@@ -632,7 +733,8 @@ GST_END_TEST;
 /* A device whose opening takes 1.5 s (GPUFFT_DEBUG_SLOW_OPEN_MS, as a GPU
  * driver's cold start can): the element's start does not wait for it, the
  * buffers of a live stream pass on at once and untouched meanwhile, and
- * every interval is posted once the device and the plan are ready; a
+ * every interval is posted (by the host start's plan: the device is not
+ * open yet at EOS); a
  * second element, stopped while its device is still being opened, stops
  * only once the opening's thread has returned (an application that exits
  * right after must not exit under the driver's calls). */
@@ -660,13 +762,13 @@ GST_START_TEST (test_slow_device_opening)
       "the start or the buffers waited for the device (%" G_GINT64_FORMAT
       " us, %" G_GINT64_FORMAT " us pushing)", g_get_monotonic_time () - t0,
       us);
-  m = msgs_collect (bus, 0, 0);
-  fail_unless_equals_int (m->spectrum->len, 0);
+  /* (the host start: a host plan analyses them while the device opens) */
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  msgs_append (m, msgs_collect (bus, 0, 0));
+  m = msgs_collect (bus, 0, 0);
   fail_unless_equals_int (m->errors->len, 0);
   fail_unless_equals_int (m->spectrum->len, 5);
   fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 0);
+  fail_unless_equals_uint64 (stats_u64 (h->element, "host-intervals"), 5);
   msgs_free (m);
   harness_free (h, bus);
 
@@ -917,6 +1019,7 @@ streams_suite (void)
   tcase_add_test (tc, test_live_falls_behind);
   tcase_add_test (tc, test_live_falls_behind_unaligned);
   tcase_add_test (tc, test_live_slow_plan);
+  tcase_add_test (tc, test_live_host_start);
   tcase_add_test (tc, test_live_slow_plan_discont);
   tcase_add_test (tc, test_nonlive_slow_plan);
   tcase_add_test (tc, test_slow_device_opening);
