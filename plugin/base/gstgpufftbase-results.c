@@ -1,6 +1,8 @@
 /* GstGpuFftBase: the result path. gst_gpu_fft_base_results_on_result()
  * is the engine's result function: it runs on the device's completion
- * thread, in interval order per element, with no lock held (it takes the
+ * thread (or a host plan's thread, which has delivered everything before
+ * the device's plan takes over: one thread at a time, gstgpufftbase-
+ * stream.c), in interval order per element, with no lock held (it takes the
  * object lock only to read handler_gen), builds the interval's
  * messages from the parameters its batch was tagged with
  * (gstgpufftmessage.c), and hands them to the element's poster, which
@@ -134,8 +136,8 @@ carry_take (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
   return values;
 }
 
-/* The engine's result function: runs on the device's completion thread,
- * in interval order, with no lock held. The group's tag is the message
+/* The engine's result function: runs on the device's completion thread
+ * (or a host plan's), in interval order, with no lock held. The group's tag is the message
  * parameters computed when its batch was submitted (NULL: no message). */
 void
 gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,

@@ -329,6 +329,28 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
  * the environment: auto (the default: live streams, whose first results
  * matter more than bit-for-bit repeatable ones; a file's messages stay
  * the device's from the first), on (every stream), off (none). */
+/* What a host start takes on at most: FFT points a second (the host plan
+ * computes about 200 M a second on one core of the development VM: a
+ * third of a core), bins of all output channels (its tables hold a few
+ * doubles per bin), and bytes of one batch's samples (it keeps 8 such
+ * slots). A bigger analysis waits for the device's plan, as without the
+ * host start. */
+#define HOST_MAX_POINTS_PER_S 67108864.0
+#define HOST_MAX_BINS (1u << 22)
+#define HOST_MAX_SPAN_BYTES (64u << 20)
+
+static gboolean
+host_start_affordable (GstGpuFftBase * self)
+{
+  const GpufftPlanConfig *c = &self->plan_config;
+  guint64 out_ch = c->downmix ? 1 : c->channels;
+  guint64 span = (guint64) (MAX (c->max_frames, 1) - 1) * c->hop + c->fft_size;
+
+  return out_ch * c->rate / c->hop * c->fft_size <= HOST_MAX_POINTS_PER_S
+      && out_ch * (c->fft_size / 2 + 1) <= HOST_MAX_BINS
+      && span * GST_AUDIO_INFO_BPF (&self->info) <= HOST_MAX_SPAN_BYTES;
+}
+
 static gboolean
 host_start_wanted (GstGpuFftBase * self)
 {
@@ -338,6 +360,12 @@ host_start_wanted (GstGpuFftBase * self)
     return FALSE;
   if (env && (g_str_equal (env, "off") || g_str_equal (env, "0")))
     return FALSE;
+  if (!host_start_affordable (self)) {
+    self->host_refused = TRUE;
+    GST_DEBUG_OBJECT (self, "no host start: the analysis is too big for "
+        "the CPU");
+    return FALSE;
+  }
   if (env && (g_str_equal (env, "on") || g_str_equal (env, "1")))
     return TRUE;
   return self->is_live > 0;
@@ -409,8 +437,11 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     *failed = TRUE;
     return FALSE;
   }
-  /* (on the host plan, the device's takes over between intervals) */
-  if (self->on_host && self->group_open)
+  /* (on the host plan, the device's takes over between intervals, once
+   * the host plan has finished what it was handed: the switch never waits
+   * for it) */
+  if (self->on_host && (self->group_open
+          || gpufft_plan_in_flight (self->plan) > 0))
     return TRUE;
   if (self->on_host || host_start_wanted (self)) {
     done = gst_gpu_fft_plan_job_finish (self->plan_job, FALSE, NULL, &plan,
@@ -570,7 +601,10 @@ gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
   err = g_error_new_literal (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
       plan_pending ? "The GPU analysis is still being prepared (its shaders "
       "compile): intervals of analysis are dropped (the audio passes on "
-      "time)" : "The GPU falls behind the live stream: intervals of "
+      "time)" : self->on_host ? "The analysis on the CPU, which stands in "
+      "while the GPU's is being prepared, falls behind the live stream: "
+      "intervals of analysis are dropped (the audio passes on time)" :
+      "The GPU falls behind the live stream: intervals of "
       "analysis are dropped (the audio passes on time)");
   debug = g_strdup_printf ("%" G_GUINT64_FORMAT " intervals dropped so far; "
       "the next message says how many in its `dropped` field",
@@ -749,8 +783,10 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   batch.db_floor = (gfloat) self->live.threshold;
   /* live: never hold the audio for the GPU */
   /* (live: a full device drops the batch, but for the backlog of a late
-   * plan, flushed at a restart or the end: that waits for a slot) */
-  batch.no_wait = self->is_live > 0 && !(flush && self->catching_up);
+   * plan, and what a host plan is handed, flushed at a restart or the end:
+   * that waits for a slot) */
+  batch.no_wait = self->is_live > 0 && !(flush && (self->catching_up
+          || self->on_host));
 
   /* not live: the messages of earlier batches are posted first, as when
    * the device's completion thread posted them (a bus handler that is
@@ -817,9 +853,11 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
     bp.groups = self->batch_groups;
     /* live: only closed intervals go to the GPU, so that a batch can
      * always be dropped whole when the GPU is behind (an interval spanning
-     * batches could not) */
+     * batches could not); on the host plan too, so that the device's can
+     * take over at any batch */
     gst_gpu_fft_framing_next_batch (&self->framing, avail_end, flush,
-        self->is_live > 0, self->max_frames, self->max_groups, &bp);
+        self->is_live > 0 || self->on_host, self->max_frames,
+        self->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, flush, pos, planes, n))
       return FALSE;
     if (!bp.submit || bp.flushed)
@@ -833,8 +871,11 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
    * interval ends: the store then holds less than a frame and a hop, so
    * each sample is copied once (into staging), and the GPU works while the
    * stream goes on. Smaller buffers wait for the interval to close: one
-   * batch per interval, whatever the buffer size. */
+   * batch per interval, whatever the buffer size. Not on a host plan:
+   * its batches end with their intervals, so that the device's plan can
+   * take over at the next. */
   if (!flush && self->is_live <= 0 && self->live.batch_size == 0
+      && !self->on_host
       && (avail_end - self->framing.next_start) *
       GST_AUDIO_INFO_BPF (&self->info) >= HANDOVER_BYTES
       && avail_end >= self->framing.next_start + self->framing.fft_size) {

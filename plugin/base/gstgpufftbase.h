@@ -204,7 +204,8 @@ struct _GstGpuFftBase
   gboolean cut_closed;
   guint restart_gen;
   guint cut_seq;
-  /* completion thread only: the sums of the intervals cut ([channels]
+  /* result thread only (the completion thread, or a host plan's before
+   * it): the sums of the intervals cut ([channels]
    * [bins] dB sums, then as many phase sums), whether there are, and the
    * restart and cut they belong to */
   gdouble *carry;

@@ -862,8 +862,8 @@ rows_append (GpufftHostPlan * h)
     if (g_size_checked_mul (&bytes, cap, sizeof (gfloat)))
       p = g_try_realloc (h->rows, bytes);
     if (!p) {
-      g_warning ("gpufft: no memory for a group's frame rows: the group "
-          "comes without them");
+      g_debug ("no memory for a group's frame rows: the group comes "
+          "without them");
       h->rows_lost = TRUE;
       return NULL;
     }
