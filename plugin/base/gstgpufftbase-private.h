@@ -25,11 +25,12 @@ GstClockTime gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self,
  * new plan when needed. */
 gboolean gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self);
 /* TRUE when the plan is ready (made by self->plan_job, which is then
- * finished: the plan installed). wait: waits for the job. FALSE with
- * *failed set when there is no plan to wait for or making it failed (the
- * error posted). */
+ * finished: the plan installed), or a host plan stands in for it (on_host:
+ * installed here where `due`, a batch is due, and the host start applies).
+ * wait: waits for the job. FALSE with *failed set when there is no plan to
+ * wait for or making it failed (the error posted). */
 gboolean gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self,
-    gboolean wait, gboolean * failed);
+    gboolean wait, gboolean due, gboolean * failed);
 /* Frames what was received up to avail_end (the input being n samples
  * from pos, `planes`) into batches and hands them to the engine. */
 gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,

@@ -421,7 +421,7 @@ start_on_host (GstGpuFftBase * self)
 
 gboolean
 gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
-    gboolean * failed)
+    gboolean due, gboolean * failed)
 {
   GError *error = NULL;
   GstGpuFftAnalysisTables tables;
@@ -443,7 +443,9 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   if (self->on_host && (self->group_open
           || gpufft_plan_in_flight (self->plan) > 0))
     return TRUE;
-  if (self->on_host || host_start_wanted (self)) {
+  /* (the host plan is made when a batch is due: its tables cost the
+   * first buffer nothing) */
+  if (self->on_host || (due && host_start_wanted (self))) {
     done = gst_gpu_fft_plan_job_finish (self->plan_job, FALSE, NULL, &plan,
         NULL, &tables, &device_failed, &error);
     if (!done && (self->on_host || start_on_host (self)))
@@ -938,7 +940,7 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
      * live stream only at its end (else what the store holds is dropped,
      * counted, and the plan, still being made, serves what comes next). */
     if (gst_gpu_fft_base_stream_plan_ready (self, ending
-            || self->is_live <= 0, &failed)) {
+            || self->is_live <= 0, TRUE, &failed)) {
       GST_DEBUG_OBJECT (self, "restart after %" G_GUINT64_FORMAT " samples",
           self->received);
       ok = gst_gpu_fft_base_stream_run_batches (self, self->received, TRUE,
@@ -967,7 +969,8 @@ gst_gpu_fft_base_stream_cut (GstGpuFftBase * self)
   guint64 at = self->received, k, len, need;
   gboolean failed, ok;
 
-  if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0, &failed))
+  if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0, TRUE,
+          &failed))
     return failed ? FALSE : gst_gpu_fft_base_stream_flush_and_restart (self,
         FALSE);
   /* (spectrum's next interval is as long as the one the cut falls in) */

@@ -873,7 +873,7 @@ restart:
     gboolean failed;
 
     if (!gst_gpu_fft_base_stream_plan_ready (self, (full || closes)
-            && self->is_live <= 0, &failed)) {
+            && self->is_live <= 0, full || closes, &failed)) {
       if (failed)
         goto error;
       if (full && self->is_live > 0) {
