@@ -320,21 +320,11 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
   return TRUE;
 }
 
-/* The host start: where the device's plan is not made yet when a batch is
- * due, a host plan of the same configuration (gpufft_plan_new_host: the
- * same results, computed on the CPU in double) analyses the intervals,
- * and the device's plan takes over at the first batch that starts an
- * interval once it is made: the first messages come at once, whatever the
- * driver's compiler and the device's opening take. GPUFFT_HOST_START in
- * the environment: auto (the default: live streams, whose first results
- * matter more than bit-for-bit repeatable ones; a file's messages stay
- * the device's from the first), on (every stream), off (none). */
-/* What a host start takes on at most: FFT points a second (the host plan
- * computes about 200 M a second on one core of the development VM: a
- * third of a core), bins of all output channels (its tables hold a few
- * doubles per bin), and bytes of one batch's samples (it keeps 8 such
- * slots). A bigger analysis waits for the device's plan, as without the
- * host start. */
+/* What a host start takes on at most: FFT points a second (a fraction of
+ * one core: the host plan computes in one thread), bins of all output
+ * channels (its tables hold a few doubles per bin), and bytes of one
+ * batch's samples (it keeps 8 such slots). A bigger analysis waits for the
+ * device's plan, as without the host start. */
 #define HOST_MAX_POINTS_PER_S 67108864.0
 #define HOST_MAX_BINS (1u << 22)
 #define HOST_MAX_SPAN_BYTES (64u << 20)
@@ -351,6 +341,15 @@ host_start_affordable (GstGpuFftBase * self)
       && span * GST_AUDIO_INFO_BPF (&self->info) <= HOST_MAX_SPAN_BYTES;
 }
 
+/* The host start: where the device's plan is not made yet when a batch is
+ * due, a host plan of the same configuration (gpufft_plan_new_host: the
+ * same results, computed on the CPU in double) analyses the intervals,
+ * and the device's plan takes over at the first batch that starts an
+ * interval once it is made: the first messages come at once, whatever the
+ * driver's compiler and the device's opening take. GPUFFT_HOST_START in
+ * the environment: auto (the default: live streams, whose first results
+ * matter more than bit-for-bit repeatable ones; a file's messages stay
+ * the device's from the first), on (every stream), off (none). */
 static gboolean
 host_start_wanted (GstGpuFftBase * self)
 {
