@@ -15,6 +15,7 @@
 
 #include "gpufft-plan-host.h"
 #include "gpufft-error.h"
+#include "gpufft-result-copy.h"
 
 #define N_SLOTS GPUFFT_HOST_PLAN_SLOTS
 
@@ -248,13 +249,6 @@ typedef struct
   gfloat db_floor;
 } HostSlot;
 
-/* An owned copy of one group result (the stash). */
-typedef struct
-{
-  GpufftGroupResult r;
-  gpointer mem;                 /* every array of r, in one block */
-} Stashed;
-
 typedef struct
 {
   gfloat v;
@@ -312,7 +306,7 @@ struct _GpufftHostPlan
   gboolean doomed;              /* freed on the worker: it frees the plan */
   GpufftResultFunc func;
   gpointer func_data;
-  GQueue stash;                 /* Stashed */
+  GQueue stash;                 /* GpufftGroupResult (gpufft_result_copy) */
   guint n_stashed;              /* batches whose results are stashed */
 };
 
@@ -344,15 +338,6 @@ slot_free (HostSlot * s)
   g_free (s->data);
   g_free (s->groups);
   memset (s, 0, sizeof (*s));
-}
-
-static void
-stashed_free (gpointer data)
-{
-  Stashed *st = data;
-
-  g_free (st->mem);
-  g_free (st);
 }
 
 /* Frees everything but the thread (the caller's: joined or unreferenced). */
@@ -388,7 +373,7 @@ destroy (GpufftHostPlan * h)
   g_free (h->r_level);
   g_free (h->r_counts);
   g_free (h->r_peaks);
-  g_queue_clear_full (&h->stash, stashed_free);
+  g_queue_clear_full (&h->stash, g_free);
   g_mutex_clear (&h->lock);
   g_cond_clear (&h->cond);
   g_free (h);
@@ -574,16 +559,6 @@ gpufft_host_plan_free (GpufftHostPlan * h)
 
 /* ---- input (submitter) -------------------------------------------------- */
 
-static void
-release_segments (const GpufftBatch * b)
-{
-  guint i;
-
-  for (i = 0; b->segments && i < b->n_segments; i++)
-    if (b->segments[i].release)
-      b->segments[i].release (b->segments[i].release_data);
-}
-
 gboolean
 gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
     gsize span, GError ** error)
@@ -602,7 +577,6 @@ gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
       g_mutex_unlock (&h->lock);
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY,
           "all %u slots of the host plan are in flight", N_SLOTS);
-      release_segments (batch);
       return FALSE;
     }
     g_cond_wait (&h->cond, &h->lock);
@@ -614,7 +588,6 @@ gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
   if (!g_size_checked_mul (&bytes, span, h->frame_bytes)) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_OUT_OF_MEMORY,
         "a span of %" G_GSIZE_FORMAT " samples does not fit the memory", span);
-    release_segments (batch);
     return FALSE;
   }
   if (bytes > s->cap) {
@@ -623,7 +596,6 @@ gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
     if (!p) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_OUT_OF_MEMORY,
           "no memory for a batch of %" G_GSIZE_FORMAT " bytes", bytes);
-      release_segments (batch);
       return FALSE;
     }
     s->data = p;
@@ -643,7 +615,6 @@ gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
             seg->planes[c], n * h->bps);
     done += n;
   }
-  release_segments (batch);
   s->span = span;
   s->n_groups = batch->n_groups;
   s->db_floor = batch->db_floor;
@@ -1031,53 +1002,6 @@ finish_channel (GpufftHostPlan * h, guint ch, gfloat floor_db)
       power[k] = (gfloat) to_db (h->lin[k], c->db_offset, floor_db);
 }
 
-static Stashed *
-stash_copy (const GpufftGroupResult * r)
-{
-  Stashed *st = g_new0 (Stashed, 1);
-  gsize n = (gsize) r->channels * r->n_bins, off = 0, size;
-  gsize o_counts, o_power, o_cplx, o_phase, o_peaks, o_bands, o_level;
-  gsize o_frames;
-  guint8 *mem;
-
-  /* (one block: the arrays in order of alignment) */
-  o_peaks = off;
-  off += r->peaks ? (gsize) r->channels * r->n_peaks * sizeof (GpufftPeak) : 0;
-  o_counts = off;
-  off += r->channels * sizeof (guint);
-  o_power = off;
-  off += n * sizeof (gfloat);
-  o_cplx = off;
-  off += r->complex_data ? 2 * n * sizeof (gfloat) : 0;
-  o_phase = off;
-  off += r->phase ? n * sizeof (gfloat) : 0;
-  o_bands = off;
-  off += r->bands ? (gsize) r->channels * r->n_bands * sizeof (gfloat) : 0;
-  o_level = off;
-  off += r->level ? r->channels * sizeof (gfloat) : 0;
-  o_frames = off;
-  off += r->frames ? (gsize) r->n_frames * r->channels * r->frame_stride *
-      sizeof (gfloat) : 0;
-  size = off;
-  st->mem = mem = g_malloc (MAX (size, 1));
-  st->r = *r;
-#define COPY(field, o, bytes) G_STMT_START {                     \
-    if (r->field) {                                              \
-      memcpy (mem + (o), r->field, (bytes));                     \
-      st->r.field = (gpointer) (mem + (o));                      \
-    } } G_STMT_END
-  COPY (peaks, o_peaks, o_counts - o_peaks);
-  COPY (channel_frames, o_counts, o_power - o_counts);
-  COPY (power, o_power, o_cplx - o_power);
-  COPY (complex_data, o_cplx, o_phase - o_cplx);
-  COPY (phase, o_phase, o_bands - o_phase);
-  COPY (bands, o_bands, o_level - o_bands);
-  COPY (level, o_level, o_frames - o_level);
-  COPY (frames, o_frames, size - o_frames);
-#undef COPY
-  return st;
-}
-
 /* Hands the closed group's result on: to func, or (func NULL) into
  * `local`. FALSE once the plan is doomed (freed by the result function):
  * nothing more is computed or delivered. */
@@ -1120,7 +1044,7 @@ finish_group (GpufftHostPlan * h, const HostSlot * s, const GpufftGroup * grp,
   if (func)
     func (&r, func_data);
   else
-    g_queue_push_tail (local, stash_copy (&r));
+    g_queue_push_tail (local, gpufft_result_copy (&r));
   /* (only a result function, on this thread, dooms the plan) */
   g_mutex_lock (&h->lock);
   doomed = h->doomed;
@@ -1181,7 +1105,7 @@ run_slot (GpufftHostPlan * h, const HostSlot * s)
     h->n_stashed++;
   }
   g_mutex_unlock (&h->lock);
-  g_queue_clear_full (&local, stashed_free);
+  g_queue_clear_full (&local, g_free);
 }
 
 static gpointer
@@ -1230,7 +1154,7 @@ gpufft_host_plan_collect (GpufftHostPlan * h, gboolean wait,
     GpufftResultFunc func, gpointer user_data)
 {
   GQueue got;
-  Stashed *st;
+  GpufftGroupResult *st;
   gint n;
 
   g_mutex_lock (&h->lock);
@@ -1245,8 +1169,8 @@ gpufft_host_plan_collect (GpufftHostPlan * h, gboolean wait,
 
   while ((st = g_queue_pop_head (&got)) != NULL) {
     if (func)
-      func (&st->r, user_data);
-    stashed_free (st);
+      func (st, user_data);
+    g_free (st);
   }
   return n;
 }

@@ -45,8 +45,9 @@
  * as they come or as one plane per channel) into the next free slot and
  * queues it; the worker computes it and frees it. A slot's memory grows to
  * the largest span it has held (allocated at submit, not per frame).
- * Segments are always copied: their release functions are called at the
- * end of submit, whether it succeeded or not. */
+ * Segments are always copied: gpufft_plan_submit() calls their release
+ * functions once the host plan's submit has returned, whether it succeeded
+ * or not. */
 #ifndef __GPUFFT_PLAN_HOST_H__
 #define __GPUFFT_PLAN_HOST_H__
 
@@ -77,8 +78,8 @@ void gpufft_host_plan_free (GpufftHostPlan * host);
  * N, 0 without frames). Copies them into a free slot and queues it; waits
  * for the oldest slot when all are busy (or, for batch->no_wait where
  * neither the batch continues nor leaves open a group, fails with
- * GPUFFT_ERROR_BUSY and changes nothing). Calls every segment's release
- * function before it returns. */
+ * GPUFFT_ERROR_BUSY and changes nothing). Reads the segments only before
+ * it returns; releasing them is the caller's. */
 gboolean gpufft_host_plan_submit (GpufftHostPlan * host,
     const GpufftBatch * batch, gsize span, GError ** error);
 

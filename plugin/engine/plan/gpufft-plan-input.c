@@ -338,8 +338,12 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
     release_segments (batch);
     return FALSE;
   }
-  if (plan->host)
-    return gpufft_host_plan_submit (plan->host, batch, span, error);
+  if (plan->host) {
+    /* (a host plan copies every segment) */
+    ok = gpufft_host_plan_submit (plan->host, batch, span, error);
+    release_segments (batch);
+    return ok;
+  }
 
   g_mutex_lock (&plan->lock);
   ok = wait_for_slot (plan, batch, error);

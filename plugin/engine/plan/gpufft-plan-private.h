@@ -292,7 +292,7 @@ struct _GpufftPlan
   guint n_busy;                 /* slots QUEUED or RECORDED */
   GpufftResultFunc func;        /* NULL: results go to the stash */
   gpointer func_data;
-  GQueue stash;                 /* StashedResult, for collect() */
+  GQueue stash;                 /* gpufft_result_copy (), for collect() */
   guint n_stashed;              /* batches whose results are in the stash */
   GError *error;                /* a failed batch: sticky */
   GpufftTimings timings;

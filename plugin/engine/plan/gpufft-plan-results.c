@@ -5,88 +5,15 @@
 #include <string.h>
 
 #include "gpufft-plan-private.h"
+#include "gpufft-result-copy.h"
 #include "gpufft-scheduler.h"
-
-/* An owned copy of one group result. */
-typedef struct
-{
-  GpufftGroupResult r;
-  gboolean last;                /* the last closed group of its batch */
-  gfloat *power;
-  guint *channel_frames;
-  gfloat *complex_data, *phase;
-  GpufftPeak *peaks;
-  gfloat *bands, *level, *frames;
-} StashedResult;
-
-static void
-stashed_free (gpointer data)
-{
-  StashedResult *s = data;
-
-  g_free (s->power);
-  g_free (s->channel_frames);
-  g_free (s->complex_data);
-  g_free (s->phase);
-  g_free (s->peaks);
-  g_free (s->bands);
-  g_free (s->level);
-  g_free (s->frames);
-  g_free (s);
-}
 
 void
 gpufft_plan_stash_clear (GpufftPlan * plan)
 {
-  g_queue_clear_full (&plan->stash, stashed_free);
+  g_queue_clear_full (&plan->stash, g_free);
   g_queue_init (&plan->stash);
   plan->n_stashed = 0;
-}
-
-static StashedResult *
-stash_copy (const GpufftGroupResult * r)
-{
-  StashedResult *s = g_new0 (StashedResult, 1);
-  gsize n = (gsize) r->channels * r->n_bins;
-
-  s->r = *r;
-  if (r->power) {
-    s->power = g_memdup2 (r->power, n * sizeof (gfloat));
-    s->r.power = s->power;
-  }
-  if (r->channel_frames) {
-    s->channel_frames = g_memdup2 (r->channel_frames,
-        r->channels * sizeof (guint));
-    s->r.channel_frames = s->channel_frames;
-  }
-  if (r->complex_data) {
-    s->complex_data = g_memdup2 (r->complex_data, 2 * n * sizeof (gfloat));
-    s->r.complex_data = s->complex_data;
-  }
-  if (r->phase) {
-    s->phase = g_memdup2 (r->phase, n * sizeof (gfloat));
-    s->r.phase = s->phase;
-  }
-  if (r->peaks) {
-    s->peaks = g_memdup2 (r->peaks,
-        (gsize) r->channels * r->n_peaks * sizeof (GpufftPeak));
-    s->r.peaks = s->peaks;
-  }
-  if (r->bands) {
-    s->bands = g_memdup2 (r->bands,
-        (gsize) r->channels * r->n_bands * sizeof (gfloat));
-    s->r.bands = s->bands;
-  }
-  if (r->level) {
-    s->level = g_memdup2 (r->level, r->channels * sizeof (gfloat));
-    s->r.level = s->level;
-  }
-  if (r->frames) {
-    s->frames = g_memdup2 (r->frames, (gsize) r->n_frames * r->channels *
-        r->frame_stride * sizeof (gfloat));
-    s->r.frames = s->frames;
-  }
-  return s;
 }
 
 /* Fills result r for closed group g of slot s (failed: only the group's
@@ -193,10 +120,7 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
     } else if (func) {
       func (&r, func_data);
     } else {
-      StashedResult *st = stash_copy (&r);
-
-      st->last = g == s->n_closed;
-      g_queue_push_tail (&local, st);
+      g_queue_push_tail (&local, gpufft_result_copy (&r));
     }
     if (plan->frame_acc)
       g_array_set_size (plan->frame_acc, 0);
@@ -239,7 +163,7 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
 {
   GQueue got = G_QUEUE_INIT;
   GError *err = NULL;
-  StashedResult *st;
+  GpufftGroupResult *st;
   gint n;
 
   g_return_val_if_fail (plan != NULL, -1);
@@ -259,8 +183,8 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
 
   while ((st = g_queue_pop_head (&got)) != NULL) {
     if (func)
-      func (&st->r, user_data);
-    stashed_free (st);
+      func (st, user_data);
+    g_free (st);
   }
   if (err) {
     g_propagate_error (error, err);
