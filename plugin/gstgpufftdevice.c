@@ -86,12 +86,23 @@ open_thread (gpointer data)
   return NULL;
 }
 
+/* (set once, never cleared) */
+static gint any_opened;
+
+gboolean
+gst_gpu_fft_device_any_opened (void)
+{
+  return g_atomic_int_get (&any_opened) != 0;
+}
+
 GstGpuFftDevice *
 gst_gpu_fft_device_open (GstElement * element, gint index,
     GstGpuFftDeviceOpened opened)
 {
   GstGpuFftDevice *dev = g_new0 (GstGpuFftDevice, 1);
   GError *error = NULL;
+
+  g_atomic_int_set (&any_opened, 1);
 
   dev->ref_count = 2;           /* the caller's and the thread's */
   dev->index = index;

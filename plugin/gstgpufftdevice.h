@@ -2,10 +2,10 @@
  *
  * Opening a Vulkan device takes 20 ms on lavapipe and 150 ms (0.6 s with
  * cold driver caches) on an NVIDIA GPU, mostly in the driver's
- * vkCreateInstance and vkCreateDevice. An element starts the opening at
- * READY->PAUSED and goes on at once, so that its first buffer is never held
- * by it; the plan job (gstgpufftplanjob.h) waits for the device on its own
- * thread.
+ * vkCreateInstance and vkCreateDevice. An element starts the opening
+ * (at READY->PAUSED, or where its first plan needs a device) and goes on at
+ * once, so that its first buffer is never held by it; the plan job
+ * (gstgpufftplanjob.h) waits for the device on its own thread.
  *
  * gst_gpu_fft_device_open() starts the opening of device-index `index`
  * (-1: automatic, gpufft_context_get()); it fails only when no thread can
@@ -67,6 +67,13 @@ gboolean gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error);
  * application's handler there may stop the pipeline, on that thread or
  * another). The element calls it before it goes (stop, finalize). */
 void gst_gpu_fft_device_close (GstGpuFftDevice * dev);
+
+/* TRUE once an element of the process has started opening a device
+ * (the process then keeps a Vulkan instance, and a GPU driver its own
+ * threads, for good: gpufft-context.c): what a device costs whatever it
+ * does is paid, and a live stream analysed on the host alone moves to one
+ * (gstgpuffthostbudget.h). */
+gboolean gst_gpu_fft_device_any_opened (void);
 
 GstGpuFftDevice *gst_gpu_fft_device_ref (GstGpuFftDevice * dev);
 void gst_gpu_fft_device_unref (GstGpuFftDevice * dev);

@@ -201,11 +201,12 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "gpufftspectrum-stats: device (gint: the Vulkan device index in "
-          "use, -1 before start), dropped-intervals (guint64: intervals of a "
-          "live stream left unanalysed because the GPU fell behind, since "
-          "the element started), host-intervals (guint64: intervals of a "
-          "live stream analysed on the CPU while the device's plan was "
-          "being made, since the element started), "
+          "use, -1 before start and on the host alone), dropped-intervals "
+          "(guint64: intervals of a live stream left unanalysed because the "
+          "GPU fell behind, since the element started), host-intervals "
+          "(guint64: intervals of a live stream analysed on the CPU, on the "
+          "host alone or while the device's plan was being made, since the "
+          "element started), "
           "dropped-messages (guint64: messages of a "
           "live stream dropped because the application's bus handler did "
           "not keep up: the oldest of more than 1024 waiting, since the "

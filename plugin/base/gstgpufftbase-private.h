@@ -18,6 +18,11 @@ void gst_gpu_fft_base_settings_read (GstGpuFftBase * self,
 /* ... into self->live / self->live_gen (streaming thread) */
 void gst_gpu_fft_base_settings_read_live (GstGpuFftBase * self);
 
+/* gstgpufftbase.c: the device's opening calls it (gstgpufftdevice.h:
+ * names the device, offers its allocator upstream) */
+void gst_gpu_fft_base_device_opened (GstElement * element,
+    GpufftContext * ctx);
+
 /* gstgpufftbase-stream.c (streaming thread) */
 GstClockTime gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self,
     guint64 sample);
@@ -31,6 +36,11 @@ gboolean gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self);
  * wait for or making it failed (the error posted). */
 gboolean gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self,
     gboolean wait, gboolean due, gboolean * failed);
+/* A stream analysed on the host alone gives its share of the process's
+ * budget back and is no longer host-only (nothing when it is not). */
+void gst_gpu_fft_base_stream_host_only_end (GstGpuFftBase * self);
+/* What device-name reads for a stream analysed on the host alone. */
+#define GST_GPU_FFT_BASE_HOST_DEVICE_NAME "CPU (host analysis)"
 /* Frames what was received up to avail_end (the input being n samples
  * from pos, `planes`) into batches and hands them to the engine. */
 gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,

@@ -15,6 +15,7 @@
 
 #include "gstgpufftbase-private.h"
 #include "gstgpufftallocator.h"
+#include "gstgpuffthostbudget.h"
 
 #define GST_CAT_DEFAULT gst_gpu_fft_base_debug
 
@@ -237,6 +238,85 @@ plan_config_equal (const GpufftPlanConfig * a, const GpufftPlanConfig * b)
       a->output_db == b->output_db && a->db_offset == b->db_offset;
 }
 
+/* FFT points a second of config's analysis */
+static gdouble
+points_per_s (const GpufftPlanConfig * c)
+{
+  guint64 out_ch = c->downmix ? 1 : c->channels;
+
+  return (gdouble) out_ch *c->rate / c->hop * c->fft_size;
+}
+
+/* The element's device (gstgpufftdevice.h), its opening started here
+ * where it has none yet (the automatic device: the first plan job that
+ * needs one). NULL where no thread could be started (the error posted). */
+static GstGpuFftDevice *
+need_device (GstGpuFftBase * self)
+{
+  GstGpuFftDevice *device;
+  gint index;
+
+  GST_OBJECT_LOCK (self);
+  device = self->device;
+  index = self->settings.device_index;
+  GST_OBJECT_UNLOCK (self);
+  if (device)
+    return device;
+  /* (device_opened is the base's: it names the device and offers its
+   * allocator upstream) */
+  device = gst_gpu_fft_device_open (GST_ELEMENT (self), index,
+      gst_gpu_fft_base_device_opened);
+  GST_OBJECT_LOCK (self);
+  self->device = device;
+  GST_OBJECT_UNLOCK (self);
+  return device;
+}
+
+/* Starts the job that makes the device's plan of self->plan_config
+ * (config: the same with its arrays in tables, which the job takes; where
+ * config is NULL they are made here). FALSE (the error posted) where it
+ * cannot start. */
+static gboolean
+start_plan_job (GstGpuFftBase * self, const GpufftPlanConfig * config,
+    GstGpuFftAnalysisTables * tables)
+{
+  GpufftPlanConfig made;
+  GstGpuFftAnalysisTables own;
+  GstGpuFftDevice *device;
+  GError *error = NULL;
+  gchar *why = NULL;
+
+  if (config == NULL) {
+    made = self->plan_config;
+    if (!gst_gpu_fft_analysis_configure (&self->plan_analysis, &made, &own,
+            &why)) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", why), (NULL));
+      g_free (why);
+      gst_gpu_fft_analysis_tables_clear (&own);
+      return FALSE;
+    }
+    config = &made;
+    tables = &own;
+  }
+  device = need_device (self);
+  /* (made beside the stream: the buffers pass on, their samples wait in
+   * the store until the plan is ready) */
+  if (device)
+    self->plan_job = gst_gpu_fft_plan_job_start (device, config, tables,
+        NULL, &error);
+  if (self->plan_job == NULL) {
+    gst_gpu_fft_analysis_tables_clear (tables);
+    if (device)
+      gst_gpu_fft_base_results_post_engine_error (self,
+          "Starting the thread that makes the GPU FFT plan", error);
+    g_clear_error (&error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean host_only_begin (GstGpuFftBase * self);
+
 /* Applies the current settings at a restart (framing from sample 0).
  * Rebuilds the plan when its configuration changed. */
 gboolean
@@ -250,7 +330,7 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
   gst_gpu_fft_base_settings_read (self, &s, &gen);
   make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis);
 
-  if ((self->plan || self->plan_job)
+  if ((self->plan || self->plan_job || self->host_only)
       && (!plan_config_equal (&config, &self->plan_config)
           || !gst_gpu_fft_analysis_equal (&analysis, &self->plan_analysis))) {
     if (self->plan_job) {
@@ -264,10 +344,10 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
       self->plan = NULL;
       self->on_host = FALSE;
     }
+    gst_gpu_fft_base_stream_host_only_end (self);
     g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   }
-  if (self->plan == NULL && self->plan_job == NULL) {
-    GError *error = NULL;
+  if (self->plan == NULL && self->plan_job == NULL && !self->host_only) {
     GstGpuFftAnalysisTables tables;
     gchar *why = NULL;
 
@@ -287,24 +367,19 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
         config.planar ? " planar" : "", config.downmix ? "downmix" : "multi",
         config.rate, config.max_frames, config.n_peaks, config.peak_min_bin,
         config.peak_max_bin, config.complex_out ? " complex" : "");
-    /* (made beside the stream: the buffers pass on, their samples wait in
-     * the store until the plan is ready) */
-    self->plan_job = gst_gpu_fft_plan_job_start (self->device, &config,
-        &tables, NULL, &error);
     self->host_refused = FALSE;
-    if (self->plan_job == NULL) {
+    self->plan_analysis = analysis;
+    self->plan_config = config;
+    /* (the arrays are the tables': the job's, or cleared) */
+    self->plan_config.bin_gain = self->plan_config.level_weights = NULL;
+    self->plan_config.band_weights = NULL;
+    self->plan_config.band_first = self->plan_config.band_bins = NULL;
+    if (host_only_begin (self)) {
       gst_gpu_fft_analysis_tables_clear (&tables);
-      gst_gpu_fft_base_results_post_engine_error (self,
-          "Starting the thread that makes the GPU FFT plan", error);
-      g_clear_error (&error);
-      self->running = FALSE;
+    } else if (!start_plan_job (self, &config, &tables)) {
+      self->running = FALSE;    /* no plan: the next buffer starts over */
       return FALSE;
     }
-    /* (the job holds the arrays) */
-    config.bin_gain = config.level_weights = config.band_weights = NULL;
-    config.band_first = config.band_bins = NULL;
-    self->plan_config = config;
-    self->plan_analysis = analysis;
   }
   self->min_bin = min_bin;
   self->max_bin = max_bin;
@@ -336,7 +411,7 @@ host_start_affordable (GstGpuFftBase * self)
   guint64 out_ch = c->downmix ? 1 : c->channels;
   guint64 span = (guint64) (MAX (c->max_frames, 1) - 1) * c->hop + c->fft_size;
 
-  return out_ch * c->rate / c->hop * c->fft_size <= HOST_MAX_POINTS_PER_S
+  return points_per_s (c) <= HOST_MAX_POINTS_PER_S
       && out_ch * (c->fft_size / 2 + 1) <= HOST_MAX_BINS
       && span * GST_AUDIO_INFO_BPF (&self->info) <= HOST_MAX_SPAN_BYTES;
 }
@@ -368,6 +443,56 @@ host_start_wanted (GstGpuFftBase * self)
   if (env && (g_str_equal (env, "on") || g_str_equal (env, "1")))
     return TRUE;
   return self->is_live > 0;
+}
+
+/* Host only: a live stream that the host start would take, while no
+ * device was ever opened in the process (gst_gpu_fft_device_any_opened:
+ * none named by a device-index, none for another stream) and the
+ * process's budget has room for it (gstgpuffthostbudget.h), is analysed
+ * on the host alone: no plan job, no device; its host plan is made when
+ * its first batch is due (plan_ready), and it stays until a device is
+ * opened in the process, when the stream moves to it as after a host
+ * start. TRUE when the stream is host-only now (self->plan_config and
+ * plan_analysis set). */
+static gboolean
+host_only_begin (GstGpuFftBase * self)
+{
+  gdouble points = points_per_s (&self->plan_config);
+  gboolean taken = FALSE;
+
+  /* (gpufft_plan_new_host refuses the averagings whose state lasts
+   * beyond an interval) */
+  if (self->is_live <= 0 || !host_start_wanted (self)
+      || self->plan_config.averaging == GPUFFT_AVERAGING_EXPONENTIAL
+      || self->plan_config.averaging == GPUFFT_AVERAGING_MAX_HOLD)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  if (self->device == NULL && !gst_gpu_fft_device_any_opened ()
+      && gst_gpu_fft_host_budget_take (points)) {
+    self->host_only = TRUE;
+    self->host_points = points;
+    taken = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "%s (%.0f FFT points a second)", taken ?
+      "analysed on the host alone" : "not on the host alone: a device is "
+      "open in the process, or its host budget is spent", points);
+  return taken;
+}
+
+void
+gst_gpu_fft_base_stream_host_only_end (GstGpuFftBase * self)
+{
+  gdouble points;
+
+  if (!self->host_only)
+    return;
+  GST_OBJECT_LOCK (self);
+  self->host_only = FALSE;
+  points = self->host_points;
+  self->host_points = 0.0;
+  GST_OBJECT_UNLOCK (self);
+  gst_gpu_fft_host_budget_give (points);
 }
 
 /* Makes plan the element's: results, limits per batch. */
@@ -430,6 +555,28 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   *failed = FALSE;
   if (self->plan && !self->on_host)
     return TRUE;
+  if (self->host_only) {
+    /* (the host plan stays, until a device is open in the process: then
+     * the stream moves to it, as after a host start) */
+    if (gst_gpu_fft_device_any_opened ()) {
+      GST_DEBUG_OBJECT (self, "a device is open in the process: the "
+          "stream moves to it");
+    } else {
+      if (self->plan || !due)
+        return self->plan != NULL;
+      if (start_on_host (self))
+        return TRUE;
+      /* the host plan cannot take this analysis: the device's does */
+      GST_DEBUG_OBJECT (self, "not on the host alone after all: a device's "
+          "plan is made");
+    }
+    gst_gpu_fft_base_stream_host_only_end (self);
+    if (!start_plan_job (self, NULL, NULL)) {
+      self->running = FALSE;
+      *failed = TRUE;
+      return FALSE;
+    }
+  }
   if (self->plan_job == NULL) {
     GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
         ("no GPU FFT plan, made or being made"));
@@ -932,7 +1079,7 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
 {
   gboolean ok = TRUE;
 
-  if (self->running && (self->plan || self->plan_job)) {
+  if (self->running && (self->plan || self->plan_job || self->host_only)) {
     gboolean failed;
 
     /* What the store holds is analysed: the plan is waited for, but by a

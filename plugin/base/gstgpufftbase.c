@@ -171,15 +171,20 @@ gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE_INDEX,
       g_param_spec_int ("device-index", "Device index",
           "Vulkan device to use (-1 = automatic: discrete > integrated > "
-          "virtual > CPU); read when the element starts",
+          "virtual > CPU, opened at the first buffer, and not at all for a "
+          "light live stream analysed on the host alone; 0 or more: that "
+          "device, opened when the element starts); read when the element "
+          "starts",
           -1, G_MAXINT, DEFAULT_DEVICE_INDEX,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
       g_param_spec_string ("device-name", "Device name",
-          "Name of the Vulkan device in use (NULL before the first start; "
-          "read while the device is being opened, it waits for it)",
-          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+          "Name of the Vulkan device in use (NULL until it is chosen: the "
+          "first buffer, or the start with a device-index; \""
+          GST_GPU_FFT_BASE_HOST_DEVICE_NAME "\" for a live stream analysed "
+          "on the host alone; read while the device is being opened, it "
+          "waits for it)", NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   caps = gst_caps_from_string (CAPS_STR);
   gst_audio_filter_class_add_pad_templates (filter_class, caps);
@@ -294,7 +299,10 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
         gst_gpu_fft_device_unref (device);
         GST_OBJECT_LOCK (self);
       }
-      g_value_set_string (value, self->device_name);
+      /* (a stream analysed on the host alone opens no device) */
+      g_value_set_string (value, self->device_name ? self->device_name :
+          self->host_only && self->device == NULL ?
+          GST_GPU_FFT_BASE_HOST_DEVICE_NAME : NULL);
       break;
     }
     default:
@@ -316,8 +324,8 @@ element_kind (GstGpuFftBase * self)
 }
 
 /* (on the device's opening thread: gstgpufftdevice.h) */
-static void
-device_opened (GstElement * element, GpufftContext * ctx)
+void
+gst_gpu_fft_base_device_opened (GstElement * element, GpufftContext * ctx)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (element);
   GstAllocator *allocator = NULL;
@@ -365,10 +373,17 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   gst_clear_object (&self->allocator);
   self->allocation_unanswered = FALSE;
   GST_OBJECT_UNLOCK (self);
-  /* (opened beside the stream: the plan job waits for it) */
-  device = gst_gpu_fft_device_open (GST_ELEMENT (self), index, device_opened);
-  if (device == NULL)
-    return FALSE;
+  /* (opened beside the stream: the plan job waits for it. A device named
+   * by its index is opened now; the automatic one when a plan job first
+   * needs it, so that a stream analysed on the host alone opens none:
+   * gstgpuffthostbudget.h) */
+  device = NULL;
+  if (index >= 0) {
+    device = gst_gpu_fft_device_open (GST_ELEMENT (self), index,
+        gst_gpu_fft_base_device_opened);
+    if (device == NULL)
+      return FALSE;
+  }
 
   GST_OBJECT_LOCK (self);
   self->device = device;        /* (under the lock for the stats property) */
@@ -404,6 +419,7 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   }
   self->on_host = FALSE;
   self->host_refused = FALSE;
+  gst_gpu_fft_base_stream_host_only_end (self);
   self->group_open = FALSE;
   /* no message of this run is posted after stop returns (the one being
    * posted is waited for, except on its own thread: a bus handler that
@@ -537,7 +553,7 @@ gst_gpu_fft_base_propose_allocation (GstBaseTransform * trans,
   if (self->allocator)
     allocator = gst_object_ref (self->allocator);
   else
-    self->allocation_unanswered = self->device != NULL;
+    self->allocation_unanswered = TRUE;
   GST_OBJECT_UNLOCK (self);
   if (allocator == NULL)
     return ret;
@@ -735,10 +751,10 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   guint c;
   gboolean ok, compat;
 
-  if (!self->have_format || self->device == NULL)
+  if (!self->have_format)
     return GST_FLOW_NOT_NEGOTIATED;
   /* (its error is posted: no plan is tried again until a restart) */
-  if (gst_gpu_fft_device_failed (self->device, NULL))
+  if (self->device && gst_gpu_fft_device_failed (self->device, NULL))
     return GST_FLOW_ERROR;
 
   /* gpuspectrum, as spectrum: a DISCONT flag cuts the interval whatever

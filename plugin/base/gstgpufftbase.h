@@ -110,7 +110,10 @@ struct _GstGpuFftBase
   gboolean allocation_unanswered;
 
   /* --- state: streaming thread (and start/stop) --- */
-  GstGpuFftDevice *device;      /* being opened or open (gstgpufftdevice.h) */
+  /* being opened or open (gstgpufftdevice.h); NULL until a plan job needs
+   * it (at READY->PAUSED with a device-index of 0 or more); written under
+   * the object lock */
+  GstGpuFftDevice *device;
   GpufftPlan *plan;
   /* the plan being made (gstgpufftplanjob.h); `plan` NULL meanwhile, or
    * the host plan (on_host) */
@@ -121,6 +124,13 @@ struct _GstGpuFftBase
    * interval once made (gstgpufftbase-stream.c) */
   gboolean on_host;
   gboolean host_refused;        /* no host plan for plan_job's configuration */
+  /* a light live stream analysed on the host alone (gstgpuffthostbudget.h):
+   * no plan job, no device; the host plan (on_host) is made when the first
+   * batch is due and never hands over. host_points: what it took from the
+   * process's budget. host_only is written under the object lock (the
+   * device-name property reads it). */
+  gboolean host_only;
+  gdouble host_points;
   gboolean group_open;          /* the last batch left an interval open */
   guint64 host_total;           /* intervals analysed by host plans (object
                                  * lock: the stats property) */

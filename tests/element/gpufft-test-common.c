@@ -349,6 +349,40 @@ start_failed_free (GstElement * el, Msgs * m)
   gst_object_unref (el);
 }
 
+gchar *
+pipeline_first_error (const gchar * desc, const gchar * name)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  GstElement *el;
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *debug = NULL, *out;
+
+  fail_unless (pipe != NULL && err == NULL, "%s", desc);
+  el = gst_bin_get_by_name (GST_BIN (pipe), name);
+  fail_unless (el != NULL, "no element %s", name);
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "no ERROR and no EOS in 60 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (el),
+      "the first ERROR is not %s's", name);
+  gst_message_parse_error (msg, &err, &debug);
+  out = g_strdup_printf ("%s | %s", err->message, debug ? debug : "");
+  g_clear_error (&err);
+  g_free (debug);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (el);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return out;
+}
+
 static GstHarness *
 harness_new_valist (const gchar * factory, GstBus ** bus, const gchar * caps,
     const gchar * first_prop, va_list ap)

@@ -189,6 +189,10 @@ gdouble run_and_compare (const RefConfig * c, gdouble threshold,
 Msgs *start_must_error (GstElement * el, GstState state);
 /* Back to NULL (which must succeed), then frees el, its bus and m. */
 void start_failed_free (GstElement * el, Msgs * m);
+/* Runs the pipeline `desc` (gst_parse_launch) until its first ERROR, which
+ * must come within 60 s, before any EOS, from the element named `name`:
+ * its "message | debug" (g_free); the pipeline is back to NULL. */
+gchar *pipeline_first_error (const gchar * desc, const gchar * name);
 
 /* Expect (and capture) g_log warnings and element WARNING/log lines while
  * `code` runs; returns the captured text (g_free). */

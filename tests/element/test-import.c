@@ -15,7 +15,9 @@
 #define CHUNK 4800
 
 /* The allocator the element offers upstream for caps (a reference), or
- * NULL; the device is opened first (reading device-name waits for it). */
+ * NULL; the device is opened first (reading device-name waits for it: the
+ * element is made with a device-index, whose device is opened when it
+ * starts). */
 static GstAllocator *
 element_allocator (GstHarness * h, const gchar * caps_str)
 {
@@ -115,7 +117,7 @@ run_scribbled (const Fmt * f, guint channels_out, gboolean use_allocator)
   refs = ref_welch (&c, mono, n);
 
   h = harness_new (&bus, caps, "fft-size", "1024", "hop-size", "512",
-      "multi-channel", "true", "threshold", "-120", NULL);
+      "multi-channel", "true", "threshold", "-120", "device-index", "0", NULL);
   if (use_allocator) {
     allocator = element_allocator (h, caps);
     fail_unless (allocator != NULL, "the element offers no allocator");
@@ -223,7 +225,7 @@ GST_START_TEST (test_big_buffers_batches)
 
   h = harness_new (&bus, caps, "fft-size", "4096", "hop-size", "1024",
       "interval", "1000000000", "multi-channel", "true", "threshold", "-120",
-      NULL);
+      "device-index", "0", NULL);
   g_object_get (h->element, "device-name", &name, NULL);        /* opened */
   g_free (name);
   batches0 = stats_u64 (h->element, "device-batches");
@@ -275,7 +277,7 @@ GST_START_TEST (test_allocator_memory)
   guint i;
 
   h = harness_new (&bus, "audio/x-raw,format=F32LE,rate=48000,channels=2,"
-      "layout=interleaved", "fft-size", "1024", NULL);
+      "layout=interleaved", "fft-size", "1024", "device-index", "0", NULL);
   allocator = element_allocator (h, "audio/x-raw,format=F32LE,rate=48000,"
       "channels=2,layout=interleaved");
   fail_unless (allocator != NULL);

@@ -1,7 +1,8 @@
 /* Without any Vulkan driver (meson runs this program with VK_ICD_FILENAMES
  * and VK_DRIVER_FILES pointing to a file that does not exist) the plugin
- * still loads, and starting the element fails cleanly with an ERROR that
- * says Vulkan is missing and how to install it. */
+ * still loads; a stream that needs a device fails cleanly with an ERROR
+ * that says Vulkan is missing and how to install it, and a light live
+ * stream, analysed on the host alone, needs none. */
 #include "gpufft-test-common.h"
 
 static gboolean
@@ -14,6 +15,17 @@ contains_ci (const gchar * text, const gchar * needle)
   return hit;
 }
 
+static void
+check_no_device_error (const gchar * text)
+{
+  g_print ("no-device error: %s\n", text);
+  fail_unless (contains_ci (text, "vulkan"), "error does not name Vulkan");
+  fail_unless (contains_ci (text, "install"),
+      "error does not say what to install");
+}
+
+/* the device opened at the start (a device-index), and at the first
+ * buffer of a stream that is not live (the automatic device) */
 GST_START_TEST (test_no_device_error)
 {
   GstElement *el;
@@ -24,13 +36,55 @@ GST_START_TEST (test_no_device_error)
       "run with VK_ICD_FILENAMES=/nonexistent (meson does)");
   el = gst_element_factory_make ("gpufftspectrum", NULL);
   fail_unless (el != NULL, "the plugin must load without a Vulkan device");
+  g_object_set (el, "device-index", 0, NULL);
   m = start_must_error (el, GST_STATE_PLAYING);
-  text = g_ptr_array_index (m->errors, 0);
-  g_print ("no-device error: %s\n", text);
-  fail_unless (contains_ci (text, "vulkan"), "error does not name Vulkan");
-  fail_unless (contains_ci (text, "install"),
-      "error does not say what to install");
+  check_no_device_error (g_ptr_array_index (m->errors, 0));
   start_failed_free (el, m);
+
+  text = pipeline_first_error ("audiotestsrc num-buffers=10 ! "
+      "gpufftspectrum name=el ! fakesink", "el");
+  check_no_device_error (text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+/* A live stream on the host alone: every interval posted, no ERROR, and
+ * device-name says where it was analysed. */
+GST_START_TEST (test_no_device_live_on_host)
+{
+  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
+      "num-buffers=50 samplesperbuffer=441 ! gpufftspectrum name=el ! "
+      "fakesink", NULL);
+  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  guint spectra = 0;
+  gchar *name = NULL;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+              GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ELEMENT))) {
+    GstMessageType t = GST_MESSAGE_TYPE (msg);
+
+    fail_if (t == GST_MESSAGE_ERROR, "an ERROR without a device");
+    if (t == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (gst_message_get_structure (msg), "spectrum"))
+      spectra++;
+    gst_message_unref (msg);
+    if (t == GST_MESSAGE_EOS)
+      break;
+  }
+  /* (0.5 s of 100 ms intervals) */
+  fail_unless_equals_int (spectra, 5);
+  g_object_get (el, "device-name", &name, NULL);
+  fail_unless_equals_string (name, "CPU (host analysis)");
+  g_free (name);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (el);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
 }
 
 GST_END_TEST;
@@ -40,8 +94,8 @@ GST_END_TEST;
  * posts, no crash, back to NULL */
 GST_START_TEST (test_no_device_pipeline)
 {
-  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
-      "num-buffers=50 ! gpufftspectrum name=el ! fakesink", NULL);
+  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=50 ! "
+      "gpufftspectrum name=el ! fakesink", NULL);
   GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg;
@@ -93,8 +147,8 @@ stop_on_error (GstBus * bus, GstMessage * msg, gpointer pipe)
 
 GST_START_TEST (test_stop_from_error_handler)
 {
-  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
-      "num-buffers=500 ! gpufftspectrum ! fakesink", NULL);
+  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=500 ! "
+      "gpufftspectrum ! fakesink", NULL);
   GstBus *bus = gst_element_get_bus (pipe);
   gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
 
@@ -122,6 +176,7 @@ nodevice_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_no_device_error);
+  tcase_add_test (tc, test_no_device_live_on_host);
   tcase_add_test (tc, test_stop_from_error_handler);
   tcase_add_test (tc, test_no_device_pipeline);
   return s;

@@ -2,7 +2,8 @@
  * GPUFFT_VULKAN_LOADER pointing to a library that does not exist, and a
  * fresh registry) the plugin still registers (it does not link the loader:
  * the registry would blacklist it), nothing loads libvulkan, and starting
- * the element fails with an ERROR that says to install libvulkan1. */
+ * the element with a device-index, or a stream that is not live through
+ * it, fails with an ERROR that says to install libvulkan1. */
 #include "gpufft-test-common.h"
 
 static gboolean
@@ -28,6 +29,8 @@ GST_START_TEST (test_no_loader)
   el = gst_element_factory_make ("gpufftspectrum", NULL);
   fail_unless (el != NULL, "the plugin must register without a loader");
   fail_if (libvulkan_mapped (), "the plugin loaded libvulkan");
+  /* (a device named by its index: opened at the start) */
+  g_object_set (el, "device-index", 0, NULL);
   m = start_must_error (el, GST_STATE_PLAYING);
   text = g_ptr_array_index (m->errors, 0);
   g_print ("no-loader error: %s\n", text);
@@ -36,6 +39,16 @@ GST_START_TEST (test_no_loader)
       "the error does not say to install the loader: %s", text);
   fail_if (libvulkan_mapped ());
   start_failed_free (el, m);
+
+  /* (the automatic device: opened at the first buffer) */
+  text = pipeline_first_error ("audiotestsrc num-buffers=10 ! "
+      "gpufftspectrum name=el ! fakesink", "el");
+  g_print ("no-loader error: %s\n", text);
+  fail_unless (strstr (text, "no Vulkan loader") != NULL
+      && strstr (text, "install libvulkan1") != NULL,
+      "the error does not say to install the loader: %s", text);
+  fail_if (libvulkan_mapped ());
+  g_free (text);
 }
 
 GST_END_TEST;

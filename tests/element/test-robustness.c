@@ -800,10 +800,12 @@ GST_START_TEST (test_device_index_out_of_range)
 
 GST_END_TEST;
 
-/* device-name right after READY->PAUSED: the device is opened beside the
- * state change (made 1 s slow here, GPUFFT_DEBUG_SLOW_OPEN_MS), and the
- * getter waits for it; and again after a restart, when the device is
- * already open in the process */
+/* device-name right after READY->PAUSED: with a device-index, the device
+ * is opened beside the state change (made 1 s slow here,
+ * GPUFFT_DEBUG_SLOW_OPEN_MS), and the getter waits for it; and again
+ * after a restart, when the device is already open in the process. With
+ * the automatic device (-1), nothing is opened before the first buffer:
+ * NULL. */
 GST_START_TEST (test_device_name)
 {
   GstElement *el = gst_element_factory_make ("gpufftspectrum", NULL);
@@ -811,11 +813,15 @@ GST_START_TEST (test_device_name)
   gint pass;
 
   g_setenv ("GPUFFT_DEBUG_SLOW_OPEN_MS", "1000", TRUE);
-  for (pass = 0; pass < 2; pass++) {
+  for (pass = 0; pass < 3; pass++) {
+    g_object_set (el, "device-index", pass < 2 ? 0 : -1, NULL);
     fail_unless (gst_element_set_state (el, GST_STATE_PAUSED) !=
         GST_STATE_CHANGE_FAILURE);
     g_object_get (el, "device-name", &name, NULL);
-    fail_unless (name != NULL && name[0] != '\0', "no device-name");
+    if (pass < 2)
+      fail_unless (name != NULL && name[0] != '\0', "no device-name");
+    else
+      fail_unless (name == NULL, "a device-name before the first buffer");
     g_print ("device-name: %s\n", name);
     g_free (name);
     fail_unless_equals_int (gst_element_set_state (el, GST_STATE_NULL),

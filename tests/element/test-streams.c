@@ -661,6 +661,8 @@ GST_START_TEST (test_live_host_start)
   guint i;
 
   g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (SLOW_PLAN_MS), TRUE);
+  /* (no stream on the host alone: the device's plan takes over) */
+  g_setenv ("GPUFFT_HOST_BUDGET", "0", TRUE);
   h = harness_new (&bus, caps, "interval", "100000000", "threshold", "-120",
       NULL);
   g_free (caps);
@@ -727,9 +729,156 @@ GST_START_TEST (test_live_host_start)
     g_free (what);
   }
   g_ptr_array_unref (refs);
-  g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
   msgs_free (m);
   harness_free (h, bus);
+  g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  g_unsetenv ("GPUFFT_HOST_BUDGET");
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* Checks a live stream's messages m (of x, n samples) against the
+ * double-precision Welch reference (within 0.001 dB): one per interval,
+ * none dropped, no error or warning. */
+static void
+check_live_messages (GstHarness * h, Msgs * m, const gdouble * x, gsize n,
+    const gchar * who)
+{
+  RefConfig rc = { 1024, 512, REF_HANN, FALSE, RATE, 100 * GST_MSECOND };
+  GPtrArray *refs = ref_welch (&rc, x, n);
+  guint i;
+
+  fail_unless (m->errors->len == 0, "%s: an error: %s", who, m->errors->len ?
+      (gchar *) g_ptr_array_index (m->errors, 0) : "");
+  fail_unless (m->warnings->len == 0, "%s: a warning: %s", who,
+      m->warnings->len ? (gchar *) g_ptr_array_index (m->warnings, 0) : "");
+  fail_unless_equals_uint64 (stats_u64 (h->element, "dropped-intervals"), 0);
+  fail_unless_equals_int (m->spectrum->len, refs->len);
+  for (i = 0; i < refs->len; i++) {
+    const RefInterval *r = g_ptr_array_index (refs, i);
+    const GstStructure *st = g_ptr_array_index (m->spectrum, i);
+    gchar *what = g_strdup_printf ("%s, interval %u", who, i);
+    guint ch;
+    gfloat *got = msg_floats (st, "magnitude", &ch, NULL, NULL);
+
+    check_spectrum_fields (st, &rc, r, 0, 1);
+    fail_unless_equals_int (ch, 1);
+    compare_db (&rc, got, r->power, -120.0, 0.001, what);
+    g_free (got);
+    g_free (what);
+  }
+  g_ptr_array_unref (refs);
+}
+
+static gchar *
+device_name (GstHarness * h)
+{
+  gchar *name = NULL;
+
+  g_object_get (h->element, "device-name", &name, NULL);
+  return name;
+}
+
+/* Host only: a live stream that fits the process's host budget is
+ * analysed on the host alone, with no device opened (device-name says so;
+ * NULL before the first buffer). A second live stream that does not fit
+ * the budget left opens a device; from then on the first moves to the
+ * device between intervals, as after a host start. Both in real time;
+ * every interval of both, host and device alike, within 0.001 dB of the
+ * Welch reference, none dropped, no warning. Then, a device being open
+ * in the process, a new live stream is not on the host alone. The
+ * budget here: one mono stream of fft 1024, hop 512 at 48 kHz (96000 FFT
+ * points a second), and a bit. */
+GST_START_TEST (test_live_host_only)
+{
+  const gsize step = RATE / 10, most = 20 * RATE;
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, most);
+  GstBus *bus1, *bus2, *bus3;
+  GstHarness *h1, *h2, *h3;
+  Msgs *m1, *m2;
+  gchar *name;
+  gsize pos, pos2 = 0;
+  guint64 on_host = 0;
+  guint still = 0;
+
+  gen_noise (x, most, 1, 0.01, 11);
+  gen_tone (x, most, 1, 0.5, 2345.6, RATE, 0.1);
+  fmt_quantize (&f, x, most);
+  g_setenv ("GPUFFT_HOST_BUDGET", "100000", TRUE);
+
+  h1 = harness_new (&bus1, caps, "interval", "100000000", "threshold",
+      "-120", NULL);
+  gst_harness_set_live (h1, TRUE);
+  name = device_name (h1);
+  fail_unless (name == NULL, "device-name before the first buffer: %s", name);
+  h2 = harness_new (&bus2, caps, "interval", "100000000", "threshold",
+      "-120", NULL);
+  gst_harness_set_live (h2, TRUE);
+
+  /* h1 alone for a second: on the host alone */
+  m1 = msgs_collect (bus1, 0, 0);
+  for (pos = 0; pos < RATE; pos += step) {
+    push_passthrough (h1, &f, x, pos, step, RATE / 100);
+    g_usleep (100 * 1000);
+  }
+  msgs_append (m1, msgs_collect (bus1, 9, 1.0));
+  fail_unless (stats_u64 (h1->element, "host-intervals") >= 9);
+  name = device_name (h1);
+  fail_unless_equals_string (name, "CPU (host analysis)");
+  g_free (name);
+
+  /* h2 starts (no budget left: a device), and h1 moves to the device once
+   * it is open: its host-intervals stop growing */
+  m2 = msgs_collect (bus2, 0, 0);
+  for (; pos < most && still < 10; pos += step, pos2 += step) {
+    push_passthrough (h1, &f, x, pos, step, RATE / 100);
+    push_passthrough (h2, &f, x, pos2, step, RATE / 100);
+    g_usleep (100 * 1000);
+    msgs_append (m1, msgs_collect (bus1, 0, 0));
+    msgs_append (m2, msgs_collect (bus2, 0, 0));
+    still = stats_u64 (h1->element, "host-intervals") > on_host ? 0 : still + 1;
+    on_host = stats_u64 (h1->element, "host-intervals");
+  }
+  fail_unless (still >= 10, "the first stream never moved to the device");
+  fail_unless (gst_harness_push_event (h1, gst_event_new_eos ()));
+  fail_unless (gst_harness_push_event (h2, gst_event_new_eos ()));
+  msgs_append (m1, msgs_collect (bus1, 0, 0));
+  msgs_append (m2, msgs_collect (bus2, 0, 0));
+  GST_INFO ("first stream: %" G_GUINT64_FORMAT " of %u intervals on the "
+      "host", on_host, m1->spectrum->len);
+  fail_unless (on_host >= 10 && on_host + 10 <= m1->spectrum->len, "%"
+      G_GUINT64_FORMAT " of %u intervals on the host", on_host,
+      m1->spectrum->len);
+  check_live_messages (h1, m1, x, pos, "first stream");
+  check_live_messages (h2, m2, x, pos2, "second stream");
+  name = device_name (h1);
+  fail_unless (name != NULL && !g_str_equal (name, "CPU (host analysis)"),
+      "the first stream's device: %s", name);
+  g_free (name);
+  name = device_name (h2);
+  fail_unless (name != NULL && !g_str_equal (name, "CPU (host analysis)"),
+      "the second stream's device: %s", name);
+  g_free (name);
+  msgs_free (m1);
+  msgs_free (m2);
+  harness_free (h1, bus1);
+  harness_free (h2, bus2);
+
+  /* a device was opened in this process: a new stream uses one */
+  h3 = harness_new (&bus3, caps, "interval", "100000000", "threshold",
+      "-120", NULL);
+  gst_harness_set_live (h3, TRUE);
+  push_passthrough (h3, &f, x, 0, step, RATE / 100);
+  name = device_name (h3);
+  fail_unless (name != NULL && !g_str_equal (name, "CPU (host analysis)"),
+      "a stream after a device was opened: %s", name);
+  g_free (name);
+  harness_free (h3, bus3);
+  g_unsetenv ("GPUFFT_HOST_BUDGET");
+  g_free (caps);
   g_free (x);
 }
 
@@ -738,12 +887,12 @@ GST_END_TEST;
 #define SLOW_OPEN_MS 1500
 
 /* A device whose opening takes 1.5 s (GPUFFT_DEBUG_SLOW_OPEN_MS, as a GPU
- * driver's cold start can): the element's start does not wait for it, the
- * buffers of a live stream pass on at once and untouched meanwhile, and
- * every interval is posted (by the host start's plan: the device is not
- * open yet at EOS); a
- * second element, stopped while its device is still being opened, stops
- * only once the opening's thread has returned (an application that exits
+ * driver's cold start can), for a live stream not on the host alone: the
+ * buffers pass on at once and untouched while it opens, and every
+ * interval is posted (by the host start's plan: the device is not open
+ * yet at EOS); a second element, with a device-index (opened at its
+ * start), stopped while its device is still being opened, stops only
+ * once the opening's thread has returned (an application that exits
  * right after must not exit under the driver's calls). */
 GST_START_TEST (test_slow_device_opening)
 {
@@ -757,6 +906,9 @@ GST_START_TEST (test_slow_device_opening)
   gint64 t0, us;
 
   g_setenv ("GPUFFT_DEBUG_SLOW_OPEN_MS", G_STRINGIFY (SLOW_OPEN_MS), TRUE);
+  /* (no stream on the host alone: the device is opened at the first
+   * buffer) */
+  g_setenv ("GPUFFT_HOST_BUDGET", "0", TRUE);
   gen_tone (x, n, 2, 0.5, 1000.0, RATE, 0.0);
   gen_tone (x + 1, n, 2, 0.25, 2000.0, RATE, 0.0);
   fmt_quantize (&f, x, n * 2);
@@ -779,15 +931,18 @@ GST_START_TEST (test_slow_device_opening)
   msgs_free (m);
   harness_free (h, bus);
 
-  /* started, and stopped while its device is being opened (no buffer: no
-   * plan waits for the device) */
+  /* started with a device named by its index (opened at the start), and
+   * stopped while it is being opened (no buffer: no plan waits for the
+   * device) */
   t0 = g_get_monotonic_time ();
-  h = harness_new (&bus, caps, "interval", "100000000", NULL);
+  h = harness_new (&bus, caps, "interval", "100000000", "device-index", "0",
+      NULL);
   harness_free (h, bus);
   fail_unless (g_get_monotonic_time () - t0 >= SLOW_OPEN_MS * 1000,
       "the element stopped before its device's opening returned (%"
       G_GINT64_FORMAT " us)", g_get_monotonic_time () - t0);
   g_unsetenv ("GPUFFT_DEBUG_SLOW_OPEN_MS");
+  g_unsetenv ("GPUFFT_HOST_BUDGET");
   g_free (caps);
   g_free (x);
 }
@@ -1027,6 +1182,7 @@ streams_suite (void)
   tcase_add_test (tc, test_live_falls_behind_unaligned);
   tcase_add_test (tc, test_live_slow_plan);
   tcase_add_test (tc, test_live_host_start);
+  tcase_add_test (tc, test_live_host_only);
   tcase_add_test (tc, test_live_slow_plan_discont);
   tcase_add_test (tc, test_nonlive_slow_plan);
   tcase_add_test (tc, test_slow_device_opening);

@@ -1,0 +1,40 @@
+/* gst-gpufft: the process's budget for live streams analysed on the host
+ * alone (gstgpufftbase-stream.c, "host only").
+ *
+ * A light live stream (a microphone, a monitor) costs less CPU analysed in
+ * C on the CPU, without any Vulkan device, than through a device, whose
+ * opening and whose driver's own threads cost more than its analysis
+ * (tests/bench/README.md). Many streams are the device's: the budget
+ * bounds what the host-only streams of one process take together, in FFT
+ * points a second (each stream's output channels x rate / hop x fft-size).
+ * A stream that does not fit uses a device, as every stream did before,
+ * and once a device is open in the process the host-only streams move to
+ * it (gst_gpu_fft_device_any_opened).
+ *
+ * The default budget, 2^19 points a second, takes two stereo streams of
+ * fft 1024 and hop 512 at 48 kHz. GPUFFT_HOST_BUDGET in the environment
+ * sets it instead (points a second; 0: no stream is analysed on the host
+ * alone), read at each take.
+ *
+ * Any thread; a process-wide lock of its own, never held across a call
+ * out. */
+#ifndef __GST_GPU_FFT_HOST_BUDGET_H__
+#define __GST_GPU_FFT_HOST_BUDGET_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define GST_GPU_FFT_HOST_BUDGET_DEFAULT 524288.0
+
+/* Takes `points` (FFT points a second) from the budget: TRUE when the
+ * host-only streams' total stays within it (the caller gives them back
+ * with gst_gpu_fft_host_budget_give), FALSE (nothing taken) otherwise. */
+gboolean gst_gpu_fft_host_budget_take (gdouble points);
+
+/* Gives back what a take of `points` took. */
+void gst_gpu_fft_host_budget_give (gdouble points);
+
+G_END_DECLS
+
+#endif /* __GST_GPU_FFT_HOST_BUDGET_H__ */
