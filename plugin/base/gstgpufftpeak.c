@@ -147,8 +147,8 @@ model_ratio (const Win * w, guint k0, gint s, gdouble t)
  * zeta = e^{2 i phi} Gamma, Gamma = mean_j e^{4 pi i f j hop / N}: |zeta| is
  * known (|Gamma|), its phase is not. For each candidate f the amplitude and
  * that phase are fitted to the three bins (least squares on relative
- * errors); the f with the smallest misfit wins (a grid, then golden
- * section). */
+ * errors); the f with the smallest misfit wins (a grid, then Brent's
+ * search). */
 
 typedef struct
 {
@@ -182,45 +182,93 @@ static const gdouble grid_cos[16] =
   0.38268343236509, 0.7071067811865474, 0.9238795325112865
 };
 
-/* Golden-section search for the minimum of f on [lo, hi]: iters steps
- * after the two first points; every point is compared with *best (a
- * smaller value replaces *best, its abscissa *best_x and its *best_u). */
+/* Brent's search for the minimum of f on [lo, hi]: parabolic steps
+ * through the three best points where they stay inside the bracket and
+ * shrink, golden sections where they do not; until the bracket is
+ * within tol, or after max_evals evaluations. Every point is compared with
+ * *best (a smaller value replaces *best, its abscissa *best_x and its
+ * *best_u). */
 typedef gdouble (*Objective) (gconstpointer data, gdouble x, gdouble * u);
 
 static void
-golden_min (Objective f, gconstpointer data, gdouble lo, gdouble hi,
-    guint iters, gdouble * best, gdouble * best_x, gdouble * best_u)
+brent_min (Objective f, gconstpointer data, gdouble lo, gdouble hi,
+    gdouble tol, guint max_evals, gdouble * best, gdouble * best_x,
+    gdouble * best_u)
 {
-  const gdouble gr = 0.6180339887498949;
-  gdouble x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo), u1, u2;
-  gdouble v1 = f (data, x1, &u1), v2 = f (data, x2, &u2);
-  guint i;
+  const gdouble cg = 0.3819660112501051;        /* 1 - golden ratio */
+  gdouble a = lo, b = hi, x, w, v, fx, fw, fv, d = 0.0, e = 0.0;
+  gdouble u, fu, uu;
+  guint n;
 
-  for (i = 0; i < iters; i++) {
-    if (v1 < v2) {
-      hi = x2;
-      x2 = x1;
-      v2 = v1;
-      u2 = u1;
-      x1 = hi - gr * (hi - lo);
-      v1 = f (data, x1, &u1);
+  x = w = v = a + cg * (b - a);
+  fx = fw = fv = f (data, x, &uu);
+  if (fx < *best) {
+    *best = fx;
+    *best_x = x;
+    *best_u = uu;
+  }
+  for (n = 1; n < max_evals; n++) {
+    gdouble xm = 0.5 * (a + b), tol1 = 0.5 * tol, tol2 = tol;
+    gboolean golden = TRUE;
+
+    if (fabs (x - xm) <= tol2 - 0.5 * (b - a))
+      break;
+    if (fabs (e) > tol1) {
+      /* the parabola through x, w and v */
+      gdouble r = (x - w) * (fx - fv), q = (x - v) * (fx - fw);
+      gdouble p = (x - v) * q - (x - w) * r, last = e;
+
+      q = 2.0 * (q - r);
+      if (q > 0.0)
+        p = -p;
+      else
+        q = -q;
+      if (fabs (p) < fabs (0.5 * q * last) && p > q * (a - x)
+          && p < q * (b - x)) {
+        e = d;
+        d = p / q;
+        u = x + d;
+        if (u - a < tol2 || b - u < tol2)
+          d = xm >= x ? tol1 : -tol1;
+        golden = FALSE;
+      }
+    }
+    if (golden) {
+      e = x >= xm ? a - x : b - x;
+      d = cg * e;
+    }
+    u = fabs (d) >= tol1 ? x + d : x + (d >= 0.0 ? tol1 : -tol1);
+    fu = f (data, u, &uu);
+    if (fu < *best) {
+      *best = fu;
+      *best_x = u;
+      *best_u = uu;
+    }
+    if (fu <= fx) {
+      if (u >= x)
+        a = x;
+      else
+        b = x;
+      v = w;
+      fv = fw;
+      w = x;
+      fw = fx;
+      x = u;
+      fx = fu;
     } else {
-      lo = x1;
-      x1 = x2;
-      v1 = v2;
-      u1 = u2;
-      x2 = lo + gr * (hi - lo);
-      v2 = f (data, x2, &u2);
-    }
-    if (v1 < *best) {
-      *best = v1;
-      *best_x = x1;
-      *best_u = u1;
-    }
-    if (v2 < *best) {
-      *best = v2;
-      *best_x = x2;
-      *best_u = u2;
+      if (u < x)
+        a = u;
+      else
+        b = u;
+      if (fu <= fw || w == x) {
+        v = w;
+        fv = fw;
+        w = u;
+        fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u;
+        fv = fu;
+      }
     }
   }
 }
@@ -285,7 +333,7 @@ coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
     pf.s0 += pf.tg[r] * pf.tg[r];
   }
 
-  /* phase of zeta: grid, then golden section */
+  /* phase of zeta: grid, then Brent's search */
   lo = 0.0;
   for (i = 0; i < 16; i++) {
     gdouble uu, v = phase_misfit (&pf, grid_cos[i], grid_cos[(i + 12) % 16],
@@ -297,8 +345,8 @@ coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
       lo = i * (2.0 * M_PI / 16);
     }
   }
-  golden_min (phase_objective, &pf, lo - 2.0 * M_PI / 16,
-      lo + 2.0 * M_PI / 16, 20, &best, &best_chi, &best_u);
+  brent_min (phase_objective, &pf, lo - 2.0 * M_PI / 16,
+      lo + 2.0 * M_PI / 16, 1e-7, 24, &best, &best_chi, &best_u);
   *u = best_u;
   return best;
 }
@@ -330,8 +378,8 @@ coherent_refine (const Coherent * m, gdouble centre, gdouble range,
   }
   if (best_f < 0.0)
     return FALSE;
-  golden_min (coherent_objective, m, MAX (best_f - step, 0.0),
-      MIN (best_f + step, nyq), 36, &best, &best_f, &best_u);
+  brent_min (coherent_objective, m, MAX (best_f - step, 0.0),
+      MIN (best_f + step, nyq), 1e-10, 40, &best, &best_f, &best_u);
   if (!(best_u > 0.0) || !isfinite (best_u))
     return FALSE;
   *f_out = best_f;
