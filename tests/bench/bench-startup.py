@@ -24,7 +24,8 @@ baselines. Each figure is the median of --runs runs.
       [--child PATH]
 An element name with a suffix, such as fft1024/off, runs with that
 GPUFFT_HOST_START (off, on, auto): the host start against none in one
-invocation.
+invocation; /device runs with GPUFFT_HOST_BUDGET=0 (no stream on the host
+alone: the device opened, the host start until its plan is made).
 (fft65536 runs 140 buffers at least: its first message needs 1.4 s.)
 --child: where bench-startup-run is (default: in the build folder of
 --plugin-path, else of build/plugin). No GStreamer bindings are needed in
@@ -61,7 +62,9 @@ MIN_BUFFERS = {'fft65536': 140}
 
 def spawn(name, live, buffers, env):
     elem, _, host = name.partition('/')
-    if host:
+    if host == 'device':
+        env = dict(env, GPUFFT_HOST_BUDGET='0')
+    elif host:
         env = dict(env, GPUFFT_HOST_START=host)
     buffers = max(buffers, MIN_BUFFERS.get(elem, 0))
     cmd = [CHILD[0]] + (['--live'] if live else []) + [str(buffers),
