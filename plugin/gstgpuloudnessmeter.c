@@ -142,16 +142,34 @@ gst_gpu_loudness_meter_reset (GstGpuLoudnessMeter * m)
   histogram_clear (&m->range);
 }
 
-/* mean power of the last n blocks (those before the start: 0) */
+/* sum of ring[lo .. hi) in four running sums (independent additions) */
+static gdouble
+ring_sum (const gdouble * ring, guint lo, guint hi)
+{
+  gdouble s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  guint i = lo;
+
+  for (; i + 4 <= hi; i += 4) {
+    s0 += ring[i];
+    s1 += ring[i + 1];
+    s2 += ring[i + 2];
+    s3 += ring[i + 3];
+  }
+  for (; i < hi; i++)
+    s0 += ring[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+/* mean power of the last n blocks (those before the start: 0): the ring
+ * up to the newest, and what the window takes from its end */
 static gdouble
 window_power (GstGpuLoudnessMeter * m, guint n)
 {
-  gdouble sum = 0.0;
-  guint i;
+  guint end = (guint) ((m->blocks + RING - 1) % RING) + 1;
+  guint first = end >= n ? end - n : 0;
 
-  for (i = 0; i < n; i++)
-    sum += m->ring[(m->blocks + RING - 1 - i) % RING];
-  return sum / n;
+  return (ring_sum (m->ring, first, end) + ring_sum (m->ring,
+          RING - (n - (end - first)), RING)) / n;
 }
 
 void
