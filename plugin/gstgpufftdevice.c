@@ -42,6 +42,9 @@ post_error (GstElement * element, gint index, const GError * error)
         ("device-index %d", index));
 }
 
+/* a device was opened in the process (set once, never cleared) */
+static gint any_opened;
+
 static gpointer
 open_thread (gpointer data)
 {
@@ -58,6 +61,8 @@ open_thread (gpointer data)
   if (slow)
     g_usleep ((gulong) g_ascii_strtoull (slow, NULL, 10) * 1000);
   ctx = gpufft_context_get (dev->index, &error);
+  if (ctx)
+    g_atomic_int_set (&any_opened, 1);
 
   /* The callbacks run with a reference on the element, taken while it is
    * still the element's opening (close () does not wait for them: an
@@ -86,9 +91,6 @@ open_thread (gpointer data)
   return NULL;
 }
 
-/* (set once, never cleared) */
-static gint any_opened;
-
 gboolean
 gst_gpu_fft_device_any_opened (void)
 {
@@ -101,8 +103,6 @@ gst_gpu_fft_device_open (GstElement * element, gint index,
 {
   GstGpuFftDevice *dev = g_new0 (GstGpuFftDevice, 1);
   GError *error = NULL;
-
-  g_atomic_int_set (&any_opened, 1);
 
   dev->ref_count = 2;           /* the caller's and the thread's */
   dev->index = index;

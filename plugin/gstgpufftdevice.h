@@ -68,7 +68,7 @@ gboolean gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error);
  * another). The element calls it before it goes (stop, finalize). */
 void gst_gpu_fft_device_close (GstGpuFftDevice * dev);
 
-/* TRUE once an element of the process has started opening a device
+/* TRUE once an element of the process has opened a device
  * (the process then keeps a Vulkan instance, and a GPU driver its own
  * threads, for good: gpufft-context.c): what a device costs whatever it
  * does is paid, and a live stream analysed on the host alone moves to one

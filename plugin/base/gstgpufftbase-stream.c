@@ -557,24 +557,29 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
     return TRUE;
   if (self->host_only) {
     /* (the host plan stays, until a device is open in the process: then
-     * the stream moves to it, as after a host start) */
-    if (gst_gpu_fft_device_any_opened ()) {
+     * the stream moves to it, as after a host start; where its plan job
+     * cannot start, the stream stays on the host) */
+    if (self->plan && gst_gpu_fft_device_any_opened ()) {
       GST_DEBUG_OBJECT (self, "a device is open in the process: the "
           "stream moves to it");
-    } else {
-      if (self->plan || !due)
-        return self->plan != NULL;
-      if (start_on_host (self))
+      if (!start_plan_job (self, NULL, NULL))
         return TRUE;
-      /* the host plan cannot take this analysis: the device's does */
+      gst_gpu_fft_base_stream_host_only_end (self);
+    } else if (self->plan || !due) {
+      return self->plan != NULL;
+    } else if (!gst_gpu_fft_device_any_opened () && start_on_host (self)) {
+      return TRUE;
+    } else {
+      /* the host plan cannot take this analysis, or a device is open
+       * already: the device's plan does */
       GST_DEBUG_OBJECT (self, "not on the host alone after all: a device's "
           "plan is made");
-    }
-    gst_gpu_fft_base_stream_host_only_end (self);
-    if (!start_plan_job (self, NULL, NULL)) {
-      self->running = FALSE;
-      *failed = TRUE;
-      return FALSE;
+      gst_gpu_fft_base_stream_host_only_end (self);
+      if (!start_plan_job (self, NULL, NULL)) {
+        self->running = FALSE;
+        *failed = TRUE;
+        return FALSE;
+      }
     }
   }
   if (self->plan_job == NULL) {
@@ -811,8 +816,8 @@ offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
     host = gst_gpu_fft_allocator_memory_host (gst_buffer_peek_memory
         (self->in_buf, 0));
   /* (the memory of another element's device is copied, not imported) */
-  if (host && gpufft_host_memory_get_context (host) !=
-      gst_gpu_fft_device_peek (self->device))
+  if (host && (self->device == NULL || gpufft_host_memory_get_context (host)
+          != gst_gpu_fft_device_peek (self->device)))
     return;
   if (host == NULL && (min == 0
           || seg->n_samples * GST_AUDIO_INFO_BPF (&self->info) < min))
