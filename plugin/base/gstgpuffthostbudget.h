@@ -12,7 +12,8 @@
  * it (gst_gpu_fft_device_any_opened).
  *
  * The default budget, 2^19 points a second, takes two stereo streams of
- * fft 1024 and hop 512 at 48 kHz. GPUFFT_HOST_BUDGET in the environment
+ * fft 1024 and hop 512 at 48 kHz analysed per channel (multi-channel),
+ * five mixed down. GPUFFT_HOST_BUDGET in the environment
  * sets it instead (points a second; 0: no stream is analysed on the host
  * alone), read at each take.
  *
