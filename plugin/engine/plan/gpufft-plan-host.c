@@ -4,237 +4,22 @@
  *
  * Per batch (the worker thread), frame after frame and output channel
  * after output channel: the samples converted (load.glsl's rules), mixed
- * down or not, windowed, transformed (real FFT of N points through a
- * complex FFT of N/2), turned into scaled power and added into the open
- * group's sums (MEAN), its dB sums (MEAN_DB) or its maximum (PEAK_HOLD);
- * a closed group's result then follows reduce.comp: mean, bin gains,
+ * down or not, windowed, transformed (gpufft-host-fft.h: four
+ * frame-channels at a time, in order), turned into scaled power and added
+ * into the open group's sums (MEAN), its dB sums (MEAN_DB) or its maximum
+ * (PEAK_HOLD); a closed group's result then follows reduce.comp: mean, bin gains,
  * peaks (on the float linear power), bands, level, dB. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "gpufft-plan-host.h"
+#include "gpufft-host-fft.h"
 #include "gpufft-error.h"
 #include "gpufft-result-copy.h"
 
 #define N_SLOTS GPUFFT_HOST_PLAN_SLOTS
-
-/* ---- FFT ---------------------------------------------------------------- */
-
-/* A forward complex DFT of m points in double, in place on (re, im) pairs:
- * iterative radix 2 over l = m points where m is a power of two, else
- * Bluestein's algorithm (a chirp product and a convolution by power-of-two
- * FFTs of l >= 2m - 1 points). Twiddles and chirps from exact angles. */
-typedef struct
-{
-  guint m;                      /* points of the DFT */
-  guint l;                      /* points of the radix-2 FFT */
-  guint32 *rev;                 /* [l] bit reversal */
-  gdouble *tw;                  /* [l] pairs: e^{-2 pi i j / l}, j < l / 2 */
-  gdouble *chirp;               /* Bluestein: [m] pairs, e^{-pi i n^2 / m} */
-  gdouble *kern;                /* Bluestein: [l] pairs, DFT_l (conj chirp,
-                                 * wrapped) / l */
-  gdouble *work;                /* Bluestein: [l] pairs */
-  gdouble *post;                /* [m + 1] pairs: e^{-pi i k / m}, the real
-                                 * FFT's post-processing */
-} HostFft;
-
-static gboolean
-is_pow2 (guint v)
-{
-  return v > 0 && (v & (v - 1)) == 0;
-}
-
-/* The radix-2 FFT of f->l points, in place. */
-static void
-fft_pow2 (const HostFft * f, gdouble * a)
-{
-  guint l = f->l, i, j, k, len;
-
-  for (i = 0; i < l; i++) {
-    j = f->rev[i];
-    if (i < j) {
-      gdouble r = a[2 * i], m = a[2 * i + 1];
-
-      a[2 * i] = a[2 * j];
-      a[2 * i + 1] = a[2 * j + 1];
-      a[2 * j] = r;
-      a[2 * j + 1] = m;
-    }
-  }
-  /* (first pass: no twiddles) */
-  for (i = 0; i + 1 < l; i += 2) {
-    gdouble r = a[2 * i + 2], m = a[2 * i + 3];
-
-    a[2 * i + 2] = a[2 * i] - r;
-    a[2 * i + 3] = a[2 * i + 1] - m;
-    a[2 * i] += r;
-    a[2 * i + 1] += m;
-  }
-  for (len = 4; len <= l; len <<= 1) {
-    guint half = len / 2, step = l / len;
-
-    for (i = 0; i < l; i += len) {
-      gdouble *lo = a + 2 * i, *hi = a + 2 * (i + half);
-
-      for (k = 0; k < half; k++) {
-        gdouble wr = f->tw[2 * k * step], wi = f->tw[2 * k * step + 1];
-        gdouble tr = hi[2 * k] * wr - hi[2 * k + 1] * wi;
-        gdouble ti = hi[2 * k] * wi + hi[2 * k + 1] * wr;
-
-        hi[2 * k] = lo[2 * k] - tr;
-        hi[2 * k + 1] = lo[2 * k + 1] - ti;
-        lo[2 * k] += tr;
-        lo[2 * k + 1] += ti;
-      }
-    }
-  }
-}
-
-/* The DFT of f->m points, in place. */
-static void
-fft_run (const HostFft * f, gdouble * z)
-{
-  gdouble *w = f->work;
-  guint n;
-
-  if (!f->chirp) {
-    fft_pow2 (f, z);
-    return;
-  }
-  for (n = 0; n < f->m; n++) {
-    gdouble cr = f->chirp[2 * n], ci = f->chirp[2 * n + 1];
-
-    w[2 * n] = z[2 * n] * cr - z[2 * n + 1] * ci;
-    w[2 * n + 1] = z[2 * n] * ci + z[2 * n + 1] * cr;
-  }
-  memset (w + 2 * f->m, 0, (gsize) (f->l - f->m) * 2 * sizeof (gdouble));
-  fft_pow2 (f, w);
-  /* times the kernel's transform, conjugated: the inverse transform as a
-   * forward one of the conjugate */
-  for (n = 0; n < f->l; n++) {
-    gdouble kr = f->kern[2 * n], ki = f->kern[2 * n + 1];
-    gdouble r = w[2 * n] * kr - w[2 * n + 1] * ki;
-    gdouble i = w[2 * n] * ki + w[2 * n + 1] * kr;
-
-    w[2 * n] = r;
-    w[2 * n + 1] = -i;
-  }
-  fft_pow2 (f, w);
-  for (n = 0; n < f->m; n++) {
-    gdouble cr = f->chirp[2 * n], ci = f->chirp[2 * n + 1];
-    gdouble r = w[2 * n], i = -w[2 * n + 1];
-
-    z[2 * n] = r * cr - i * ci;
-    z[2 * n + 1] = r * ci + i * cr;
-  }
-}
-
-static void
-fft_clear (HostFft * f)
-{
-  g_free (f->rev);
-  g_free (f->tw);
-  g_free (f->chirp);
-  g_free (f->kern);
-  g_free (f->work);
-  g_free (f->post);
-  memset (f, 0, sizeof (*f));
-}
-
-/* FALSE where the tables cannot be allocated. */
-static gboolean
-fft_init (HostFft * f, guint m)
-{
-  guint i, bits = 0;
-
-  f->m = m;
-  f->l = m;
-  if (!is_pow2 (m)) {
-    f->l = 1;
-    while (f->l < 2 * m - 1)
-      f->l <<= 1;
-  }
-  while ((1u << bits) < f->l)
-    bits++;
-  /* (at most 65536 points: the sizes below cannot overflow) */
-  f->rev = g_try_new (guint32, f->l);
-  f->tw = g_try_new (gdouble, f->l);
-  f->post = g_try_new (gdouble, 2 * ((gsize) m + 1));
-  if (f->l != m) {
-    f->chirp = g_try_new (gdouble, 2 * (gsize) m);
-    f->kern = g_try_new0 (gdouble, 2 * (gsize) f->l);
-    f->work = g_try_new (gdouble, 2 * (gsize) f->l);
-  }
-  if (!f->rev || !f->tw || !f->post || (f->l != m && (!f->chirp || !f->kern
-              || !f->work)))
-    return FALSE;
-  for (i = 0; i < f->l; i++) {
-    guint32 r = 0, v = i, b;
-
-    for (b = 0; b < bits; b++, v >>= 1)
-      r = (r << 1) | (v & 1);
-    f->rev[i] = r;
-  }
-  for (i = 0; i < f->l / 2; i++) {
-    gdouble a = -2.0 * G_PI * (gdouble) i / (gdouble) f->l;
-
-    f->tw[2 * i] = cos (a);
-    f->tw[2 * i + 1] = sin (a);
-  }
-  for (i = 0; i <= m; i++) {
-    gdouble a = -G_PI * (gdouble) i / (gdouble) m;
-
-    f->post[2 * i] = cos (a);
-    f->post[2 * i + 1] = sin (a);
-  }
-  if (f->l != m) {
-    /* c[n] = e^{-pi i (n^2 mod 2m) / m}; kernel b[n] = b[l - n] =
-     * conj (c[n]) */
-    for (i = 0; i < m; i++) {
-      guint64 q = (guint64) i * i % (2 * (guint64) m);
-      gdouble a = -G_PI * (gdouble) q / (gdouble) m;
-
-      f->chirp[2 * i] = cos (a);
-      f->chirp[2 * i + 1] = sin (a);
-      f->kern[2 * i] = cos (a);
-      f->kern[2 * i + 1] = -sin (a);
-      if (i > 0) {
-        f->kern[2 * (f->l - i)] = cos (a);
-        f->kern[2 * (f->l - i) + 1] = -sin (a);
-      }
-    }
-    fft_pow2 (f, f->kern);
-    for (i = 0; i < 2 * f->l; i++)
-      f->kern[i] /= f->l;
-  }
-  return TRUE;
-}
-
-/* X_0 .. X_m of the real sequence whose even and odd samples are the real
- * and imaginary parts of z (Z = DFT_m (z) given): x[2m] (pairs). Bins 0 and
- * m are real. */
-static void
-fft_real_post (const HostFft * f, const gdouble * z, gdouble * x)
-{
-  guint m = f->m, k;
-
-  x[0] = z[0] + z[1];
-  x[1] = 0.0;
-  x[2 * m] = z[0] - z[1];
-  x[2 * m + 1] = 0.0;
-  for (k = 1; k < m; k++) {
-    gdouble ar = z[2 * k], ai = z[2 * k + 1];
-    gdouble br = z[2 * (m - k)], bi = -z[2 * (m - k) + 1];
-    /* even part (a + b) / 2, odd part -i (a - b) / 2, X = even + w odd */
-    gdouble er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);
-    gdouble or = 0.5 * (ai - bi), oi = -0.5 * (ar - br);
-    gdouble wr = f->post[2 * k], wi = f->post[2 * k + 1];
-
-    x[2 * k] = er + wr * or - wi * oi;
-    x[2 * k + 1] = ei + wr * oi + wi * or;
-  }
-}
+#define LANES GPUFFT_HOST_FFT_LANES
 
 /* ---- the plan ----------------------------------------------------------- */
 
@@ -269,7 +54,7 @@ struct _GpufftHostPlan
   gdouble *level_w;             /* [nb] or NULL */
   guint *band_first, *band_bins, *band_off;     /* [n_bands] */
   gdouble *band_w;              /* the bands' weights, band after band */
-  HostFft fft;
+  GpufftHostFft *fft;
 
   /* the submitter's */
   HostSlot slots[N_SLOTS];
@@ -277,10 +62,15 @@ struct _GpufftHostPlan
   gboolean open;                /* the last batch left a group open */
 
   /* the worker's */
-  gdouble *x;                   /* [n]: the frame, then its complex FFT */
-  gdouble *xk;                  /* [nb] pairs: X_k */
+  gdouble *x;                   /* [LANES][n]: frames, windowed */
+  gdouble *xk;                  /* [LANES][nb] pairs: their X_k */
+  gboolean x_ok[LANES];         /* no NaN or infinite sample in frame */
+  guint x_first, x_n;           /* the slot's units (frame * out_ch + ch)
+                                 * in x and xk */
+  guint slot_units;             /* units of the slot being computed */
   gdouble *pw;                  /* [nb] scaled power of the frame */
   gdouble *lin;                 /* [nb] the group's gained linear power */
+  gdouble *mix;                 /* downmix: [n] one channel's samples */
   gdouble *acc;                 /* [out_ch][nb] sums, dB sums or maxima */
   gdouble *psum;                /* phase_mean: [out_ch][nb] phase sums */
   guint *used;                  /* [out_ch] frames averaged */
@@ -348,7 +138,7 @@ destroy (GpufftHostPlan * h)
 
   for (i = 0; i < N_SLOTS; i++)
     slot_free (&h->slots[i]);
-  fft_clear (&h->fft);
+  gpufft_host_fft_free (h->fft);
   g_free (h->win);
   g_free (h->fac);
   g_free (h->gain);
@@ -361,6 +151,7 @@ destroy (GpufftHostPlan * h)
   g_free (h->xk);
   g_free (h->pw);
   g_free (h->lin);
+  g_free (h->mix);
   g_free (h->acc);
   g_free (h->psum);
   g_free (h->used);
@@ -403,10 +194,12 @@ make_tables (GpufftHostPlan * h, const GpufftPlanConfig * c)
     h->band_off = try_alloc (h->n_bands, sizeof (guint), &ok);
     h->band_w = try_alloc (n_w, sizeof (gdouble), &ok);
   }
-  h->x = try_alloc (h->n, sizeof (gdouble), &ok);
-  h->xk = try_alloc (h->nb, 2 * sizeof (gdouble), &ok);
+  h->x = try_alloc ((gsize) LANES * h->n, sizeof (gdouble), &ok);
+  h->xk = try_alloc ((gsize) LANES * h->nb, 2 * sizeof (gdouble), &ok);
   h->pw = try_alloc (h->nb, sizeof (gdouble), &ok);
   h->lin = try_alloc (h->nb, sizeof (gdouble), &ok);
+  if (c->downmix && c->channels > 1)
+    h->mix = try_alloc (h->n, sizeof (gdouble), &ok);
   h->acc = try_alloc (row, sizeof (gdouble), &ok);
   if (c->phase_mean)
     h->psum = try_alloc (row, sizeof (gdouble), &ok);
@@ -434,7 +227,9 @@ make_tables (GpufftHostPlan * h, const GpufftPlanConfig * c)
   }
   for (i = 0; ok && i < N_SLOTS; i++)
     h->slots[i].groups = try_alloc (h->max_groups, sizeof (GpufftGroup), &ok);
-  if (!ok || !fft_init (&h->fft, h->m))
+  if (ok)
+    h->fft = gpufft_host_fft_new (h->n);
+  if (!ok || !h->fft)
     return FALSE;
 
   gpufft_window_fill (c->window, h->n, h->win);
@@ -660,13 +455,14 @@ f64_to_f32 (guint64 v)
   return f;
 }
 
-/* Adds n samples from p (step bytes apart), converted as the device
- * converts them, to out; FALSE where one of them is NaN or infinite. */
+/* n samples from p (step bytes apart), converted as the device converts
+ * them, into out; FALSE where one of them is NaN or infinite. */
 static gboolean
-add_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
+convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
     gdouble * out)
 {
-  gdouble chk = 0.0;            /* v - v: NaN for a NaN or an infinity */
+  guint32 bad = 0;              /* a float's exponent bits all set: NaN or
+                                 * infinite */
   guint i;
 
   switch (format) {
@@ -675,7 +471,7 @@ add_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
         gint16 v;
 
         memcpy (&v, p, 2);
-        out[i] += v * (1.0 / 32768.0);
+        out[i] = v * (1.0 / 32768.0);
       }
       break;
     case GPUFFT_FORMAT_S24:
@@ -683,7 +479,7 @@ add_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
         gint32 v = (gint32) ((guint32) p[0] << 8 | (guint32) p[1] << 16 |
             (guint32) p[2] << 24) >> 8;
 
-        out[i] += v * (1.0 / 8388608.0);
+        out[i] = v * (1.0 / 8388608.0);
       }
       break;
     case GPUFFT_FORMAT_S32:
@@ -692,7 +488,7 @@ add_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
 
         memcpy (&v, p, 4);
         /* (rounded to float first, as the device converts it) */
-        out[i] += (gdouble) ((gfloat) v * (1.0f / 2147483648.0f));
+        out[i] = (gdouble) ((gfloat) v * (1.0f / 2147483648.0f));
       }
       break;
     case GPUFFT_FORMAT_F32:
@@ -703,36 +499,40 @@ add_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
         /* (as it is, denormals too: the device reads the float's bits) */
         memcpy (&bits, p, 4);
         memcpy (&v, &bits, 4);
-        chk += (gdouble) v - (gdouble) v;
-        out[i] += v;
+        bad |= ~bits & 0x7f800000u ? 0u : 1u;
+        out[i] = v;
       }
       break;
     case GPUFFT_FORMAT_F64:
       for (i = 0; i < n; i++, p += step) {
         guint64 bits;
-        gdouble v;
+        guint32 fb;
+        gfloat v;
 
         memcpy (&bits, p, 8);
         v = f64_to_f32 (bits);
-        chk += v - v;
-        out[i] += v;
+        memcpy (&fb, &v, 4);
+        bad |= ~fb & 0x7f800000u ? 0u : 1u;
+        out[i] = v;
       }
       break;
   }
-  return !isnan (chk);
+  return bad == 0;
 }
 
-/* The frame at `start` of output channel ch into h->x (mixed down where
- * the plan does); FALSE where a sample it reads is NaN or infinite. */
+/* The frame at `start` of output channel ch into x (mixed down where the
+ * plan does), windowed; FALSE where a sample it reads is NaN or infinite. */
 static gboolean
-load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch)
+load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch,
+    gdouble * x)
 {
   const GpufftPlanConfig *c = &h->cfg;
+  gboolean mix = c->downmix && c->channels > 1, ok = TRUE;
   guint first = c->downmix ? 0 : ch, last = c->downmix ? c->channels : ch + 1;
-  gboolean ok = TRUE;
-  guint i;
+  guint i, j;
 
-  memset (h->x, 0, h->n * sizeof (gdouble));
+  if (mix)
+    memset (x, 0, h->n * sizeof (gdouble));
   for (i = first; i < last; i++) {
     const guint8 *p;
     gsize step;
@@ -744,26 +544,38 @@ load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch)
       p = s->data + start * h->frame_bytes + h->bps * (gsize) i;
       step = h->frame_bytes;
     }
-    if (!add_samples (c->format, p, step, h->n, h->x))
+    if (!convert_samples (c->format, p, step, h->n, mix ? h->mix : x))
       ok = FALSE;
+    if (mix)
+      for (j = 0; j < h->n; j++)
+        x[j] += h->mix[j];
   }
-  if (c->downmix && c->channels > 1)
-    for (i = 0; i < h->n; i++)
-      h->x[i] /= c->channels;
+  if (mix)
+    for (j = 0; j < h->n; j++)
+      x[j] /= c->channels;
+  for (j = 0; j < h->n; j++)
+    x[j] *= h->win[j];
   return ok;
 }
 
-/* h->x windowed and transformed: X_k into h->xk. */
-static void
-transform (GpufftHostPlan * h)
+/* The X_k of unit u of slot s (frame u / out_ch, output channel
+ * u % out_ch), pairs; *ok FALSE where a sample of its frame is NaN or
+ * infinite. The units are transformed LANES at a time, in order. */
+static const gdouble *
+unit_spectrum (GpufftHostPlan * h, const HostSlot * s, guint u, gboolean * ok)
 {
-  guint i;
+  if (u < h->x_first || u >= h->x_first + h->x_n) {
+    guint i, n = MIN (LANES, h->slot_units - u);
 
-  for (i = 0; i < h->n; i++)
-    h->x[i] *= h->win[i];
-  /* (x[2j], x[2j+1] are z_j's real and imaginary parts) */
-  fft_run (&h->fft, h->x);
-  fft_real_post (&h->fft, h->x, h->xk);
+    for (i = 0; i < n; i++)
+      h->x_ok[i] = load_frame (h, s, (gsize) ((u + i) / h->out_ch) *
+          h->cfg.hop, (u + i) % h->out_ch, h->x + (gsize) i * h->n);
+    gpufft_host_fft_real (h->fft, h->x, n, h->xk);
+    h->x_first = u;
+    h->x_n = n;
+  }
+  *ok = h->x_ok[u - h->x_first];
+  return h->xk + (gsize) (u - h->x_first) * 2 * h->nb;
 }
 
 /* max (10 log10 v + offset, floor), NaN kept (reduce.comp's to_db) */
@@ -851,18 +663,15 @@ static void
 run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
 {
   const GpufftPlanConfig *c = &h->cfg;
-  gsize start = (gsize) i * c->hop;
   gboolean want_cplx = last && c->complex_out && !c->phase_mean;
   gfloat *rows = c->frames_out ? rows_append (h) : NULL;
   guint ch, k;
 
   for (ch = 0; ch < h->out_ch; ch++) {
-    gboolean ok = load_frame (h, s, start, ch);
+    gboolean ok;
+    const gdouble *x = unit_spectrum (h, s, i * h->out_ch + ch, &ok);
     gdouble *acc = h->acc + (gsize) ch * h->nb;
-    const gdouble *x = h->xk;
 
-    if (ok || want_cplx)
-      transform (h);
     /* (the group's last frame: its X_k, usable or not, as the device) */
     if (want_cplx) {
       gfloat *dst = h->r_cplx + (gsize) ch * h->nb * 2;
@@ -1084,6 +893,10 @@ run_slot (GpufftHostPlan * h, const HostSlot * s)
   func_data = h->func_data;
   g_mutex_unlock (&h->lock);
 
+  h->slot_units = 0;
+  h->x_n = 0;
+  for (g = 0; g < s->n_groups; g++)
+    h->slot_units += s->groups[g].n_frames * h->out_ch;
   for (g = 0; alive && g < s->n_groups; g++) {
     const GpufftGroup *grp = &s->groups[g];
 

@@ -1,0 +1,44 @@
+/* The host plan's FFT (gpufft-plan-host.c): the DFT of real frames of N =
+ * 2M points in double, X_0 .. X_M, through a complex FFT of M points (the
+ * even and odd samples as its real and imaginary parts) and the real
+ * transform's post-processing.
+ *
+ * Where M is a power of two the complex FFT is an iterative radix-2 one,
+ * computed for up to GPUFFT_HOST_FFT_LANES frames at once, one frame per
+ * lane of the CPU's vectors (AVX2 where the CPU has it, else two SSE2 or
+ * scalar operations per step): the same operations in the same order as
+ * for one frame, so each frame's result does not depend on the frames
+ * beside it. Any other M goes through Bluestein's algorithm (a chirp
+ * product and a convolution by power-of-two FFTs of L >= 2M - 1 points),
+ * one frame after the other. Twiddles and chirps come from exact angles.
+ *
+ * Layout: frames in x, frame u at x + u * N (N doubles, windowed by the
+ * caller); results in out, frame u's X_k at out + u * 2 * (M + 1) as (re,
+ * im) pairs, k = 0 .. M (bins 0 and M real). out holds
+ * GPUFFT_HOST_FFT_LANES rows: those past n_frames are overwritten with
+ * values of no use.
+ *
+ * Threading: a GpufftHostFft holds its work memory: one thread at a time
+ * uses it. */
+#ifndef __GPUFFT_HOST_FFT_H__
+#define __GPUFFT_HOST_FFT_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+#define GPUFFT_HOST_FFT_LANES 4
+typedef struct _GpufftHostFft GpufftHostFft;
+
+/* The FFT of real frames of n points (n even, 2 .. 65536); NULL where its
+ * tables cannot be allocated. */
+GpufftHostFft *gpufft_host_fft_new (guint n);
+
+void gpufft_host_fft_free (GpufftHostFft * fft);
+
+/* Transforms n_frames frames (1 .. GPUFFT_HOST_FFT_LANES) of x into out
+ * (layouts above). x is not changed. */
+void gpufft_host_fft_real (GpufftHostFft * fft, const gdouble * x,
+    guint n_frames, gdouble * out);
+
+G_END_DECLS
+#endif /* __GPUFFT_HOST_FFT_H__ */
