@@ -754,8 +754,10 @@ gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
   err = g_error_new_literal (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
       plan_pending ? "The GPU analysis is still being prepared (its shaders "
       "compile): intervals of analysis are dropped (the audio passes on "
-      "time)" : self->on_host ? "The analysis on the CPU, which stands in "
-      "while the GPU's is being prepared, falls behind the live stream: "
+      "time)" : self->host_only ? "The analysis on the CPU falls behind "
+      "the live stream: intervals of analysis are dropped (the audio passes "
+      "on time)" : self->on_host ? "The analysis on the CPU, which stands "
+      "in while the GPU's is being prepared, falls behind the live stream: "
       "intervals of analysis are dropped (the audio passes on time)" :
       "The GPU falls behind the live stream: intervals of "
       "analysis are dropped (the audio passes on time)");
