@@ -307,14 +307,17 @@ phase_objective (gconstpointer pf, gdouble chi, gdouble * u)
 }
 
 /* relative residual of the best amplitude/phase at f; *u the amplitude
- * term A^2/4 (in the units of c / |W|^2) */
+ * term A^2/4 (in the units of c / |W|^2). fine: the phase by Brent's
+ * search from the best of a 16-point grid; else (a frequency grid's
+ * ranking) by one parabolic step from it. */
 static gdouble
-coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
+coherent_misfit_at (const Coherent * m, gdouble f, gboolean fine, gdouble * u)
 {
   PhaseFit pf;
   gdouble g, best = G_MAXDOUBLE, best_u = 0.0, best_chi = 0.0;
   gdouble lo, cmax = MAX (MAX (m->c[0], m->c[1]), m->c[2]);
-  gint r, i;
+  gdouble v16[16], u16[16];
+  gint r, i, bi = 0;
 
   g = frame_coherence (m, f);
   pf.s0 = 0.0;
@@ -333,22 +336,40 @@ coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
     pf.s0 += pf.tg[r] * pf.tg[r];
   }
 
-  /* phase of zeta: grid, then Brent's search */
-  lo = 0.0;
+  /* phase of zeta: grid, then Brent's search (or one parabolic step) */
   for (i = 0; i < 16; i++) {
-    gdouble uu, v = phase_misfit (&pf, grid_cos[i], grid_cos[(i + 12) % 16],
-        &uu);
-
-    if (v < best) {
-      best = v;
-      best_u = uu;
-      lo = i * (2.0 * M_PI / 16);
+    v16[i] = phase_misfit (&pf, grid_cos[i], grid_cos[(i + 12) % 16], &u16[i]);
+    if (v16[i] < best) {
+      best = v16[i];
+      best_u = u16[i];
+      bi = i;
     }
   }
-  brent_min (phase_objective, &pf, lo - 2.0 * M_PI / 16,
-      lo + 2.0 * M_PI / 16, 1e-7, 24, &best, &best_chi, &best_u);
+  lo = bi * (2.0 * M_PI / 16);
+  if (fine) {
+    brent_min (phase_objective, &pf, lo - 2.0 * M_PI / 16,
+        lo + 2.0 * M_PI / 16, 1e-7, 24, &best, &best_chi, &best_u);
+  } else {
+    gdouble a = v16[(bi + 15) % 16], c = v16[(bi + 1) % 16];
+    gdouble den = a - 2.0 * best + c, uu, v, d;
+
+    if (den > 0.0) {
+      d = 0.5 * (a - c) / den * (2.0 * M_PI / 16);
+      v = phase_misfit (&pf, cos (lo + d), sin (lo + d), &uu);
+      if (v < best) {
+        best = v;
+        best_u = uu;
+      }
+    }
+  }
   *u = best_u;
   return best;
+}
+
+static gdouble
+coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
+{
+  return coherent_misfit_at (m, f, TRUE, u);
 }
 
 static gdouble
@@ -369,7 +390,8 @@ coherent_refine (const Coherent * m, gdouble centre, gdouble range,
 
     if (f < 0.0 || f > nyq)
       continue;
-    v = coherent_misfit (m, f, &u);
+    /* (the grid ranks the frequencies: the phase to a parabolic step) */
+    v = coherent_misfit_at (m, f, FALSE, &u);
     if (v < best) {
       best = v;
       best_f = f;
