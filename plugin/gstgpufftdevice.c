@@ -42,8 +42,9 @@ post_error (GstElement * element, gint index, const GError * error)
         ("device-index %d", index));
 }
 
-/* a device was opened in the process (set once, never cleared) */
-static gint any_opened;
+/* a device was opened in the process, and one that is not a CPU device
+ * (each set once, never cleared) */
+static gint any_opened, gpu_opened;
 
 static gpointer
 open_thread (gpointer data)
@@ -61,6 +62,8 @@ open_thread (gpointer data)
   if (slow)
     g_usleep ((gulong) g_ascii_strtoull (slow, NULL, 10) * 1000);
   ctx = gpufft_context_get (dev->index, &error);
+  if (ctx && !gpufft_context_is_cpu (ctx))
+    g_atomic_int_set (&gpu_opened, 1);
   if (ctx)
     g_atomic_int_set (&any_opened, 1);
 
@@ -95,6 +98,12 @@ gboolean
 gst_gpu_fft_device_any_opened (void)
 {
   return g_atomic_int_get (&any_opened) != 0;
+}
+
+gboolean
+gst_gpu_fft_device_gpu_opened (void)
+{
+  return g_atomic_int_get (&gpu_opened) != 0;
 }
 
 GstGpuFftDevice *

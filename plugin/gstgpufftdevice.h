@@ -70,10 +70,16 @@ void gst_gpu_fft_device_close (GstGpuFftDevice * dev);
 
 /* TRUE once an element of the process has opened a device
  * (the process then keeps a Vulkan instance, and a GPU driver its own
- * threads, for good: gpufft-context.c): what a device costs whatever it
- * does is paid, and a live stream analysed on the host alone moves to one
- * (gstgpuffthostbudget.h). */
+ * threads, for good: gpufft-context.c). */
 gboolean gst_gpu_fft_device_any_opened (void);
+
+/* TRUE once an element of the process has opened a device that is not a
+ * CPU device (gpufft_context_is_cpu): what a GPU costs whatever it does is
+ * paid, and a live stream analysed on the host alone moves to it
+ * (gstgpuffthostbudget.h). On a CPU device (lavapipe) the device's
+ * analysis runs on the same cores as the host's, with more overhead: the
+ * host-only streams stay. */
+gboolean gst_gpu_fft_device_gpu_opened (void);
 
 GstGpuFftDevice *gst_gpu_fft_device_ref (GstGpuFftDevice * dev);
 void gst_gpu_fft_device_unref (GstGpuFftDevice * dev);

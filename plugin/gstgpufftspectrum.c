@@ -201,7 +201,9 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "gpufftspectrum-stats: device (gint: the Vulkan device index in "
-          "use, -1 before start and on the host alone), dropped-intervals "
+          "use, -1 before start and on the host alone), device-is-cpu "
+          "(gboolean: that device is a CPU Vulkan device, such as "
+          "lavapipe), dropped-intervals "
           "(guint64: intervals of a live stream left unanalysed because the "
           "GPU fell behind, since the element started), host-intervals "
           "(guint64: intervals of a live stream analysed on the CPU, on the "
@@ -526,8 +528,8 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
     case PROP_STATS:{
       GpufftContextStats st = { 0 };
       /* (device is set and cleared by start/stop, under this lock; NULL
-       * while it is being opened) */
-      GpufftContext *ctx = self->device ?
+       * while it is being opened; not in use on the host alone) */
+      GpufftContext *ctx = self->device && !self->host_only ?
           gst_gpu_fft_device_peek (self->device) : NULL;
 
       if (ctx)
@@ -535,6 +537,8 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
       g_value_take_boxed (value, gst_structure_new ("gpufftspectrum-stats",
               "device", G_TYPE_INT, ctx ?
               gpufft_context_get_device_index (ctx) : -1,
+              "device-is-cpu", G_TYPE_BOOLEAN, ctx ?
+              gpufft_context_is_cpu (ctx) : FALSE,
               "dropped-intervals", G_TYPE_UINT64, self->dropped_total,
               "host-intervals", G_TYPE_UINT64, self->host_total,
               "dropped-messages", G_TYPE_UINT64,

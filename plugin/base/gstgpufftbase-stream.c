@@ -445,13 +445,14 @@ host_start_wanted (GstGpuFftBase * self)
   return self->is_live > 0;
 }
 
-/* Host only: a live stream that the host start would take, while no
- * device was ever opened in the process (gst_gpu_fft_device_any_opened:
- * none named by a device-index, none for another stream) and the
- * process's budget has room for it (gstgpuffthostbudget.h), is analysed
- * on the host alone: no plan job, no device; its host plan is made when
- * its first batch is due (plan_ready), and it stays until a device is
- * opened in the process, when the stream moves to it as after a host
+/* Host only: a live stream that the host start would take, while no GPU
+ * was ever opened in the process (gst_gpu_fft_device_gpu_opened: none
+ * named by a device-index, none for another stream; a CPU device such as
+ * lavapipe may be open) and the process's budget has room for it
+ * (gstgpuffthostbudget.h, larger where the devices opened are CPU ones),
+ * is analysed on the host alone: no plan job, no device; its host plan is
+ * made when its first batch is due (plan_ready), and it stays until a GPU
+ * is opened in the process, when the stream moves to it as after a host
  * start. TRUE when the stream is host-only now (self->plan_config and
  * plan_analysis set). */
 static gboolean
@@ -467,17 +468,59 @@ host_only_begin (GstGpuFftBase * self)
       || self->plan_config.averaging == GPUFFT_AVERAGING_MAX_HOLD)
     return FALSE;
   GST_OBJECT_LOCK (self);
-  if (self->device == NULL && !gst_gpu_fft_device_any_opened ()
-      && gst_gpu_fft_host_budget_take (points)) {
-    self->host_only = TRUE;
-    self->host_points = points;
-    taken = TRUE;
+  if (self->device == NULL && !gst_gpu_fft_device_gpu_opened ()) {
+    gboolean cpu_devices = gst_gpu_fft_device_any_opened ();
+
+    if (gst_gpu_fft_host_budget_take (points, cpu_devices)) {
+      self->host_only = TRUE;
+      self->host_points = points;
+      taken = TRUE;
+    } else if (!cpu_devices) {
+      /* beyond the budget, no device open yet: on the host while this
+       * stream's device opens, then as its kind decides (host_only_moves) */
+      self->host_only = TRUE;
+      self->host_pending = TRUE;
+      taken = TRUE;
+    }
   }
   GST_OBJECT_UNLOCK (self);
-  GST_DEBUG_OBJECT (self, "%s (%.0f FFT points a second)", taken ?
-      "analysed on the host alone" : "not on the host alone: a device is "
-      "open in the process, or its host budget is spent", points);
+  GST_DEBUG_OBJECT (self, "%s (%.0f FFT points a second)", !taken ?
+      "not on the host alone: a GPU is open in the process, or its host "
+      "budget is spent" : self->host_pending ? "on the host while a device "
+      "opens: beyond the host budget" : "analysed on the host alone", points);
+  /* (where no thread can open the device, the error is posted: the stream
+   * stays on the host meanwhile, pending) */
+  if (self->host_pending)
+    need_device (self);
   return taken;
+}
+
+/* TRUE where a host-only stream moves to the device: a GPU is open in the
+ * process, or the stream took no budget (beyond it) and its device, now
+ * open, is a CPU device whose budget has no room left. A pending stream
+ * whose device is still opening (or failed to: its error posted) stays. */
+static gboolean
+host_only_moves (GstGpuFftBase * self)
+{
+  if (self->host_pending) {
+    if (self->device == NULL || gst_gpu_fft_device_peek (self->device) == NULL)
+      return FALSE;
+    self->host_pending = FALSE;
+    if (!gst_gpu_fft_device_gpu_opened ()) {
+      gdouble points = points_per_s (&self->plan_config);
+
+      if (gst_gpu_fft_host_budget_take (points, TRUE)) {
+        GST_OBJECT_LOCK (self);
+        self->host_points = points;
+        GST_OBJECT_UNLOCK (self);
+      }
+    }
+    GST_DEBUG_OBJECT (self, "its device is open (%s): %s",
+        gst_gpu_fft_device_gpu_opened ()? "a GPU in the process" :
+        "a CPU device", self->host_points > 0.0 ? "stays on the host alone" :
+        "moves to it");
+  }
+  return gst_gpu_fft_device_gpu_opened () || self->host_points <= 0.0;
 }
 
 void
@@ -489,6 +532,7 @@ gst_gpu_fft_base_stream_host_only_end (GstGpuFftBase * self)
     return;
   GST_OBJECT_LOCK (self);
   self->host_only = FALSE;
+  self->host_pending = FALSE;
   points = self->host_points;
   self->host_points = 0.0;
   GST_OBJECT_UNLOCK (self);
@@ -556,21 +600,22 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   if (self->plan && !self->on_host)
     return TRUE;
   if (self->host_only) {
-    /* (the host plan stays, until a device is open in the process: then
-     * the stream moves to it, as after a host start; where its plan job
-     * cannot start, the stream stays on the host) */
-    if (self->plan && gst_gpu_fft_device_any_opened ()) {
-      GST_DEBUG_OBJECT (self, "a device is open in the process: the "
-          "stream moves to it");
+    /* (the host plan stays, until a GPU is open in the process: then the
+     * stream moves to it, as after a host start; where its plan job cannot
+     * start, the stream stays on the host) */
+    gboolean move = host_only_moves (self);
+
+    if (self->plan && move) {
+      GST_DEBUG_OBJECT (self, "the stream moves to the device");
       if (!start_plan_job (self, NULL, NULL))
         return TRUE;
       gst_gpu_fft_base_stream_host_only_end (self);
     } else if (self->plan || !due) {
       return self->plan != NULL;
-    } else if (!gst_gpu_fft_device_any_opened () && start_on_host (self)) {
+    } else if (!move && start_on_host (self)) {
       return TRUE;
     } else {
-      /* the host plan cannot take this analysis, or a device is open
+      /* the host plan cannot take this analysis, or a GPU is open
        * already: the device's plan does */
       GST_DEBUG_OBJECT (self, "not on the host alone after all: a device's "
           "plan is made");

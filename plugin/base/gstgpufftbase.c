@@ -300,9 +300,8 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
         GST_OBJECT_LOCK (self);
       }
       /* (a stream analysed on the host alone opens no device) */
-      g_value_set_string (value, self->device_name ? self->device_name :
-          self->host_only && self->device == NULL ?
-          GST_GPU_FFT_BASE_HOST_DEVICE_NAME : NULL);
+      g_value_set_string (value, self->host_only ?
+          GST_GPU_FFT_BASE_HOST_DEVICE_NAME : self->device_name);
       break;
     }
     default:

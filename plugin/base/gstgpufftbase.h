@@ -131,6 +131,10 @@ struct _GstGpuFftBase
    * device-name property reads it). */
   gboolean host_only;
   gdouble host_points;
+  /* host-only beyond the budget while the process's first device opens
+   * (its own opening, self->device): once open, a CPU device's budget
+   * keeps it on the host, else it moves (gstgpufftbase-stream.c) */
+  gboolean host_pending;
   gboolean group_open;          /* the last batch left an interval open */
   guint64 host_total;           /* intervals analysed by host plans (object
                                  * lock: the stats property) */

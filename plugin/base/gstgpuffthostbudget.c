@@ -6,14 +6,15 @@ static GMutex budget_lock;
 static gdouble budget_used;     /* points a second taken (budget_lock) */
 
 static gdouble
-budget_limit (void)
+budget_limit (gboolean cpu_devices)
 {
   const gchar *env = g_getenv ("GPUFFT_HOST_BUDGET");
   gchar *end = NULL;
   gdouble v;
 
   if (env == NULL || *env == '\0')
-    return GST_GPU_FFT_HOST_BUDGET_DEFAULT;
+    return cpu_devices ? GST_GPU_FFT_HOST_BUDGET_CPU_DEVICES :
+        GST_GPU_FFT_HOST_BUDGET_DEFAULT;
   v = g_ascii_strtod (env, &end);
   if (end == env || *end != '\0' || !(v >= 0.0)) {
     g_warning ("gst-gpufft: GPUFFT_HOST_BUDGET=%s is not a number of FFT "
@@ -25,9 +26,9 @@ budget_limit (void)
 }
 
 gboolean
-gst_gpu_fft_host_budget_take (gdouble points)
+gst_gpu_fft_host_budget_take (gdouble points, gboolean cpu_devices)
 {
-  gdouble limit = budget_limit ();
+  gdouble limit = budget_limit (cpu_devices);
   gboolean ok;
 
   g_mutex_lock (&budget_lock);
