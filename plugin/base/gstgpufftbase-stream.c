@@ -791,7 +791,7 @@ gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
   self->dropped_total += n;
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "%s: %u intervals dropped", plan_pending ?
-      "plan not ready" : "GPU behind", n);
+      "plan not ready" : self->on_host ? "CPU behind" : "GPU behind", n);
   if (self->drop_warned_at != 0
       && now - self->drop_warned_at < DROP_WARNING_INTERVAL_US)
     return;

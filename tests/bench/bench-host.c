@@ -98,7 +98,9 @@ run (guint n, guint ch, guint reps)
     if (!gpufft_plan_submit (plan, &b, &err)) {
       g_printerr ("bench-host: N %u: %s\n", n, err->message);
       g_clear_error (&err);
-      break;
+      gpufft_plan_free (plan);
+      g_free (x);
+      return FALSE;
     }
   }
   gpufft_plan_collect (plan, TRUE, NULL, NULL, NULL);

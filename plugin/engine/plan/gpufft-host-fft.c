@@ -12,8 +12,9 @@
 /* (four frames' values of one point) */
 typedef gdouble v4d __attribute__((vector_size (4 * sizeof (gdouble))));
 
+/* (target_clones needs ifunc: GCC on glibc) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__)
+    && defined(__ELF__) && defined(__GLIBC__)
 #define LANES_CLONES __attribute__ ((target_clones ("avx2", "default")))
 #else
 #define LANES_CLONES
@@ -30,7 +31,7 @@ struct _GpufftHostFft
   guint m;                      /* points of the DFT */
   guint l;                      /* points of the radix-2 FFT */
   guint32 *rev;                 /* [l] bit reversal */
-  gdouble *tw;                  /* [l] pairs: e^{-2 pi i j / l}, j < l / 2 */
+  gdouble *tw;                  /* [l / 2] pairs: e^{-2 pi i j / l} */
   gdouble *chirp;               /* Bluestein: [m] pairs, e^{-pi i n^2 / m} */
   gdouble *kern;                /* Bluestein: [l] pairs, DFT_l (conj chirp,
                                  * wrapped) / l */
@@ -259,10 +260,11 @@ fft_real_post (const GpufftHostFft * f, const gdouble * z, gdouble * x)
 /* The frames at x (n_frames of them; the other lanes repeat the first)
  * into f->re, f->im in bit-reversed order, the radix-2 FFT of f->m points
  * on the lanes, the real FFT's post-processing into out's rows (all
- * GPUFFT_HOST_FFT_LANES of them). The arithmetic is fft_pow2's and fft_real_post's,
- * operation for operation. */
+ * GPUFFT_HOST_FFT_LANES of them). The arithmetic is fft_pow2's and
+ * fft_real_post's, operation for operation. */
 static void LANES_CLONES
-lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames, gdouble * out)
+lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
+    gdouble * out)
 {
   const gdouble *p[GPUFFT_HOST_FFT_LANES];
   gdouble *o[GPUFFT_HOST_FFT_LANES];
@@ -272,7 +274,7 @@ lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames, gdouble * out)
   G_STATIC_ASSERT (GPUFFT_HOST_FFT_LANES == 4);
   for (u = 0; u < GPUFFT_HOST_FFT_LANES; u++) {
     p[u] = x + (gsize) (u < n_frames ? u : 0) * 2 * m;
-    o[u] = out + (gsize) u *2 * nb;
+    o[u] = out + 2 * (gsize) u * nb;
   }
   /* bit reversal and the first pass (no twiddles): points rev[2t] and
    * rev[2t + 1] = rev[2t] + m / 2 of each frame make points 2t and 2t + 1

@@ -553,8 +553,10 @@ load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch,
   if (mix)
     for (j = 0; j < h->n; j++)
       x[j] /= c->channels;
+  /* (+ 0.0: a sample of -0 windowed as +0, as a sum from zero gives it,
+   * mixed down or not) */
   for (j = 0; j < h->n; j++)
-    x[j] *= h->win[j];
+    x[j] = (x[j] + 0.0) * h->win[j];
   return ok;
 }
 

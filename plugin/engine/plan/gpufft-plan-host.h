@@ -12,9 +12,9 @@
  * smallest normal float to 0; F32 as it is, denormals too), then
  * in double the window (gpufft_window_fill()), the real FFT of N = 2M
  * points through a complex FFT of M points (gpufft-host-fft.h: radix 2
- * for powers of two, four frames at a time, Bluestein's algorithm through
- * a power-of-two FFT for any other M), the
- * scaled power, sums and means; stored as float, each value saturating at
+ * for powers of two, four frame-channels at a time, Bluestein's algorithm
+ * through a power-of-two FFT for any other M), the scaled power, sums and
+ * means; stored as float, each value saturating at
  * the largest float as the kernels' do. Peaks are searched in the stored
  * (float, gained, linear) group power, as the reduce kernel searches its
  * own. A frame is left out where one of its samples (after conversion) is
