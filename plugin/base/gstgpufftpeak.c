@@ -57,6 +57,7 @@ typedef struct
   guint na;
   guint n;
   gdouble ck[8], sk[8];         /* cos, sin (pi k / n), k < na */
+  gdouble c1, s1;               /* cos, sin (pi / n) */
 } Win;
 
 static void
@@ -70,19 +71,57 @@ win_init (Win * w, GpufftWindow window, guint n)
     w->ck[k] = cos (M_PI * k / n);
     w->sk[k] = sin (M_PI * k / n);
   }
+  w->c1 = cos (M_PI / n);
+  w->s1 = sin (M_PI / n);
 }
 
-/* W(d) as (re, im) */
+/* The sines and cosines a transform at xr (in [-n/2, n/2] and a little
+ * beyond) needs: sp = sin (pi xr), (sx, cx) of pi xr / n, (cp, spn) of
+ * -pi xr (n-1) / n */
+typedef struct
+{
+  gdouble xr, sp, sx, cx, cp, spn;
+} WinAngles;
+
 static void
-transform (const Win * w, gdouble d, gdouble * sr, gdouble * si)
+angles_at (const Win * w, gdouble d, WinAngles * a)
 {
   gdouble n = w->n;
   gdouble xr = d - n * floor (d / n + 0.5);     /* [-n/2, n/2) */
   gdouble j = floor (xr + 0.5), fr = xr - j;    /* xr = j + fr, |fr| <= 1/2 */
+  gdouble ph = -M_PI * xr * (n - 1) / n;
+
+  a->xr = xr;
   /* sin (pi xr), from the small remainder (exact near whole bins) */
-  gdouble sp = (fmod (j, 2.0) == 0.0 ? 1.0 : -1.0) * sin (M_PI * fr);
-  gdouble sx = sin (M_PI * xr / n), cx = cos (M_PI * xr / n);
-  gdouble ph = -M_PI * xr * (n - 1) / n, cp = cos (ph), spn = sin (ph);
+  a->sp = (fmod (j, 2.0) == 0.0 ? 1.0 : -1.0) * sin (M_PI * fr);
+  a->sx = sin (M_PI * xr / n);
+  a->cx = cos (M_PI * xr / n);
+  a->cp = cos (ph);
+  a->spn = sin (ph);
+}
+
+/* The angles of a's xr + s (s = -1 or 1) by angle addition:
+ * sin (pi (xr + s)) = -sin (pi xr); pi (xr + s) / n = pi xr / n + s pi / n;
+ * -pi (xr + s) (n-1) / n = (that of xr) - s pi + s pi / n */
+static void
+angles_shift (const Win * w, const WinAngles * a, gint s, WinAngles * b)
+{
+  gdouble c = w->c1, sn = s * w->s1;
+
+  b->xr = a->xr + s;
+  b->sp = -a->sp;
+  b->sx = a->sx * c + a->cx * sn;
+  b->cx = a->cx * c - a->sx * sn;
+  b->cp = -(a->cp * c - a->spn * sn);
+  b->spn = -(a->spn * c + a->cp * sn);
+}
+
+/* W(d) as (re, im) from d's angles */
+static void
+transform_angles (const Win * w, const WinAngles * a, gdouble * sr,
+    gdouble * si)
+{
+  gdouble n = w->n, xr = a->xr;
   gint k, na = w->na;
 
   *sr = 0.0;
@@ -100,14 +139,38 @@ transform (const Win * w, gdouble d, gdouble * sr, gdouble * si)
       continue;
     }
     /* sin (pi x / n): directly on the main lobe, where it is small */
-    den = fabs (x) < 0.5 ? sin (M_PI * x / n) : sx * kc - cx * ks;
-    mag = sgn * sp / den;       /* sin (pi (xr - k)) = (-1)^k sin (pi xr) */
+    den = fabs (x) < 0.5 ? sin (M_PI * x / n) : a->sx * kc - a->cx * ks;
+    mag = sgn * a->sp / den;    /* sin (pi (xr - k)) = (-1)^k sin (pi xr) */
     /* exp (-i pi x (n-1)/n) = exp (i ph) (-1)^k exp (-i pi k / n) */
-    er = sgn * (cp * kc + spn * ks);
-    ei = sgn * (spn * kc - cp * ks);
+    er = sgn * (a->cp * kc + a->spn * ks);
+    ei = sgn * (a->spn * kc - a->cp * ks);
     *sr += c * mag * er;
     *si += c * mag * ei;
   }
+}
+
+/* W(d) as (re, im) */
+static void
+transform (const Win * w, gdouble d, gdouble * sr, gdouble * si)
+{
+  WinAngles a;
+
+  angles_at (w, d, &a);
+  transform_angles (w, &a, sr, si);
+}
+
+/* W(d - 1), W(d), W(d + 1) as (re[i], im[i]): the angles taken once */
+static void
+transform3 (const Win * w, gdouble d, gdouble re[3], gdouble im[3])
+{
+  WinAngles a, b;
+
+  angles_at (w, d, &a);
+  transform_angles (w, &a, &re[1], &im[1]);
+  angles_shift (w, &a, -1, &b);
+  transform_angles (w, &b, &re[0], &im[0]);
+  angles_shift (w, &a, 1, &b);
+  transform_angles (w, &b, &re[2], &im[2]);
 }
 
 /* |W(d)|^2 */
@@ -316,18 +379,18 @@ coherent_misfit_at (const Coherent * m, gdouble f, gboolean fine, gdouble * u)
   PhaseFit pf;
   gdouble g, best = G_MAXDOUBLE, best_u = 0.0, best_chi = 0.0;
   gdouble lo, cmax = MAX (MAX (m->c[0], m->c[1]), m->c[2]);
-  gdouble v16[16], u16[16];
+  gdouble v16[16], u16[16], dr[3], di[3], pr[3], pi[3];
   gint r, i, bi = 0;
 
   g = frame_coherence (m, f);
   pf.s0 = 0.0;
+  /* W(k - f) and W(k + f) at k = k0 - 1, k0, k0 + 1 */
+  transform3 (m->w, m->k0 - f, dr, di);
+  transform3 (m->w, m->k0 + f, pr, pi);
   for (r = 0; r < 3; r++) {
-    gdouble k = (gdouble) m->k0 - 1 + r;
-    gdouble w1r, w1i, w2r, w2i;
+    gdouble w1r = dr[r], w1i = di[r], w2r = pr[r], w2i = pi[r];
     gdouble cw = m->absolute ? cmax : MAX (m->c[r], 1e-9 * cmax);
 
-    transform (m->w, k - f, &w1r, &w1i);
-    transform (m->w, k + f, &w2r, &w2i);
     pf.al[r] = (w1r * w1r + w1i * w1i + w2r * w2r + w2i * w2i) / cw;
     /* beta = W(k-f) conj (W(k+f)) */
     pf.B[r] = 2.0 * (w1r * w2r + w1i * w2i) / cw * g;
