@@ -4,23 +4,28 @@
 
 static GMutex budget_lock;
 static gdouble budget_used;     /* points a second taken (budget_lock) */
+static gint warned;             /* a bad GPUFFT_HOST_BUDGET was reported */
 
 static gdouble
 budget_limit (gboolean cpu_devices)
 {
   const gchar *env = g_getenv ("GPUFFT_HOST_BUDGET");
+  gdouble def = cpu_devices ? GST_GPU_FFT_HOST_BUDGET_CPU_DEVICES :
+      GST_GPU_FFT_HOST_BUDGET_DEFAULT;
   gchar *end = NULL;
   gdouble v;
 
   if (env == NULL || *env == '\0')
-    return cpu_devices ? GST_GPU_FFT_HOST_BUDGET_CPU_DEVICES :
-        GST_GPU_FFT_HOST_BUDGET_DEFAULT;
+    return def;
   v = g_ascii_strtod (env, &end);
   if (end == env || *end != '\0' || !(v >= 0.0)) {
-    g_warning ("gst-gpufft: GPUFFT_HOST_BUDGET=%s is not a number of FFT "
-        "points a second (0 or more): the default, %.0f, applies", env,
-        GST_GPU_FFT_HOST_BUDGET_DEFAULT);
-    return GST_GPU_FFT_HOST_BUDGET_DEFAULT;
+    /* (once a process) */
+    if (g_atomic_int_compare_and_exchange (&warned, 0, 1))
+      g_warning ("gst-gpufft: GPUFFT_HOST_BUDGET=%s is not a number of FFT "
+          "points a second (0 or more): the default applies (%.0f, %.0f "
+          "once the only devices opened are CPU devices)", env,
+          GST_GPU_FFT_HOST_BUDGET_DEFAULT, GST_GPU_FFT_HOST_BUDGET_CPU_DEVICES);
+    return def;
   }
   return v;
 }
