@@ -237,7 +237,7 @@ frame_coherence (const Coherent * m, gdouble f)
 }
 
 /* cos (i pi / 8), i < 16 (sin (i pi / 8) = cos ((i + 12) pi / 8)): the
- * phase grid of coherent_misfit */
+ * phase grid of coherent_misfit_at */
 static const gdouble grid_cos[16] =
     { 1.0, 0.9238795325112867, 0.7071067811865476, 0.38268343236508984, 0.0,
   -0.3826834323650897, -0.7071067811865475, -0.9238795325112867, -1.0,
@@ -429,16 +429,11 @@ coherent_misfit_at (const Coherent * m, gdouble f, gboolean fine, gdouble * u)
   return best;
 }
 
-static gdouble
-coherent_misfit (const Coherent * m, gdouble f, gdouble * u)
-{
-  return coherent_misfit_at (m, f, TRUE, u);
-}
-
+/* (the final search: the phase by Brent's search) */
 static gdouble
 coherent_objective (gconstpointer m, gdouble f, gdouble * u)
 {
-  return coherent_misfit (m, f, u);
+  return coherent_misfit_at (m, f, TRUE, u);
 }
 
 static gboolean
