@@ -2,6 +2,7 @@
 #include "gstgpufftpeak.h"
 
 #include <math.h>
+#include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -83,21 +84,31 @@ typedef struct
   gdouble xr, sp, sx, cx, cp, spn;
 } WinAngles;
 
+/* (and cos (pi xr) into *cpx where not NULL) */
 static void
-angles_at (const Win * w, gdouble d, WinAngles * a)
+angles_at_cos (const Win * w, gdouble d, WinAngles * a, gdouble * cpx)
 {
   gdouble n = w->n;
   gdouble xr = d - n * floor (d / n + 0.5);     /* [-n/2, n/2) */
   gdouble j = floor (xr + 0.5), fr = xr - j;    /* xr = j + fr, |fr| <= 1/2 */
   gdouble ph = -M_PI * xr * (n - 1) / n;
+  gdouble sgn = fmod (j, 2.0) == 0.0 ? 1.0 : -1.0;
 
   a->xr = xr;
   /* sin (pi xr), from the small remainder (exact near whole bins) */
-  a->sp = (fmod (j, 2.0) == 0.0 ? 1.0 : -1.0) * sin (M_PI * fr);
+  a->sp = sgn * sin (M_PI * fr);
+  if (cpx)
+    *cpx = sgn * cos (M_PI * fr);
   a->sx = sin (M_PI * xr / n);
   a->cx = cos (M_PI * xr / n);
   a->cp = cos (ph);
   a->spn = sin (ph);
+}
+
+static void
+angles_at (const Win * w, gdouble d, WinAngles * a)
+{
+  angles_at_cos (w, d, a, NULL);
 }
 
 /* The angles of a's xr + s (s = -1 or 1) by angle addition:
@@ -116,10 +127,11 @@ angles_shift (const Win * w, const WinAngles * a, gint s, WinAngles * b)
   b->spn = -(a->spn * c + a->cp * sn);
 }
 
-/* W(d) as (re, im) from d's angles */
+/* W(d) as (re, im) from d's angles; direct_lobe: sin (pi x / n) on the
+ * main lobe taken directly (else by angle addition, as off it) */
 static void
-transform_angles (const Win * w, const WinAngles * a, gdouble * sr,
-    gdouble * si)
+transform_angles_lobe (const Win * w, const WinAngles * a,
+    gboolean direct_lobe, gdouble * sr, gdouble * si)
 {
   gdouble n = w->n, xr = a->xr;
   gint k, na = w->na;
@@ -139,7 +151,8 @@ transform_angles (const Win * w, const WinAngles * a, gdouble * sr,
       continue;
     }
     /* sin (pi x / n): directly on the main lobe, where it is small */
-    den = fabs (x) < 0.5 ? sin (M_PI * x / n) : a->sx * kc - a->cx * ks;
+    den = direct_lobe && fabs (x) < 0.5 ? sin (M_PI * x / n) :
+        a->sx * kc - a->cx * ks;
     mag = sgn * a->sp / den;    /* sin (pi (xr - k)) = (-1)^k sin (pi xr) */
     /* exp (-i pi x (n-1)/n) = exp (i ph) (-1)^k exp (-i pi k / n) */
     er = sgn * (a->cp * kc + a->spn * ks);
@@ -147,6 +160,13 @@ transform_angles (const Win * w, const WinAngles * a, gdouble * sr,
     *sr += c * mag * er;
     *si += c * mag * ei;
   }
+}
+
+static void
+transform_angles (const Win * w, const WinAngles * a, gdouble * sr,
+    gdouble * si)
+{
+  transform_angles_lobe (w, a, TRUE, sr, si);
 }
 
 /* W(d) as (re, im) */
@@ -159,18 +179,95 @@ transform (const Win * w, gdouble d, gdouble * sr, gdouble * si)
   transform_angles (w, &a, sr, si);
 }
 
+/* W(d - 1), W(d), W(d + 1) as (re[i], im[i]) from d's angles a */
+static void
+transform3_angles (const Win * w, const WinAngles * a, gboolean direct_lobe,
+    gdouble re[3], gdouble im[3])
+{
+  WinAngles b;
+
+  transform_angles_lobe (w, a, direct_lobe, &re[1], &im[1]);
+  angles_shift (w, a, -1, &b);
+  transform_angles_lobe (w, &b, direct_lobe, &re[0], &im[0]);
+  angles_shift (w, a, 1, &b);
+  transform_angles_lobe (w, &b, direct_lobe, &re[2], &im[2]);
+}
+
 /* W(d - 1), W(d), W(d + 1) as (re[i], im[i]): the angles taken once */
 static void
 transform3 (const Win * w, gdouble d, gdouble re[3], gdouble im[3])
 {
-  WinAngles a, b;
+  WinAngles a;
 
   angles_at (w, d, &a);
-  transform_angles (w, &a, &re[1], &im[1]);
-  angles_shift (w, &a, -1, &b);
-  transform_angles (w, &b, &re[0], &im[0]);
-  angles_shift (w, &a, 1, &b);
-  transform_angles (w, &b, &re[2], &im[2]);
+  transform3_angles (w, &a, TRUE, re, im);
+}
+
+/* transform3 along a grid d_0, d_0 + delta, d_0 + 2 delta, ...: each
+ * point's angles from the previous point's by angle addition, and the
+ * main lobe's sin (pi x / n) as off it. Taken exactly again every
+ * GRID_RESEED points, where a point is not the previous one plus delta,
+ * near whole bins (sin (pi xr) small: relative errors would grow) and
+ * near +-n/2 (xr wraps). Within about 1e-12 (relative) of transform3:
+ * enough to rank a grid's candidates, with no sine or cosine taken at
+ * most points. */
+#define GRID_RESEED 32
+
+typedef struct
+{
+  WinAngles a;
+  gdouble cpx;                  /* cos (pi xr) */
+  gdouble delta;
+  gdouble rc, rs;               /* cos, sin (pi delta) */
+  gdouble nc, ns;               /* cos, sin (pi delta / n) */
+  gdouble pc, ps;               /* cos, sin (pi delta (n - 1) / n) */
+  guint since;                  /* points since the angles were exact */
+  gboolean valid;
+} GridAngles;
+
+static void
+grid_init (const Win * w, GridAngles * g, gdouble delta)
+{
+  gdouble n = w->n;
+
+  g->delta = delta;
+  g->rc = cos (M_PI * delta);
+  g->rs = sin (M_PI * delta);
+  g->nc = cos (M_PI * delta / n);
+  g->ns = sin (M_PI * delta / n);
+  g->pc = cos (M_PI * delta * (n - 1) / n);
+  g->ps = sin (M_PI * delta * (n - 1) / n);
+  g->valid = FALSE;
+}
+
+static void
+grid_transform3 (const Win * w, GridAngles * g, gdouble d, gdouble re[3],
+    gdouble im[3])
+{
+  WinAngles *a = &g->a;
+  gdouble xr = a->xr + g->delta, half = w->n / 2.0;
+
+  if (g->valid && g->since < GRID_RESEED
+      && fabs (d - a->xr - g->delta) < 1e-9
+      && fabs (xr - floor (xr + 0.5)) > 1e-3 && fabs (xr) < half - 2.0) {
+    gdouble sp = a->sp, cpx = g->cpx, sx = a->sx, cx = a->cx;
+    gdouble cp = a->cp, spn = a->spn;
+
+    a->xr = xr;
+    a->sp = sp * g->rc + cpx * g->rs;
+    g->cpx = cpx * g->rc - sp * g->rs;
+    a->sx = sx * g->nc + cx * g->ns;
+    a->cx = cx * g->nc - sx * g->ns;
+    a->cp = cp * g->pc + spn * g->ps;
+    a->spn = spn * g->pc - cp * g->ps;
+    g->since++;
+    transform3_angles (w, a, FALSE, re, im);
+    return;
+  }
+  angles_at_cos (w, d, a, &g->cpx);
+  g->since = 0;
+  g->valid = fabs (d) < half - 2.0;
+  transform3_angles (w, a, TRUE, re, im);
 }
 
 /* |W(d)|^2 */
@@ -234,6 +331,59 @@ frame_coherence (const Coherent * m, gdouble f)
   if (m->frames <= 1 || fabs (den) < 1e-12)
     return 1.0;
   return fabs (sin (m->frames * x) / den);
+}
+
+/* frame_coherence along a grid f_0, f_0 + step, ...: sin x and sin (J x)
+ * by angle addition from the previous point's (taken exactly again as
+ * GridAngles are, and where sin x is small) */
+typedef struct
+{
+  gdouble f, s1, c1, sj, cj;    /* sin, cos of x and J x at f */
+  gdouble step, r1c, r1s, rjc, rjs;     /* cos, sin of their steps */
+  guint since;
+  gboolean valid;
+} GridCoherence;
+
+static void
+grid_coherence_init (const Coherent * m, GridCoherence * g, gdouble step)
+{
+  gdouble dx = 2.0 * M_PI * step * m->hop / m->n;
+
+  memset (g, 0, sizeof (*g));
+  g->step = step;
+  g->r1c = cos (dx);
+  g->r1s = sin (dx);
+  g->rjc = cos (m->frames * dx);
+  g->rjs = sin (m->frames * dx);
+}
+
+static gdouble
+grid_coherence (const Coherent * m, GridCoherence * g, gdouble f)
+{
+  if (m->frames <= 1)
+    return 1.0;
+  if (g->valid && g->since < GRID_RESEED && fabs (f - g->f - g->step) < 1e-9) {
+    gdouble s1 = g->s1, c1 = g->c1, sj = g->sj, cj = g->cj;
+
+    g->s1 = s1 * g->r1c + c1 * g->r1s;
+    g->c1 = c1 * g->r1c - s1 * g->r1s;
+    g->sj = sj * g->rjc + cj * g->rjs;
+    g->cj = cj * g->rjc - sj * g->rjs;
+    g->since++;
+  } else {
+    gdouble x = 2.0 * M_PI * f * m->hop / m->n;
+
+    g->s1 = sin (x);
+    g->c1 = cos (x);
+    g->sj = sin (m->frames * x);
+    g->cj = cos (m->frames * x);
+    g->since = 0;
+  }
+  g->f = f;
+  g->valid = fabs (g->s1) > 1e-3;
+  if (!g->valid)
+    return frame_coherence (m, f);
+  return fabs (g->sj / (m->frames * g->s1));
 }
 
 /* cos (i pi / 8), i < 16 (sin (i pi / 8) = cos ((i + 12) pi / 8)): the
@@ -369,24 +519,85 @@ phase_objective (gconstpointer pf, gdouble chi, gdouble * u)
   return phase_misfit (pf, cos (chi), sin (chi), u);
 }
 
-/* relative residual of the best amplitude/phase at f; *u the amplitude
- * term A^2/4 (in the units of c / |W|^2). fine: the phase by Brent's
- * search from the best of a 16-point grid; else (a frequency grid's
- * ranking) by one parabolic step from it. */
+/* sin and cos of d, |d| <= pi / 16, by their Taylor series (within
+ * 2e-12) */
+static void
+small_sincos (gdouble d, gdouble * sn, gdouble * cs)
+{
+  gdouble d2 = d * d;
+
+  *sn = d * (1.0 - d2 / 6.0 * (1.0 - d2 / 20.0 * (1.0 - d2 / 42.0)));
+  *cs = 1.0 - d2 / 2.0 * (1.0 - d2 / 12.0 * (1.0 - d2 / 30.0 * (1.0 -
+              d2 / 56.0)));
+}
+
+/* Newton's steps on the phase from chi (a maximum of (sum t y)^2 / sum
+ * y^2, the misfit's minimum), within [lo, hi]; FALSE where a step leaves
+ * it or the curvature is not that of a maximum */
+static gboolean
+phase_newton (const PhaseFit * pf, gdouble chi, gdouble lo, gdouble hi,
+    gdouble * chi_out)
+{
+  guint it;
+
+  for (it = 0; it < 8; it++) {
+    gdouble cs = cos (chi), sn = sin (chi);
+    gdouble s1 = 0.0, s1d = 0.0, s1dd = 0.0, s2 = 0.0, s2d = 0.0, s2dd = 0.0;
+    gdouble nn, nd, ndd, g1, g2, step;
+    gint r;
+
+    for (r = 0; r < 3; r++) {
+      gdouble y = pf->al[r] + cs * pf->B[r] - sn * pf->C[r];
+      gdouble y1 = -sn * pf->B[r] - cs * pf->C[r];
+      gdouble y2 = -cs * pf->B[r] + sn * pf->C[r];
+
+      s1 += pf->tg[r] * y;
+      s1d += pf->tg[r] * y1;
+      s1dd += pf->tg[r] * y2;
+      s2 += y * y;
+      s2d += 2.0 * y * y1;
+      s2dd += 2.0 * (y1 * y1 + y * y2);
+    }
+    if (!(s2 > 0.0))
+      return FALSE;
+    nn = s1 * s1;
+    nd = 2.0 * s1 * s1d;
+    ndd = 2.0 * (s1d * s1d + s1 * s1dd);
+    g1 = (nd * s2 - nn * s2d) / (s2 * s2);
+    g2 = (ndd * s2 - nn * s2dd) / (s2 * s2) - 2.0 * s2d * g1 / s2;
+    if (!(g2 < 0.0))
+      return FALSE;
+    step = -g1 / g2;
+    chi += step;
+    if (!(chi >= lo && chi <= hi))
+      return FALSE;
+    if (fabs (step) < 1e-9) {
+      *chi_out = chi;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* relative residual of the best amplitude/phase at f, given |Gamma (f)|
+ * as g, W(k - f) as
+ * (dr, di) and W(k + f) as (pr, pi) at k = k0 - 1, k0, k0 + 1; *u the
+ * amplitude term A^2/4 (in the units of c / |W|^2). fine: the phase by
+ * Newton's steps (Brent's search where they fail) from the best of a
+ * 16-point grid; else (a frequency grid's ranking) by one parabolic step
+ * from it. */
 static gdouble
-coherent_misfit_at (const Coherent * m, gdouble f, gboolean fine, gdouble * u)
+coherent_fit (const Coherent * m, gdouble g, const gdouble dr[3],
+    const gdouble di[3], const gdouble pr[3], const gdouble pi[3],
+    gboolean fine, gdouble * u)
 {
   PhaseFit pf;
-  gdouble g, best = G_MAXDOUBLE, best_u = 0.0, best_chi = 0.0;
+  gdouble best = G_MAXDOUBLE, best_u = 0.0, best_chi = 0.0;
   gdouble lo, cmax = MAX (MAX (m->c[0], m->c[1]), m->c[2]);
-  gdouble v16[16], u16[16], dr[3], di[3], pr[3], pi[3];
+  gdouble v16[16], u16[16];
   gint r, i, bi = 0;
 
-  g = frame_coherence (m, f);
   pf.s0 = 0.0;
-  /* W(k - f) and W(k + f) at k = k0 - 1, k0, k0 + 1 */
-  transform3 (m->w, m->k0 - f, dr, di);
-  transform3 (m->w, m->k0 + f, pr, pi);
   for (r = 0; r < 3; r++) {
     gdouble w1r = dr[r], w1i = di[r], w2r = pr[r], w2i = pi[r];
     gdouble cw = m->absolute ? cmax : MAX (m->c[r], 1e-9 * cmax);
@@ -399,7 +610,7 @@ coherent_misfit_at (const Coherent * m, gdouble f, gboolean fine, gdouble * u)
     pf.s0 += pf.tg[r] * pf.tg[r];
   }
 
-  /* phase of zeta: grid, then Brent's search (or one parabolic step) */
+  /* phase of zeta: grid, then Newton's steps (or one parabolic step) */
   for (i = 0; i < 16; i++) {
     v16[i] = phase_misfit (&pf, grid_cos[i], grid_cos[(i + 12) % 16], &u16[i]);
     if (v16[i] < best) {
@@ -409,24 +620,52 @@ coherent_misfit_at (const Coherent * m, gdouble f, gboolean fine, gdouble * u)
     }
   }
   lo = bi * (2.0 * M_PI / 16);
-  if (fine) {
-    brent_min (phase_objective, &pf, lo - 2.0 * M_PI / 16,
-        lo + 2.0 * M_PI / 16, 1e-7, 24, &best, &best_chi, &best_u);
-  } else {
+  {
     gdouble a = v16[(bi + 15) % 16], c = v16[(bi + 1) % 16];
-    gdouble den = a - 2.0 * best + c, uu, v, d;
+    gdouble den = a - 2.0 * best + c, uu, v, d = 0.0, sn, cs;
 
     if (den > 0.0) {
+      /* (|d| <= pi / 16: a, c >= best) */
       d = 0.5 * (a - c) / den * (2.0 * M_PI / 16);
-      v = phase_misfit (&pf, cos (lo + d), sin (lo + d), &uu);
+      small_sincos (d, &sn, &cs);
+      v = phase_misfit (&pf, grid_cos[bi] * cs - grid_cos[(bi + 12) % 16] *
+          sn, grid_cos[(bi + 12) % 16] * cs + grid_cos[bi] * sn, &uu);
       if (v < best) {
         best = v;
         best_u = uu;
+      } else {
+        d = 0.0;
+      }
+    }
+    if (fine) {
+      gdouble chi;
+
+      if (phase_newton (&pf, lo + d, lo - 2.0 * M_PI / 16,
+              lo + 2.0 * M_PI / 16, &chi)) {
+        v = phase_misfit (&pf, cos (chi), sin (chi), &uu);
+        if (v < best) {
+          best = v;
+          best_u = uu;
+        }
+      } else {
+        brent_min (phase_objective, &pf, lo - 2.0 * M_PI / 16,
+            lo + 2.0 * M_PI / 16, 1e-7, 24, &best, &best_chi, &best_u);
       }
     }
   }
   *u = best_u;
   return best;
+}
+
+/* coherent_fit at f, the transforms taken exactly */
+static gdouble
+coherent_misfit_at (const Coherent * m, gdouble f, gboolean fine, gdouble * u)
+{
+  gdouble dr[3], di[3], pr[3], pi[3];
+
+  transform3 (m->w, m->k0 - f, dr, di);
+  transform3 (m->w, m->k0 + f, pr, pi);
+  return coherent_fit (m, frame_coherence (m, f), dr, di, pr, pi, fine, u);
 }
 
 /* (the final search: the phase by Brent's search) */
@@ -441,15 +680,24 @@ coherent_refine (const Coherent * m, gdouble centre, gdouble range,
     gdouble step, gdouble * f_out, gdouble * u_out)
 {
   gdouble nyq = m->n / 2, best = G_MAXDOUBLE, best_f = -1.0, best_u = 0.0;
-  gdouble f, u;
+  gdouble f, u, dr[3], di[3], pr[3], pi[3];
+  GridAngles minus, plus;
+  GridCoherence coh;
 
+  grid_init (m->w, &minus, -step);
+  grid_init (m->w, &plus, step);
+  grid_coherence_init (m, &coh, step);
   for (f = centre - range; f <= centre + range + 1e-9; f += step) {
     gdouble v;
 
     if (f < 0.0 || f > nyq)
       continue;
-    /* (the grid ranks the frequencies: the phase to a parabolic step) */
-    v = coherent_misfit_at (m, f, FALSE, &u);
+    /* (the grid ranks the frequencies: its transforms by angle addition,
+     * the phase to a parabolic step) */
+    grid_transform3 (m->w, &minus, m->k0 - f, dr, di);
+    grid_transform3 (m->w, &plus, m->k0 + f, pr, pi);
+    v = coherent_fit (m, grid_coherence (m, &coh, f), dr, di, pr, pi, FALSE,
+        &u);
     if (v < best) {
       best = v;
       best_f = f;
