@@ -68,6 +68,8 @@ gboolean gst_gpu_fft_base_stream_cut (GstGpuFftBase * self);
 /* gstgpufftbase-results.c */
 void gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
     gpointer user_data);
+void gst_gpu_fft_base_results_on_host_result (const GpufftGroupResult *
+    result, gpointer user_data);
 gboolean gst_gpu_fft_base_results_drain (GstGpuFftBase * self);
 gboolean gst_gpu_fft_base_results_still_wanted (GstElement * element,
     guint gen);

@@ -7,7 +7,9 @@
  * messages from the parameters its batch was tagged with
  * (gstgpufftmessage.c), and hands them to the element's poster, which
  * posts them from a thread of its own (gstgpufftposter.h: a bus handler
- * that blocks delays this element only). It owns the tag it is handed.
+ * that blocks delays this element only); on the host alone the host
+ * plan's thread, which works for this element only, posts them itself
+ * (gst_gpu_fft_base_results_on_host_result). It owns the tag it is handed.
  * gst_gpu_fft_base_results_drain() waits (streaming thread) until every
  * interval handed to the GPU is posted (or the element is stopping). Engine errors become one element
  * error, from whichever thread sees them first. */
@@ -137,13 +139,14 @@ carry_take (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
 }
 
 /* The engine's result function: runs on the device's completion thread
- * (or a host plan's), in interval order, with no lock held. The group's tag is the message
- * parameters computed when its batch was submitted (NULL: no message). */
-void
-gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
-    gpointer user_data)
+ * (or a host plan's), in interval order, with no lock held. The group's
+ * tag is the message parameters computed when its batch was submitted
+ * (NULL: no message). here: this thread posts the messages itself where
+ * no other is posting them (gst_gpu_fft_poster_post_here). */
+static void
+on_result (const GpufftGroupResult * result, GstGpuFftBase * self,
+    gboolean here)
 {
-  GstGpuFftBase *self = user_data;
   GstGpuFftMessageParams *p = result->tag;
   GstMessage *spectrum = NULL, *dominant = NULL;
   gboolean compat;
@@ -206,8 +209,28 @@ gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
   /* (not live: the streaming thread waits for the poster before each
    * batch, so nothing is dropped; is_live is the streaming thread's, set
    * before any batch) */
-  gst_gpu_fft_poster_push (self->poster, spectrum, dominant, compat, gen,
-      self->is_live > 0);
+  if (here)
+    gst_gpu_fft_poster_post_here (self->poster, spectrum, dominant, compat,
+        gen, self->is_live > 0);
+  else
+    gst_gpu_fft_poster_push (self->poster, spectrum, dominant, compat, gen,
+        self->is_live > 0);
+}
+
+void
+gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
+    gpointer user_data)
+{
+  on_result (result, user_data, FALSE);
+}
+
+/* A host plan's on the host alone: its worker thread is this element's
+ * alone, and posts the messages itself */
+void
+gst_gpu_fft_base_results_on_host_result (const GpufftGroupResult * result,
+    gpointer user_data)
+{
+  on_result (result, user_data, TRUE);
 }
 
 /* gpuspectrum: a message measured before a property change made by a bus

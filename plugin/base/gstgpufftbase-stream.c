@@ -316,6 +316,7 @@ start_plan_job (GstGpuFftBase * self, const GpufftPlanConfig * config,
 }
 
 static gboolean host_only_begin (GstGpuFftBase * self);
+static void set_result_func (GstGpuFftBase * self);
 
 /* Applies the current settings at a restart (framing from sample 0).
  * Rebuilds the plan when its configuration changed. */
@@ -519,6 +520,10 @@ host_only_moves (GstGpuFftBase * self)
         gst_gpu_fft_device_gpu_opened ()? "a GPU in the process" :
         "a CPU device", self->host_points > 0.0 ? "stays on the host alone" :
         "moves to it");
+    /* (staying: its host plan's thread posts from now on) */
+    if (self->plan && !gst_gpu_fft_device_gpu_opened ()
+        && self->host_points > 0.0)
+      set_result_func (self);
   }
   return gst_gpu_fft_device_gpu_opened () || self->host_points <= 0.0;
 }
@@ -539,12 +544,27 @@ gst_gpu_fft_base_stream_host_only_end (GstGpuFftBase * self)
   gst_gpu_fft_host_budget_give (points);
 }
 
+/* The result function of self->plan. On the host alone (not pending:
+ * such a stream may move to the device, which takes over once the host
+ * plan has delivered all it was handed), the host plan's thread works for
+ * this element only: it posts the messages itself. */
+static void
+set_result_func (GstGpuFftBase * self)
+{
+  gboolean here = self->host_only && !self->host_pending
+      && gpufft_plan_is_host (self->plan);
+
+  gpufft_plan_set_result_func (self->plan, here ?
+      gst_gpu_fft_base_results_on_host_result :
+      gst_gpu_fft_base_results_on_result, self);
+}
+
 /* Makes plan the element's: results, limits per batch. */
 static void
 install_plan (GstGpuFftBase * self, GpufftPlan * plan)
 {
   self->plan = plan;
-  gpufft_plan_set_result_func (plan, gst_gpu_fft_base_results_on_result, self);
+  set_result_func (self);
   self->max_frames = MAX (gpufft_plan_get_max_frames (plan), 1);
   self->max_groups = MAX (gpufft_plan_get_max_groups (plan), 1);
   self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,

@@ -34,11 +34,13 @@ struct _GstGpuFftPoster
  * waits for its own poster would wait for itself) */
 static GPrivate current_poster;
 
+/* Posts what p has queued, on this thread, until the queue is empty (p
+ * marked posting by the caller, p's element referenced: released here) */
 static void
-post_task (gpointer data, gpointer user_data)
+drain (GstGpuFftPoster * p)
 {
-  GstGpuFftPoster *p = data;
-  GstElement *element = p->element;     /* referenced by push */
+  GstElement *element = p->element;
+  gpointer outer = g_private_get (&current_poster);
   Item *it;
 
   g_private_set (&current_poster, p);
@@ -58,9 +60,16 @@ post_task (gpointer data, gpointer user_data)
       gst_element_post_message (element, it->message);
     g_free (it);
   }
-  g_private_set (&current_poster, NULL);
+  g_private_set (&current_poster, outer);
   /* (last: the element, and with it the poster, may go here) */
   gst_object_unref (element);
+}
+
+static void
+post_task (gpointer data, gpointer user_data)
+{
+  /* (the element referenced by push) */
+  drain (data);
 }
 
 static GThreadPool *
@@ -119,15 +128,14 @@ gst_gpu_fft_poster_new (GstElement * element, GstGpuFftPosterCheck check)
   return p;
 }
 
-void
-gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
-    GstMessage * second, gboolean with_gen, guint gen, gboolean bounded)
+/* Queues the messages (bounded: dropping the oldest beyond MAX_QUEUED);
+ * TRUE where the caller is to start the posting (p now marked posting) */
+static gboolean
+enqueue (GstGpuFftPoster * p, GstMessage * first, GstMessage * second,
+    gboolean with_gen, guint gen, gboolean bounded)
 {
   gboolean start;
-  GError *error = NULL;
 
-  if (first == NULL && second == NULL)
-    return;
   g_mutex_lock (&p->lock);
   while (bounded && g_queue_get_length (&p->queue) >= MAX_QUEUED) {
     /* a bus handler that does not keep up: the oldest go */
@@ -144,7 +152,18 @@ gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
   start = !p->posting;
   p->posting = TRUE;
   g_mutex_unlock (&p->lock);
-  if (!start)
+  return start;
+}
+
+void
+gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
+    GstMessage * second, gboolean with_gen, guint gen, gboolean bounded)
+{
+  GError *error = NULL;
+
+  if (first == NULL && second == NULL)
+    return;
+  if (!enqueue (p, first, second, with_gen, gen, bounded))
     return;
   gst_object_ref (p->element);
   /* (on failure the task stays queued in the pool, for its next thread) */
@@ -153,6 +172,18 @@ gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
         error->message);
     g_clear_error (&error);
   }
+}
+
+void
+gst_gpu_fft_poster_post_here (GstGpuFftPoster * p, GstMessage * first,
+    GstMessage * second, gboolean with_gen, guint gen, gboolean bounded)
+{
+  if (first == NULL && second == NULL)
+    return;
+  if (!enqueue (p, first, second, with_gen, gen, bounded))
+    return;
+  gst_object_ref (p->element);
+  drain (p);
 }
 
 void

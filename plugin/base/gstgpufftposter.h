@@ -5,7 +5,9 @@
  * poster and goes on; a thread of a pool shared by the process posts
  * them, in order, one element at a time per thread. A synchronous bus
  * handler that blocks then delays its own element's messages only: the
- * device's work and the other elements' messages go on. A stream that is
+ * device's work and the other elements' messages go on. A thread that
+ * works for one element alone may post them itself
+ * (gst_gpu_fft_poster_post_here). A stream that is
  * not live waits for it before each batch (gst_gpu_fft_poster_wait); on a
  * live one a handler that never keeps up loses the oldest of at most 1024
  * queued messages (a debug warning says so once, and they are counted:
@@ -36,6 +38,18 @@ GstGpuFftPoster *gst_gpu_fft_poster_new (GstElement * element,
  * most 1024 wait, the oldest are dropped beyond. */
 void gst_gpu_fft_poster_push (GstGpuFftPoster * poster, GstMessage * first,
     GstMessage * second, gboolean with_gen, guint gen, gboolean bounded);
+
+/* As push, but where no thread is posting the element's messages, the
+ * calling thread posts them itself, with those queued meanwhile, instead
+ * of handing them to a thread of the pool (whose wake-up costs more than
+ * the posting): for a thread that works for this element alone (the host
+ * plan's worker of a stream on the host alone). A synchronous bus handler
+ * that blocks then holds that thread, and with it this element's
+ * analysis; messages pushed by other threads meanwhile are queued and
+ * posted by it, in order. */
+void gst_gpu_fft_poster_post_here (GstGpuFftPoster * poster,
+    GstMessage * first, GstMessage * second, gboolean with_gen, guint gen,
+    gboolean bounded);
 
 /* Waits until every message pushed so far is posted. Returns at once on
  * the poster's own posting thread (a bus handler that stops its pipeline),

@@ -1155,21 +1155,33 @@ block_handler (GstBus * bus, GstMessage * msg, gpointer data)
 
 /* A live stream whose application's synchronous bus handler blocks on its
  * first message while 2000 more intervals (one message each) pass: the
- * buffers are taken at once, the oldest messages beyond the 1024 that wait
- * are dropped, and every interval is accounted for: handled + stats'
- * dropped-messages + dropped-intervals = intervals pushed. */
-GST_START_TEST (test_blocked_handler_counted)
+ * buffers are taken at once, and every interval is accounted for: handled
+ * + stats' dropped-messages + dropped-intervals = intervals pushed.
+ * Through the device (host_only FALSE), the oldest messages beyond the
+ * 1024 that wait are dropped. On the host alone, the host plan's thread
+ * posts the messages itself: the handler holds it, and the intervals that
+ * come meanwhile are dropped whole and counted, no message. */
+static void
+blocked_handler_counted (gboolean host_only)
 {
   Fmt f = { "F32LE", 48000, 1, FALSE };
   gchar *caps = fmt_caps_string (&f);
   GstBus *bus;
-  GstHarness *h = harness_new (&bus, caps, "fft-size", "256", "interval",
-      "10000000", "message-dominant", "false", NULL);
+  GstHarness *h;
   gdouble *zeros = g_new0 (gdouble, 4800);
   BlockCtx c;
   guint64 dropped_msgs, dropped_ivals, offset = 0;
   guint i, n_intervals = 2000;
   gint64 end;
+  GstStructure *st = NULL;
+  gint device = 0;
+
+  /* (on the host alone: a budget for this stream; the test's process has
+   * opened no device) */
+  if (host_only)
+    g_setenv ("GPUFFT_HOST_BUDGET", "1000000", TRUE);
+  h = harness_new (&bus, caps, "fft-size", "256", "interval", "10000000",
+      "message-dominant", "false", NULL);
 
   memset (&c, 0, sizeof (c));
   g_mutex_init (&c.lock);
@@ -1200,22 +1212,47 @@ GST_START_TEST (test_blocked_handler_counted)
   c.release = TRUE;
   g_cond_broadcast (&c.cond);
   g_mutex_unlock (&c.lock);
+  g_object_get (h->element, "stats", &st, NULL);
+  fail_unless (st && gst_structure_get_int (st, "device", &device));
+  gst_structure_free (st);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   dropped_msgs = stats_u64 (h->element, "dropped-messages");
   dropped_ivals = stats_u64 (h->element, "dropped-intervals");
-  GST_INFO ("handled %d, dropped messages %" G_GUINT64_FORMAT ", dropped "
-      "intervals %" G_GUINT64_FORMAT, g_atomic_int_get (&c.handled),
-      dropped_msgs, dropped_ivals);
-  fail_unless (dropped_msgs > 0, "no message dropped: %d handled",
-      g_atomic_int_get (&c.handled));
+  GST_INFO ("%s: handled %d, dropped messages %" G_GUINT64_FORMAT
+      ", dropped intervals %" G_GUINT64_FORMAT, host_only ? "host alone" :
+      "device", g_atomic_int_get (&c.handled), dropped_msgs, dropped_ivals);
+  if (host_only) {
+    fail_unless_equals_int (device, -1);
+    fail_unless (dropped_ivals > 0, "no interval dropped: %d handled",
+        g_atomic_int_get (&c.handled));
+    fail_unless_equals_uint64 (dropped_msgs, 0);
+  } else {
+    fail_unless (device >= 0, "device %d", device);
+    fail_unless (dropped_msgs > 0, "no message dropped: %d handled",
+        g_atomic_int_get (&c.handled));
+  }
   fail_unless_equals_uint64 (g_atomic_int_get (&c.handled) + dropped_msgs +
       dropped_ivals, n_intervals);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   harness_free (h, bus);
+  if (host_only)
+    g_setenv ("GPUFFT_HOST_BUDGET", "0", TRUE);
   g_mutex_clear (&c.lock);
   g_cond_clear (&c.cond);
   g_free (zeros);
   g_free (caps);
+}
+
+GST_START_TEST (test_blocked_handler_counted)
+{
+  blocked_handler_counted (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_blocked_handler_host_only)
+{
+  blocked_handler_counted (TRUE);
 }
 
 GST_END_TEST;
@@ -1398,6 +1435,7 @@ robustness_suite (void)
   tcase_add_test (tc, test_stop_from_sync_handler_not_live);
   tcase_add_test (tc, test_slow_handler_isolated);
   tcase_add_test (tc, test_blocked_handler_counted);
+  tcase_add_test (tc, test_blocked_handler_host_only);
   tcase_add_test (tc, test_blocked_handler_16_others);
   tcase_add_test (tc, test_sync_bus_handler_no_deadlock);
   return s;
