@@ -352,14 +352,15 @@ print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
       *sum += d;
     }
   }
-  /* (the other threads by name, where one takes 0.1 % of a core or more) */
+  /* (the other threads by name, where one takes 0.01 % of a core or
+   * more: one live stereo stream's nanosecond a sample is 0.0001 core) */
   g_hash_table_iter_init (&it, by_name);
   while (g_hash_table_iter_next (&it, &k, &v))
-    if (*(gdouble *) v / wall >= 0.001)
-      g_string_append_printf (names, " %s=%.3f", (const gchar *) k,
+    if (*(gdouble *) v / wall >= 0.0001)
+      g_string_append_printf (names, " %s=%.4f", (const gchar *) k,
           *(gdouble *) v / wall);
   printf ("@streams-threads streams=%u ch=%u live=%d element=%s "
-      "cores: streaming=%.3f submit=%.3f complete=%.3f other=%.3f;%s\n",
+      "cores: streaming=%.4f submit=%.4f complete=%.4f other=%.4f;%s\n",
       c->streams, c->channels, c->live, el, streaming / wall, submit / wall,
       complete / wall, other / wall, names->str);
   g_string_free (names, TRUE);
