@@ -252,6 +252,12 @@ gst_gpu_fft_base_results_still_wanted (GstElement * element, guint gen)
   return FALSE;
 }
 
+static gboolean
+plan_delivered (gpointer plan)
+{
+  return gpufft_plan_in_flight (plan) == 0;
+}
+
 /* Waits until every interval handed to the GPU has been posted: only where
  * ordering demands it (EOS, flush, caps, a new plan, stop). */
 gboolean
@@ -260,6 +266,12 @@ gst_gpu_fft_base_results_drain (GstGpuFftBase * self)
   GError *error = NULL;
 
   if (self->plan == NULL)
+    return TRUE;
+  /* (a plan whose thread posts: as long as the poster's wait, which a
+   * stop or a flush lets go; a bus handler on that thread may be the one
+   * stopping the pipeline, waiting for this streaming thread) */
+  if (self->posts_here && !gst_gpu_fft_poster_wait_until (self->poster,
+          plan_delivered, self->plan))
     return TRUE;
   if (gpufft_plan_collect (self->plan, TRUE, NULL, NULL, &error) < 0) {
     gst_gpu_fft_base_results_post_engine_error (self, "Analysing on the GPU",

@@ -554,6 +554,7 @@ set_result_func (GstGpuFftBase * self)
   gboolean here = self->host_only && !self->host_pending
       && gpufft_plan_is_host (self->plan);
 
+  self->posts_here = here;
   gpufft_plan_set_result_func (self->plan, here ?
       gst_gpu_fft_base_results_on_host_result :
       gst_gpu_fft_base_results_on_result, self);
@@ -1004,9 +1005,11 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   /* live: never hold the audio for the GPU */
   /* (live: a full device drops the batch, but for the backlog of a late
    * plan, and what a host plan is handed, flushed at a restart or the end:
-   * that waits for a slot) */
+   * that waits for a slot; not for a host plan that posts its own
+   * messages, which a bus handler may hold while it stops the pipeline:
+   * its full slots drop the batch, counted) */
   batch.no_wait = self->is_live > 0 && !(flush && (self->catching_up
-          || self->on_host));
+          || (self->on_host && !self->posts_here)));
 
   /* not live: the messages of earlier batches are posted first, as when
    * the device's completion thread posted them (a bus handler that is

@@ -123,6 +123,11 @@ struct _GstGpuFftBase
    * is being made, which takes over at the first batch that starts an
    * interval once made (gstgpufftbase-stream.c) */
   gboolean on_host;
+  /* the plan's own thread posts its messages (a host plan on the host
+   * alone, gst_gpu_fft_base_results_on_host_result): a bus handler on it
+   * can hold it, so the streaming thread waits for it only as for the
+   * poster, until the element stops or flushes */
+  gboolean posts_here;
   gboolean host_refused;        /* no host plan for plan_job's configuration */
   /* a light live stream analysed on the host alone (gstgpuffthostbudget.h):
    * no plan job, no device; the host plan (on_host) is made when the first

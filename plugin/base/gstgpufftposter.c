@@ -198,6 +198,27 @@ gst_gpu_fft_poster_wait (GstGpuFftPoster * p)
 }
 
 gboolean
+gst_gpu_fft_poster_wait_until (GstGpuFftPoster * p, GstGpuFftPosterDone done,
+    gpointer data)
+{
+  g_mutex_lock (&p->lock);
+  while (!p->stopping && !p->flushing) {
+    g_mutex_unlock (&p->lock);
+    if (done (data))
+      return TRUE;
+    g_mutex_lock (&p->lock);
+    if (p->stopping || p->flushing)
+      break;
+    /* (woken when a posting ends, or the element stops or flushes; the
+     * timeout for what done () learns after the posting) */
+    g_cond_wait_until (&p->idle_cond, &p->lock, g_get_monotonic_time () +
+        5 * G_TIME_SPAN_MILLISECOND);
+  }
+  g_mutex_unlock (&p->lock);
+  return FALSE;
+}
+
+gboolean
 gst_gpu_fft_poster_is_posting (GstGpuFftPoster * p)
 {
   return p != NULL && g_private_get (&current_poster) == p;

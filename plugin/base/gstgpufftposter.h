@@ -56,6 +56,15 @@ void gst_gpu_fft_poster_post_here (GstGpuFftPoster * poster,
  * and once the poster is stopping. */
 void gst_gpu_fft_poster_wait (GstGpuFftPoster * poster);
 
+/* Waits until done (data) is TRUE: asked after each message the poster
+ * has finished posting, and at least every 5 ms; FALSE where the element
+ * stops or flushes first (as wait). For what a thread that posts its own
+ * messages (gst_gpu_fft_poster_post_here) has still to deliver: a bus
+ * handler on that thread may be stopping the pipeline. */
+typedef gboolean (*GstGpuFftPosterDone) (gpointer data);
+gboolean gst_gpu_fft_poster_wait_until (GstGpuFftPoster * poster,
+    GstGpuFftPosterDone done, gpointer data);
+
 /* From FLUSH_START to FLUSH_STOP, waits return at once (a flushing seek
  * lets the streaming thread go). */
 void gst_gpu_fft_poster_set_flushing (GstGpuFftPoster * poster,

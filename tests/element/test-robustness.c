@@ -1019,6 +1019,117 @@ GST_START_TEST (test_stop_from_sync_handler_not_live)
 
 GST_END_TEST;
 
+/* On the host alone the host plan's thread posts the messages, so the
+ * handler runs there. Here it holds that thread until the stream's EOS
+ * reaches the element (whose streaming thread then waits for the
+ * intervals the host plan still has), and only then stops the pipeline:
+ * the streaming thread's wait lets go at the stop, as it does for the
+ * poster's, and set_state returns (it deadlocked while that wait was the
+ * host plan's own). */
+typedef struct
+{
+  GstElement *pipe;
+  GMutex lock;
+  GCond cond;
+  gboolean eos_seen;
+  gboolean stopped;
+  GstStateChangeReturn ret;
+} EosStopCtx;
+
+static GstPadProbeReturn
+eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  EosStopCtx *ctx = data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
+    g_mutex_lock (&ctx->lock);
+    ctx->eos_seen = TRUE;
+    g_cond_broadcast (&ctx->cond);
+    g_mutex_unlock (&ctx->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstBusSyncReply
+stop_at_eos_handler (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  EosStopCtx *ctx = data;
+  gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
+    return GST_BUS_PASS;
+  g_mutex_lock (&ctx->lock);
+  if (ctx->stopped) {
+    g_mutex_unlock (&ctx->lock);
+    return GST_BUS_DROP;
+  }
+  while (!ctx->eos_seen)
+    if (!g_cond_wait_until (&ctx->cond, &ctx->lock, end))
+      break;
+  g_mutex_unlock (&ctx->lock);
+  /* (the EOS is in the element by now: its streaming thread waits) */
+  g_usleep (200 * 1000);
+  ctx->ret = gst_element_set_state (ctx->pipe, GST_STATE_NULL);
+  g_mutex_lock (&ctx->lock);
+  ctx->stopped = TRUE;
+  g_cond_broadcast (&ctx->cond);
+  g_mutex_unlock (&ctx->lock);
+  return GST_BUS_DROP;
+}
+
+GST_START_TEST (test_stop_from_sync_handler_host_only_eos)
+{
+  EosStopCtx ctx = { NULL };
+  GstElement *el;
+  GstPad *pad;
+  GstBus *bus;
+  GstStructure *st = NULL;
+  gint64 end;
+  gint device = 0;
+
+  /* (a budget for this stream: the test's process has opened no device) */
+  g_setenv ("GPUFFT_HOST_BUDGET", "1000000", TRUE);
+  ctx.pipe = gst_parse_launch ("audiotestsrc is-live=true "
+      "samplesperbuffer=480 num-buffers=60 ! audio/x-raw,rate=48000,"
+      "channels=2 ! gpufftspectrum name=el interval=100000000 ! fakesink",
+      NULL);
+  g_mutex_init (&ctx.lock);
+  g_cond_init (&ctx.cond);
+  el = gst_bin_get_by_name (GST_BIN (ctx.pipe), "el");
+  pad = gst_element_get_static_pad (el, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, eos_probe,
+      &ctx, NULL);
+  bus = gst_element_get_bus (ctx.pipe);
+  gst_bus_set_sync_handler (bus, stop_at_eos_handler, &ctx, NULL);
+  fail_if (gst_element_set_state (ctx.pipe, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  g_mutex_lock (&ctx.lock);
+  while (!ctx.stopped)
+    if (!g_cond_wait_until (&ctx.cond, &ctx.lock, end))
+      break;
+  g_mutex_unlock (&ctx.lock);
+  fail_unless (ctx.eos_seen, "no EOS reached the element");
+  fail_unless (ctx.stopped, "no stop within 60 s");
+  fail_unless_equals_int (ctx.ret, GST_STATE_CHANGE_SUCCESS);
+  /* (it ran on the host alone: the handler ran on the host plan's
+   * thread) */
+  g_object_get (el, "stats", &st, NULL);
+  fail_unless (st && gst_structure_get_int (st, "device", &device));
+  gst_structure_free (st);
+  fail_unless_equals_int (device, -1);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pad);
+  gst_object_unref (el);
+  gst_object_unref (ctx.pipe);
+  g_mutex_clear (&ctx.lock);
+  g_cond_clear (&ctx.cond);
+  g_setenv ("GPUFFT_HOST_BUDGET", "0", TRUE);
+}
+
+GST_END_TEST;
+
 /* ---- one application's slow bus handler and another's stream ---------- */
 
 typedef struct
@@ -1436,6 +1547,7 @@ robustness_suite (void)
   tcase_add_test (tc, test_slow_handler_isolated);
   tcase_add_test (tc, test_blocked_handler_counted);
   tcase_add_test (tc, test_blocked_handler_host_only);
+  tcase_add_test (tc, test_stop_from_sync_handler_host_only_eos);
   tcase_add_test (tc, test_blocked_handler_16_others);
   tcase_add_test (tc, test_sync_bus_handler_no_deadlock);
   return s;
