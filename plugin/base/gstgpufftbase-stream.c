@@ -341,7 +341,12 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
     if (self->plan) {
       if (!gst_gpu_fft_base_results_drain (self))
         return FALSE;
-      gpufft_plan_free (self->plan);
+      /* (the drain let go of a plan whose thread posts: a stop or a flush;
+       * the stop frees it) */
+      if (self->posts_here && gpufft_plan_in_flight (self->plan) > 0)
+        self->retired_plans = g_slist_prepend (self->retired_plans, self->plan);
+      else
+        gpufft_plan_free (self->plan);
       self->plan = NULL;
       self->on_host = FALSE;
     }

@@ -233,6 +233,7 @@ gst_gpu_fft_base_finalize (GObject * object)
     gst_gpu_fft_plan_job_abandon (self->plan_job, self->given_up_jobs);
   if (self->plan)
     gpufft_plan_free (self->plan);
+  g_slist_free_full (self->retired_plans, (GDestroyNotify) gpufft_plan_free);
   g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
   gst_gpu_fft_device_close (self->device);
   if (!gst_gpu_fft_plan_job_wait_given_up (self->given_up_jobs,
@@ -416,6 +417,8 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
     gpufft_plan_free (self->plan);
     self->plan = NULL;
   }
+  g_slist_free_full (self->retired_plans, (GDestroyNotify) gpufft_plan_free);
+  self->retired_plans = NULL;
   self->on_host = FALSE;
   self->host_refused = FALSE;
   gst_gpu_fft_base_stream_host_only_end (self);

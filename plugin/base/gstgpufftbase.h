@@ -128,6 +128,10 @@ struct _GstGpuFftBase
    * can hold it, so the streaming thread waits for it only as for the
    * poster, until the element stops or flushes */
   gboolean posts_here;
+  /* such plans replaced while a stop or a flush cut the wait for them
+   * short: freed at the stop (or finalize), not by the streaming thread,
+   * which a bus handler on their thread may be waiting for */
+  GSList *retired_plans;
   gboolean host_refused;        /* no host plan for plan_job's configuration */
   /* a light live stream analysed on the host alone (gstgpuffthostbudget.h):
    * no plan job, no device; the host plan (on_host) is made when the first
