@@ -318,6 +318,23 @@ start_plan_job (GstGpuFftBase * self, const GpufftPlanConfig * config,
 static gboolean host_only_begin (GstGpuFftBase * self);
 static void set_result_func (GstGpuFftBase * self);
 
+/* Frees the retired plans (see gstgpufftbase.h) that have delivered all
+ * they were handed. */
+static void
+free_retired_plans (GstGpuFftBase * self)
+{
+  GSList *l = self->retired_plans, *keep = NULL;
+
+  for (; l; l = l->next) {
+    if (gpufft_plan_in_flight (l->data) == 0)
+      gpufft_plan_free (l->data);
+    else
+      keep = g_slist_prepend (keep, l->data);
+  }
+  g_slist_free (self->retired_plans);
+  self->retired_plans = keep;
+}
+
 /* Applies the current settings at a restart (framing from sample 0).
  * Rebuilds the plan when its configuration changed. */
 gboolean
@@ -330,6 +347,7 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
 
   gst_gpu_fft_base_settings_read (self, &s, &gen);
   make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis);
+  free_retired_plans (self);
 
   if ((self->plan || self->plan_job || self->host_only)
       && (!plan_config_equal (&config, &self->plan_config)
@@ -912,6 +930,12 @@ offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
  * (samples before `pos`) and from the current input (`planes`, n samples
  * from `pos`). Posts the messages of the groups it closes. */
 static gboolean
+plan_has_slot (gpointer plan)
+{
+  return gpufft_plan_in_flight (plan) < gpufft_plan_get_n_slots (plan);
+}
+
+static gboolean
 submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
     gboolean flush, guint64 pos, gpointer const *planes, gsize n)
 {
@@ -922,6 +946,7 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   GpufftSegment segs[3];
   GpufftBatch batch;
   GError *error = NULL;
+  gboolean busy = FALSE;
   guint64 s0 = bp->span_start;
   guint64 s1 = s0 + gst_gpu_fft_framing_span (&self->framing, bp->n_frames)
       - bp->lead;
@@ -1010,11 +1035,22 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   /* live: never hold the audio for the GPU */
   /* (live: a full device drops the batch, but for the backlog of a late
    * plan, and what a host plan is handed, flushed at a restart or the end:
-   * that waits for a slot; not for a host plan that posts its own
-   * messages, which a bus handler may hold while it stops the pipeline:
-   * its full slots drop the batch, counted) */
+   * that waits for a slot) */
   batch.no_wait = self->is_live > 0 && !(flush && (self->catching_up
-          || (self->on_host && !self->posts_here)));
+          || self->on_host));
+  /* a plan whose thread posts (a bus handler on it may be stopping the
+   * pipeline): a batch it would wait for waits here instead, as for the
+   * poster, and is dropped (counted) where the element stops or flushes
+   * meanwhile; while flushing, an interval the dropped batch leaves open
+   * in the plan runs into the next one */
+  if (self->posts_here && !(batch.no_wait && !self->group_open
+          && bp->n_groups > 0 && bp->groups[bp->n_groups - 1].close)
+      && !gst_gpu_fft_poster_wait_until (self->poster, plan_has_slot,
+          self->plan)) {
+    g_set_error (&error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY,
+        "the element stops or flushes while its host plan is full");
+    busy = TRUE;
+  }
 
   /* not live: the messages of earlier batches are posted first, as when
    * the device's completion thread posted them (a bus handler that is
@@ -1026,7 +1062,7 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
       ", %u groups%s", bp->n_frames, s0, bp->n_groups,
       bp->closes ? " (closing)" : "");
-  if (gpufft_plan_submit (self->plan, &batch, &error)) {
+  if (!busy && gpufft_plan_submit (self->plan, &batch, &error)) {
     self->group_open = bp->n_groups > 0 && !bp->groups[bp->n_groups - 1].close;
     if (self->on_host) {
       guint closed = 0;

@@ -208,9 +208,10 @@ transform3 (const Win * w, gdouble d, gdouble re[3], gdouble im[3])
  * main lobe's sin (pi x / n) as off it. Taken exactly again every
  * GRID_RESEED points, where a point is not the previous one plus delta,
  * near whole bins (sin (pi xr) small: relative errors would grow) and
- * near +-n/2 (xr wraps). Within about 1e-12 (relative) of transform3:
- * enough to rank a grid's candidates, with no sine or cosine taken at
- * most points. */
+ * near +-n/2 (xr wraps). Within about 1e-10 (relative) of transform3
+ * (the main lobe's sin (pi x / n) by angle addition loses most, at 1e-3
+ * bin from a whole bin): enough to rank a grid's candidates, with no sine
+ * or cosine taken at most points. */
 #define GRID_RESEED 32
 
 typedef struct
@@ -230,6 +231,7 @@ grid_init (const Win * w, GridAngles * g, gdouble delta)
 {
   gdouble n = w->n;
 
+  memset (g, 0, sizeof (*g));
   g->delta = delta;
   g->rc = cos (M_PI * delta);
   g->rs = sin (M_PI * delta);
@@ -237,7 +239,6 @@ grid_init (const Win * w, GridAngles * g, gdouble delta)
   g->ns = sin (M_PI * delta / n);
   g->pc = cos (M_PI * delta * (n - 1) / n);
   g->ps = sin (M_PI * delta * (n - 1) / n);
-  g->valid = FALSE;
 }
 
 static void

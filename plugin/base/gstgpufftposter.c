@@ -41,6 +41,7 @@ drain (GstGpuFftPoster * p)
 {
   GstElement *element = p->element;
   gpointer outer = g_private_get (&current_poster);
+  gboolean stopping;
   Item *it;
 
   g_private_set (&current_poster, p);
@@ -53,8 +54,12 @@ drain (GstGpuFftPoster * p)
       g_mutex_unlock (&p->lock);
       break;
     }
+    stopping = p->stopping;
     g_mutex_unlock (&p->lock);
-    if (it->with_gen && p->check && !p->check (element, it->gen))
+    /* (a stop drops what is not posted yet, as gst_gpu_fft_poster_stop
+     * does: a thread that posts its own messages is not held by a slow
+     * bus handler for each of them) */
+    if (stopping || (it->with_gen && p->check && !p->check (element, it->gen)))
       gst_message_unref (it->message);
     else
       gst_element_post_message (element, it->message);
@@ -201,6 +206,10 @@ gboolean
 gst_gpu_fft_poster_wait_until (GstGpuFftPoster * p, GstGpuFftPosterDone done,
     gpointer data)
 {
+  /* (on the posting thread itself: a bus handler's flushing seek, say,
+   * whose FLUSH_STOP runs here; what it would wait for is this thread) */
+  if (g_private_get (&current_poster) == p)
+    return FALSE;
   g_mutex_lock (&p->lock);
   while (!p->stopping && !p->flushing) {
     g_mutex_unlock (&p->lock);

@@ -58,7 +58,8 @@ void gst_gpu_fft_poster_wait (GstGpuFftPoster * poster);
 
 /* Waits until done (data) is TRUE: asked after each message the poster
  * has finished posting, and at least every 5 ms; FALSE where the element
- * stops or flushes first (as wait). For what a thread that posts its own
+ * stops or flushes first (as wait), and at once on the poster's own
+ * posting thread. For what a thread that posts its own
  * messages (gst_gpu_fft_poster_post_here) has still to deliver: a bus
  * handler on that thread may be stopping the pipeline. */
 typedef gboolean (*GstGpuFftPosterDone) (gpointer data);
@@ -72,7 +73,8 @@ void gst_gpu_fft_poster_set_flushing (GstGpuFftPoster * poster,
 
 /* The element's stop: drops the messages not posted yet and waits for the
  * one being posted (not on a posting thread: a bus handler stopping its
- * pipeline). */
+ * pipeline). From the element's PAUSED->READY on (set_stopping), a posting
+ * thread drops what it has not posted yet. */
 void gst_gpu_fft_poster_stop (GstGpuFftPoster * poster);
 
 /* The element's start: the count of dropped messages starts at 0. */

@@ -1033,6 +1033,8 @@ typedef struct
   GCond cond;
   gboolean eos_seen;
   gboolean stopped;
+  gint device;                  /* the element's, when the handler ran */
+  guint64 host_intervals;
   GstStateChangeReturn ret;
 } EosStopCtx;
 
@@ -1069,6 +1071,16 @@ stop_at_eos_handler (GstBus * bus, GstMessage * msg, gpointer data)
   g_mutex_unlock (&ctx->lock);
   /* (the EOS is in the element by now: its streaming thread waits) */
   g_usleep (200 * 1000);
+  {
+    GstStructure *st = NULL;
+
+    g_object_get (GST_MESSAGE_SRC (msg), "stats", &st, NULL);
+    if (st) {
+      gst_structure_get_int (st, "device", &ctx->device);
+      gst_structure_get_uint64 (st, "host-intervals", &ctx->host_intervals);
+      gst_structure_free (st);
+    }
+  }
   ctx->ret = gst_element_set_state (ctx->pipe, GST_STATE_NULL);
   g_mutex_lock (&ctx->lock);
   ctx->stopped = TRUE;
@@ -1083,12 +1095,13 @@ GST_START_TEST (test_stop_from_sync_handler_host_only_eos)
   GstElement *el;
   GstPad *pad;
   GstBus *bus;
-  GstStructure *st = NULL;
   gint64 end;
-  gint device = 0;
+  gchar *budget = g_strdup (g_getenv ("GPUFFT_HOST_BUDGET"));
 
-  /* (a budget for this stream: the test's process has opened no device) */
+  /* (a budget for this stream: the test's process, forked for it, has
+   * opened no device) */
   g_setenv ("GPUFFT_HOST_BUDGET", "1000000", TRUE);
+  ctx.device = 0;
   ctx.pipe = gst_parse_launch ("audiotestsrc is-live=true "
       "samplesperbuffer=480 num-buffers=60 ! audio/x-raw,rate=48000,"
       "channels=2 ! gpufftspectrum name=el interval=100000000 ! fakesink",
@@ -1112,12 +1125,10 @@ GST_START_TEST (test_stop_from_sync_handler_host_only_eos)
   fail_unless (ctx.eos_seen, "no EOS reached the element");
   fail_unless (ctx.stopped, "no stop within 60 s");
   fail_unless_equals_int (ctx.ret, GST_STATE_CHANGE_SUCCESS);
-  /* (it ran on the host alone: the handler ran on the host plan's
+  /* (on the host alone when the handler ran: it ran on the host plan's
    * thread) */
-  g_object_get (el, "stats", &st, NULL);
-  fail_unless (st && gst_structure_get_int (st, "device", &device));
-  gst_structure_free (st);
-  fail_unless_equals_int (device, -1);
+  fail_unless_equals_int (ctx.device, -1);
+  fail_unless (ctx.host_intervals > 0);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   gst_object_unref (bus);
   gst_object_unref (pad);
@@ -1125,7 +1136,11 @@ GST_START_TEST (test_stop_from_sync_handler_host_only_eos)
   gst_object_unref (ctx.pipe);
   g_mutex_clear (&ctx.lock);
   g_cond_clear (&ctx.cond);
-  g_setenv ("GPUFFT_HOST_BUDGET", "0", TRUE);
+  if (budget)
+    g_setenv ("GPUFFT_HOST_BUDGET", budget, TRUE);
+  else
+    g_unsetenv ("GPUFFT_HOST_BUDGET");
+  g_free (budget);
 }
 
 GST_END_TEST;
@@ -1286,9 +1301,10 @@ blocked_handler_counted (gboolean host_only)
   gint64 end;
   GstStructure *st = NULL;
   gint device = 0;
+  gchar *budget = g_strdup (g_getenv ("GPUFFT_HOST_BUDGET"));
 
-  /* (on the host alone: a budget for this stream; the test's process has
-   * opened no device) */
+  /* (on the host alone: a budget for this stream; the test's process,
+   * forked for it, has opened no device) */
   if (host_only)
     g_setenv ("GPUFFT_HOST_BUDGET", "1000000", TRUE);
   h = harness_new (&bus, caps, "fft-size", "256", "interval", "10000000",
@@ -1346,8 +1362,11 @@ blocked_handler_counted (gboolean host_only)
       dropped_ivals, n_intervals);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   harness_free (h, bus);
-  if (host_only)
-    g_setenv ("GPUFFT_HOST_BUDGET", "0", TRUE);
+  if (budget)
+    g_setenv ("GPUFFT_HOST_BUDGET", budget, TRUE);
+  else
+    g_unsetenv ("GPUFFT_HOST_BUDGET");
+  g_free (budget);
   g_mutex_clear (&c.lock);
   g_cond_clear (&c.cond);
   g_free (zeros);
