@@ -526,6 +526,8 @@ host_only_begin (GstGpuFftBase * self)
 static gboolean
 host_only_moves (GstGpuFftBase * self)
 {
+  gboolean resolved = FALSE, moves;
+
   if (self->host_pending) {
     if (self->device == NULL || gst_gpu_fft_device_peek (self->device) == NULL)
       return FALSE;
@@ -543,12 +545,13 @@ host_only_moves (GstGpuFftBase * self)
         gst_gpu_fft_device_gpu_opened ()? "a GPU in the process" :
         "a CPU device", self->host_points > 0.0 ? "stays on the host alone" :
         "moves to it");
-    /* (staying: its host plan's thread posts from now on) */
-    if (self->plan && !gst_gpu_fft_device_gpu_opened ()
-        && self->host_points > 0.0)
-      set_result_func (self);
+    resolved = TRUE;
   }
-  return gst_gpu_fft_device_gpu_opened () || self->host_points <= 0.0;
+  moves = gst_gpu_fft_device_gpu_opened () || self->host_points <= 0.0;
+  /* (staying: its host plan's thread posts from now on) */
+  if (resolved && !moves && self->plan)
+    set_result_func (self);
+  return moves;
 }
 
 void

@@ -926,12 +926,34 @@ typedef struct
   GCond cond;
   gboolean stopped;
   GstStateChangeReturn ret;
+  /* at_eos: the handler stops the pipeline only once EOS has reached the
+   * element (eos_seen, set by eos_probe), and reads the element's stats
+   * first (device, host_intervals) */
+  gboolean at_eos;
+  gboolean eos_seen;
+  gint device;
+  guint64 host_intervals;
 } StopCtx;
+
+static GstPadProbeReturn
+eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  StopCtx *ctx = data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
+    g_mutex_lock (&ctx->lock);
+    ctx->eos_seen = TRUE;
+    g_cond_broadcast (&ctx->cond);
+    g_mutex_unlock (&ctx->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
 
 static GstBusSyncReply
 stop_handler (GstBus * bus, GstMessage * msg, gpointer data)
 {
   StopCtx *ctx = data;
+  gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
 
   if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
     return GST_BUS_PASS;
@@ -940,14 +962,66 @@ stop_handler (GstBus * bus, GstMessage * msg, gpointer data)
     g_mutex_unlock (&ctx->lock);
     return GST_BUS_DROP;
   }
+  while (ctx->at_eos && !ctx->eos_seen)
+    if (!g_cond_wait_until (&ctx->cond, &ctx->lock, end))
+      break;
   g_mutex_unlock (&ctx->lock);
+  if (ctx->at_eos) {
+    GstStructure *st = NULL;
+
+    /* (the EOS is in the element by now: its streaming thread waits) */
+    g_usleep (200 * 1000);
+    g_object_get (GST_MESSAGE_SRC (msg), "stats", &st, NULL);
+    if (st) {
+      gst_structure_get_int (st, "device", &ctx->device);
+      gst_structure_get_uint64 (st, "host-intervals", &ctx->host_intervals);
+      gst_structure_free (st);
+    }
+  }
   /* (on the element's posting thread: the message came from there) */
   ctx->ret = gst_element_set_state (ctx->pipe, GST_STATE_NULL);
   g_mutex_lock (&ctx->lock);
   ctx->stopped = TRUE;
-  g_cond_signal (&ctx->cond);
+  g_cond_broadcast (&ctx->cond);
   g_mutex_unlock (&ctx->lock);
   return GST_BUS_DROP;
+}
+
+/* TRUE once the handler has stopped the pipeline (60 s at most) */
+static gboolean
+wait_stopped (StopCtx * ctx)
+{
+  gint64 end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  gboolean stopped;
+
+  g_mutex_lock (&ctx->lock);
+  while (!ctx->stopped)
+    if (!g_cond_wait_until (&ctx->cond, &ctx->lock, end))
+      break;
+  stopped = ctx->stopped;
+  g_mutex_unlock (&ctx->lock);
+  return stopped;
+}
+
+/* GPUFFT_HOST_BUDGET set to value for a test; returns the value it had,
+ * for host_budget_restore () */
+static gchar *
+host_budget_set (const gchar * value)
+{
+  gchar *old = g_strdup (g_getenv ("GPUFFT_HOST_BUDGET"));
+
+  g_setenv ("GPUFFT_HOST_BUDGET", value, TRUE);
+  return old;
+}
+
+static void
+host_budget_restore (gchar * old)
+{
+  if (old)
+    g_setenv ("GPUFFT_HOST_BUDGET", old, TRUE);
+  else
+    g_unsetenv ("GPUFFT_HOST_BUDGET");
+  g_free (old);
 }
 
 /* What applications do on an ERROR or their own condition: set_state
@@ -961,7 +1035,6 @@ stop_from_sync_handler (gboolean live)
   StopCtx ctx = { NULL };
   GstBus *bus;
   GstMessage *msg;
-  gint64 end;
   gint round;
 
   gchar *desc = g_strdup_printf ("audiotestsrc is-live=%s "
@@ -979,13 +1052,7 @@ stop_from_sync_handler (gboolean live)
     ctx.stopped = FALSE;
     fail_if (gst_element_set_state (ctx.pipe, GST_STATE_PLAYING) ==
         GST_STATE_CHANGE_FAILURE);
-    end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
-    g_mutex_lock (&ctx.lock);
-    while (!ctx.stopped)
-      if (!g_cond_wait_until (&ctx.cond, &ctx.lock, end))
-        break;
-    g_mutex_unlock (&ctx.lock);
-    fail_unless (ctx.stopped, "round %d: no stop within 60 s", round);
+    fail_unless (wait_stopped (&ctx), "round %d: no stop within 60 s", round);
     fail_unless_equals_int (ctx.ret, GST_STATE_CHANGE_SUCCESS);
   }
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
@@ -1026,82 +1093,17 @@ GST_END_TEST;
  * the streaming thread's wait lets go at the stop, as it does for the
  * poster's, and set_state returns (it deadlocked while that wait was the
  * host plan's own). */
-typedef struct
-{
-  GstElement *pipe;
-  GMutex lock;
-  GCond cond;
-  gboolean eos_seen;
-  gboolean stopped;
-  gint device;                  /* the element's, when the handler ran */
-  guint64 host_intervals;
-  GstStateChangeReturn ret;
-} EosStopCtx;
-
-static GstPadProbeReturn
-eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  EosStopCtx *ctx = data;
-
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
-    g_mutex_lock (&ctx->lock);
-    ctx->eos_seen = TRUE;
-    g_cond_broadcast (&ctx->cond);
-    g_mutex_unlock (&ctx->lock);
-  }
-  return GST_PAD_PROBE_OK;
-}
-
-static GstBusSyncReply
-stop_at_eos_handler (GstBus * bus, GstMessage * msg, gpointer data)
-{
-  EosStopCtx *ctx = data;
-  gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
-
-  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
-    return GST_BUS_PASS;
-  g_mutex_lock (&ctx->lock);
-  if (ctx->stopped) {
-    g_mutex_unlock (&ctx->lock);
-    return GST_BUS_DROP;
-  }
-  while (!ctx->eos_seen)
-    if (!g_cond_wait_until (&ctx->cond, &ctx->lock, end))
-      break;
-  g_mutex_unlock (&ctx->lock);
-  /* (the EOS is in the element by now: its streaming thread waits) */
-  g_usleep (200 * 1000);
-  {
-    GstStructure *st = NULL;
-
-    g_object_get (GST_MESSAGE_SRC (msg), "stats", &st, NULL);
-    if (st) {
-      gst_structure_get_int (st, "device", &ctx->device);
-      gst_structure_get_uint64 (st, "host-intervals", &ctx->host_intervals);
-      gst_structure_free (st);
-    }
-  }
-  ctx->ret = gst_element_set_state (ctx->pipe, GST_STATE_NULL);
-  g_mutex_lock (&ctx->lock);
-  ctx->stopped = TRUE;
-  g_cond_broadcast (&ctx->cond);
-  g_mutex_unlock (&ctx->lock);
-  return GST_BUS_DROP;
-}
-
 GST_START_TEST (test_stop_from_sync_handler_host_only_eos)
 {
-  EosStopCtx ctx = { NULL };
+  StopCtx ctx = { NULL };
   GstElement *el;
   GstPad *pad;
   GstBus *bus;
-  gint64 end;
-  gchar *budget = g_strdup (g_getenv ("GPUFFT_HOST_BUDGET"));
-
   /* (a budget for this stream: the test's process, forked for it, has
    * opened no device) */
-  g_setenv ("GPUFFT_HOST_BUDGET", "1000000", TRUE);
-  ctx.device = 0;
+  gchar *budget = host_budget_set ("1000000");
+
+  ctx.at_eos = TRUE;
   ctx.pipe = gst_parse_launch ("audiotestsrc is-live=true "
       "samplesperbuffer=480 num-buffers=60 ! audio/x-raw,rate=48000,"
       "channels=2 ! gpufftspectrum name=el interval=100000000 ! fakesink",
@@ -1113,17 +1115,11 @@ GST_START_TEST (test_stop_from_sync_handler_host_only_eos)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, eos_probe,
       &ctx, NULL);
   bus = gst_element_get_bus (ctx.pipe);
-  gst_bus_set_sync_handler (bus, stop_at_eos_handler, &ctx, NULL);
+  gst_bus_set_sync_handler (bus, stop_handler, &ctx, NULL);
   fail_if (gst_element_set_state (ctx.pipe, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
-  end = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
-  g_mutex_lock (&ctx.lock);
-  while (!ctx.stopped)
-    if (!g_cond_wait_until (&ctx.cond, &ctx.lock, end))
-      break;
-  g_mutex_unlock (&ctx.lock);
+  fail_unless (wait_stopped (&ctx), "no stop within 60 s");
   fail_unless (ctx.eos_seen, "no EOS reached the element");
-  fail_unless (ctx.stopped, "no stop within 60 s");
   fail_unless_equals_int (ctx.ret, GST_STATE_CHANGE_SUCCESS);
   /* (on the host alone when the handler ran: it ran on the host plan's
    * thread) */
@@ -1136,11 +1132,7 @@ GST_START_TEST (test_stop_from_sync_handler_host_only_eos)
   gst_object_unref (ctx.pipe);
   g_mutex_clear (&ctx.lock);
   g_cond_clear (&ctx.cond);
-  if (budget)
-    g_setenv ("GPUFFT_HOST_BUDGET", budget, TRUE);
-  else
-    g_unsetenv ("GPUFFT_HOST_BUDGET");
-  g_free (budget);
+  host_budget_restore (budget);
 }
 
 GST_END_TEST;
@@ -1301,12 +1293,9 @@ blocked_handler_counted (gboolean host_only)
   gint64 end;
   GstStructure *st = NULL;
   gint device = 0;
-  gchar *budget = g_strdup (g_getenv ("GPUFFT_HOST_BUDGET"));
-
   /* (on the host alone: a budget for this stream; the test's process,
    * forked for it, has opened no device) */
-  if (host_only)
-    g_setenv ("GPUFFT_HOST_BUDGET", "1000000", TRUE);
+  gchar *budget = host_only ? host_budget_set ("1000000") : NULL;
   h = harness_new (&bus, caps, "fft-size", "256", "interval", "10000000",
       "message-dominant", "false", NULL);
 
@@ -1362,11 +1351,8 @@ blocked_handler_counted (gboolean host_only)
       dropped_ivals, n_intervals);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   harness_free (h, bus);
-  if (budget)
-    g_setenv ("GPUFFT_HOST_BUDGET", budget, TRUE);
-  else
-    g_unsetenv ("GPUFFT_HOST_BUDGET");
-  g_free (budget);
+  if (host_only)
+    host_budget_restore (budget);
   g_mutex_clear (&c.lock);
   g_cond_clear (&c.cond);
   g_free (zeros);
