@@ -37,12 +37,21 @@
  * (a dual-mono programme, as ebur128level's mono); every other position,
  * and channels without positions, 1.
  *
+ * A live stream within the process's host budget (gstgpuffthostbudget.h;
+ * a sample costs about two FFT points there), with the automatic device
+ * while no GPU is open in the process, is measured on the host alone: the
+ * engine's host path, with no device (gpufft_loudness_new without a
+ * context), from its first buffer, for as long as its caps last. Every
+ * other stream opens the device at its first buffer (or at the start,
+ * with a device-index).
+ *
  * Threads: the streaming thread converts each buffer's samples into the
  * device's staging (a bounded store while the device's kernels are being
  * made, on a thread of the element's: the audio is never held by it) and
- * queues the interval marks; the device's completion thread feeds the
- * meter and builds the messages (under the element's `lock`), which its
- * poster posts, in order, outside every lock. */
+ * queues the interval marks; the device's completion thread (on the host
+ * path, the streaming thread) feeds the meter and builds the messages
+ * (under the element's `lock`), which its poster posts, in order, outside
+ * every lock. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -56,6 +65,8 @@
 #include "gstgpuloudnessmeter.h"
 #include "gstgpufftbands.h"
 #include "gstgpufftdevice.h"
+#include "gstgpuffthostbudget.h"
+#include "gstgpufftlive.h"
 #include "gstgpufftposter.h"
 #include "gpufft-loudness.h"
 
@@ -90,7 +101,8 @@ enum
   PROP_MODE,
   PROP_POST_MESSAGES,
   PROP_INTERVAL,
-  PROP_DEVICE_INDEX
+  PROP_DEVICE_INDEX,
+  PROP_DEVICE_NAME
 };
 
 enum
@@ -125,7 +137,10 @@ struct _GstGpuLoudness
   gint reset_requested;         /* atomic: the `reset` signal */
 
   GstGpuFftPoster *poster;
-  GstGpuFftDevice *device;      /* start .. stop */
+  GstGpuFftDevice *device;      /* start (a device-index) or the first
+                                 * buffer that needs it .. stop; set under
+                                 * the object lock */
+  gint index_now;               /* device-index at the start */
 
   /* streaming thread */
   gboolean configured;
@@ -133,6 +148,11 @@ struct _GstGpuLoudness
   ConvertFunc convert;
   GpufftLoudnessConfig cfg;
   gdouble *weights;
+  gboolean decided;             /* host alone or the device: at the first
+                                 * buffer after caps */
+  gdouble host_points;          /* > 0: on the host alone, this much of the
+                                 * process's host budget taken; set under
+                                 * the object lock */
   GThread *maker;               /* makes `made` (see maker_func) */
   gint maker_cancel;
   GpufftLoudness *lo;           /* once adopted from the maker */
@@ -463,6 +483,67 @@ maker_func (gpointer data)
   return NULL;
 }
 
+/* The stream's first buffer since its caps: on the host alone (a live
+ * stream within the host budget, with the automatic device, while no GPU
+ * is open in the process; GPUFFT_HOST_START=off: never), or the device's
+ * kernels made on the maker's thread, the device opened first if the
+ * start did not. FALSE on failure (the element error posted). */
+static gboolean
+begin_measuring (GstGpuLoudness * self)
+{
+  const gchar *env = g_getenv ("GPUFFT_HOST_START");
+  gdouble points = 2.0 * self->channels * self->rate;
+  GError *err = NULL;
+
+  self->decided = TRUE;
+  if (self->device == NULL && self->index_now < 0
+      && !(env && (g_str_equal (env, "off") || g_str_equal (env, "0")))
+      && gst_gpu_fft_upstream_is_live (GST_BASE_TRANSFORM_SINK_PAD (self))
+      && !gst_gpu_fft_device_gpu_opened ()
+      && gst_gpu_fft_host_budget_take (points,
+          gst_gpu_fft_device_any_opened ())) {
+    GpufftLoudness *lo = gpufft_loudness_new (NULL, &self->cfg, result_func,
+        self, &err);
+
+    if (lo) {
+      GST_OBJECT_LOCK (self);
+      self->host_points = points;
+      GST_OBJECT_UNLOCK (self);
+      self->lo = lo;
+      self->fill = 0;
+      self->staging = gpufft_loudness_staging (lo, NULL);
+      GST_DEBUG_OBJECT (self, "measured on the host alone (%.0f points a "
+          "second of the host budget)", points);
+      return TRUE;
+    }
+    gst_gpu_fft_host_budget_give (points);
+    GST_WARNING_OBJECT (self, "not on the host alone: %s", err->message);
+    g_clear_error (&err);
+  }
+  if (self->device == NULL) {
+    GstGpuFftDevice *device = gst_gpu_fft_device_open (GST_ELEMENT (self),
+        -1, NULL);
+
+    if (!device) {
+      self->failed = TRUE;
+      return FALSE;
+    }
+    GST_OBJECT_LOCK (self);
+    self->device = device;
+    GST_OBJECT_UNLOCK (self);
+  }
+  self->maker_done = FALSE;
+  self->maker = g_thread_try_new ("gpuloudness-make", maker_func, self, &err);
+  if (!self->maker) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("no thread to make the kernels: %s", err->message));
+    g_clear_error (&err);
+    self->failed = TRUE;
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Joins the maker (wait) or looks whether it is done; on success the
  * object is ours, the store goes to the device. FALSE on failure (the
  * element error posted, unless the device's opening posted it). */
@@ -707,6 +788,12 @@ release_device_work (GstGpuLoudness * self)
   self->staging = NULL;
   self->fill = 0;
   g_atomic_int_set (&self->maker_cancel, 0);
+  if (self->host_points > 0.0)
+    gst_gpu_fft_host_budget_give (self->host_points);
+  GST_OBJECT_LOCK (self);
+  self->host_points = 0.0;
+  GST_OBJECT_UNLOCK (self);
+  self->decided = FALSE;
 }
 
 static void
@@ -735,7 +822,6 @@ gst_gpu_loudness_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   guint c, mode;
   guint64 interval;
   GstGpuLoudnessMeter *meter;
-  GError *err = NULL;
 
   /* new caps: the stream so far is posted up to here (on the bus before
    * the caps go on, as at EOS and a flush), then a new meter */
@@ -792,15 +878,6 @@ gst_gpu_loudness_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   self->store = g_array_new (FALSE, FALSE, sizeof (gfloat));
   do_reset (self);
   g_atomic_int_set (&self->reset_requested, 0);
-
-  self->maker_done = FALSE;
-  self->maker = g_thread_try_new ("gpuloudness-make", maker_func, self, &err);
-  if (!self->maker) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
-        ("no thread to make the kernels: %s", err->message));
-    g_clear_error (&err);
-    return FALSE;
-  }
   self->configured = TRUE;
   GST_DEBUG_OBJECT (self, "%u Hz, %u channels, blocks of %u frames, %u a "
       "batch at most, mode 0x%x", self->rate, self->channels,
@@ -836,6 +913,8 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     drain (self, FALSE);
     do_reset (self);
   }
+  if (!self->decided && !begin_measuring (self))
+    return GST_FLOW_ERROR;
   if (!adopt (self, FALSE))
     return GST_FLOW_ERROR;
   if (!gst_audio_buffer_map (&ab, GST_AUDIO_FILTER_INFO (self), buf,
@@ -931,9 +1010,18 @@ gst_gpu_loudness_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   index = self->device_index;
   GST_OBJECT_UNLOCK (self);
-  self->device = gst_gpu_fft_device_open (GST_ELEMENT (self), index, NULL);
-  if (!self->device)
-    return FALSE;
+  self->index_now = index;
+  /* (the automatic device: at the first buffer that needs it) */
+  if (index >= 0) {
+    GstGpuFftDevice *device = gst_gpu_fft_device_open (GST_ELEMENT (self),
+        index, NULL);
+
+    if (!device)
+      return FALSE;
+    GST_OBJECT_LOCK (self);
+    self->device = device;
+    GST_OBJECT_UNLOCK (self);
+  }
   gst_gpu_fft_poster_start (self->poster);
   self->is_live = FALSE;
   return TRUE;
@@ -943,10 +1031,15 @@ static gboolean
 gst_gpu_loudness_stop (GstBaseTransform * trans)
 {
   GstGpuLoudness *self = GST_GPU_LOUDNESS (trans);
+  GstGpuFftDevice *device;
 
   clear_config (self);
   gst_gpu_fft_poster_stop (self->poster);
-  g_clear_pointer (&self->device, gst_gpu_fft_device_close);
+  GST_OBJECT_LOCK (self);
+  device = self->device;
+  self->device = NULL;
+  GST_OBJECT_UNLOCK (self);
+  gst_gpu_fft_device_close (device);
   return TRUE;
 }
 
@@ -1032,6 +1125,26 @@ gst_gpu_loudness_get_property (GObject * object, guint prop_id,
     case PROP_DEVICE_INDEX:
       g_value_set_int (value, self->device_index);
       break;
+    case PROP_DEVICE_NAME:{
+      GstGpuFftDevice *device = self->host_points > 0.0 || !self->device ?
+          NULL : gst_gpu_fft_device_ref (self->device);
+
+      if (self->host_points > 0.0)
+        g_value_set_string (value, GST_GPU_FFT_HOST_DEVICE_NAME);
+      if (device) {
+        GpufftContext *ctx;
+
+        /* (the device is being opened: its name once it is, a wait of at
+         * most the opening's) */
+        GST_OBJECT_UNLOCK (self);
+        ctx = gst_gpu_fft_device_wait (device, NULL);
+        g_value_set_string (value, ctx ?
+            gpufft_context_get_device_name (ctx) : NULL);
+        gst_gpu_fft_device_unref (device);
+        GST_OBJECT_LOCK (self);
+      }
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1100,10 +1213,21 @@ gst_gpu_loudness_class_init (GstGpuLoudnessClass * klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE_INDEX,
       g_param_spec_int ("device-index", "Device index",
           "Vulkan device to use (-1 = automatic: discrete > integrated > "
-          "virtual > CPU); read when the element starts",
+          "virtual > CPU, opened at the first buffer, and not at all for a "
+          "light live stream measured on the host alone; 0 or more: that "
+          "device, opened when the element starts); read when the element "
+          "starts",
           -1, G_MAXINT, DEFAULT_DEVICE_INDEX,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          "Name of the Vulkan device in use (NULL until it is chosen: the "
+          "first buffer, or the start with a device-index; \""
+          GST_GPU_FFT_HOST_DEVICE_NAME "\" for a live stream measured on "
+          "the host alone; read while the device is being opened, it waits "
+          "for it)", NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   signals[SIGNAL_RESET] = g_signal_new_class_handler ("reset",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,

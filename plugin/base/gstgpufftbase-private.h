@@ -39,8 +39,6 @@ gboolean gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self,
 /* A stream analysed on the host alone gives its share of the process's
  * budget back and is no longer host-only (nothing when it is not). */
 void gst_gpu_fft_base_stream_host_only_end (GstGpuFftBase * self);
-/* What device-name reads for a stream analysed on the host alone. */
-#define GST_GPU_FFT_BASE_HOST_DEVICE_NAME "CPU (host analysis)"
 /* Frames what was received up to avail_end (the input being n samples
  * from pos, `planes`) into batches and hands them to the engine. */
 gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,

@@ -71,6 +71,7 @@
 #include "gstgpufftbase-private.h"
 #include "gstgpufftallocator.h"
 #include "gstgpufftdevice.h"
+#include "gstgpuffthostbudget.h"
 #include "gstgpufftlive.h"
 
 #include <math.h>
@@ -182,7 +183,7 @@ gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
       g_param_spec_string ("device-name", "Device name",
           "Name of the Vulkan device in use (NULL until it is chosen: the "
           "first buffer, or the start with a device-index; \""
-          GST_GPU_FFT_BASE_HOST_DEVICE_NAME "\" for a live stream analysed "
+          GST_GPU_FFT_HOST_DEVICE_NAME "\" for a live stream analysed "
           "on the host alone; read while the device is being opened, it "
           "waits for it)", NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
@@ -302,7 +303,7 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
       }
       /* (a stream analysed on the host alone opens no device) */
       g_value_set_string (value, self->host_only ?
-          GST_GPU_FFT_BASE_HOST_DEVICE_NAME : self->device_name);
+          GST_GPU_FFT_HOST_DEVICE_NAME : self->device_name);
       break;
     }
     default:

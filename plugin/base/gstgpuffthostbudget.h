@@ -6,7 +6,8 @@
  * opening and whose driver's own threads cost more than its analysis
  * (tests/bench/README.md). Many streams are the device's: the budget
  * bounds what the host-only streams of one process take together, in FFT
- * points a second (each stream's output channels x rate / hop x fft-size).
+ * points a second (each stream's output channels x rate / hop x fft-size;
+ * a gpuloudness stream's 2 x channels x rate).
  * A stream that does not fit uses a device, as every stream did before,
  * and once a GPU is open in the process the host-only streams move to it
  * (gst_gpu_fft_device_gpu_opened).
@@ -29,6 +30,10 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
+
+/* What an element's device-name reads while its stream is on the host
+ * alone. */
+#define GST_GPU_FFT_HOST_DEVICE_NAME "CPU (host analysis)"
 
 #define GST_GPU_FFT_HOST_BUDGET_DEFAULT 524288.0
 #define GST_GPU_FFT_HOST_BUDGET_CPU_DEVICES 67108864.0

@@ -26,6 +26,8 @@ typedef struct
   const gchar *const *props;    /* name, value, ..., NULL */
   gsize chunk;                  /* frames a buffer (0: 10 ms) */
   gboolean planar;
+  gboolean live;                /* a live upstream, within a host budget
+                                 * set for it: on the host alone */
 } LRun;
 
 /* the ebur128-level messages on the bus (an ERROR fails the test) */
@@ -72,10 +74,22 @@ measure (const LRun * r, gint rate, gint channels, const gchar * format,
   gst_element_set_bus (el, bus);
   h = gst_harness_new_with_element (el, "sink", "src");
   gst_object_unref (el);
-  gst_harness_set_live (h, FALSE);
+  gst_harness_set_live (h, r->live);
   gst_harness_set_src_caps_str (h, caps);
   push_samples (h, &f, x, n, r->chunk ? r->chunk : (gsize) rate / 100, 0,
       FALSE);
+  {
+    gchar *name = NULL;
+
+    /* (the meson tests run with no host budget: the device is used) */
+    g_object_get (h->element, "device-name", &name, NULL);
+    if (r->live) {
+      fail_unless_equals_string (name, "CPU (host analysis)");
+    } else {
+      fail_if (name && g_str_equal (name, "CPU (host analysis)"));
+    }
+    g_free (name);
+  }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   /* (the element posts every message before EOS leaves it) */
   out = pop_all (bus);
@@ -263,10 +277,11 @@ close_lu (gdouble a, gdouble b, gdouble tol)
 /* every message against libebur128; returns the worst M/S/I difference */
 static gdouble
 compare_with_libebur128 (const gchar * what, const gdouble * x, gsize n,
-    guint channels, gint rate, const gchar * caps, const int *map)
+    guint channels, gint rate, const gchar * caps, const int *map,
+    gboolean live)
 {
   const gchar *props[] = { "interval", "1000000000", NULL };
-  LRun r = { caps, props, 0 };
+  LRun r = { caps, props, 0, FALSE, live };
   GPtrArray *msgs = measure (&r, rate, channels, NULL, x, n);
   Ref *refs = reference (x, n, channels, rate, map, msgs);
   gdouble worst = 0, worst_lra = 0, worst_lib = 0, worst_tp = 0;
@@ -345,7 +360,7 @@ GST_START_TEST (test_libebur128_noise)
     x[2 * i] = CLAMP (g * gauss (r), -1, 1);
     x[2 * i + 1] = CLAMP (0.7 * g * gauss (r), -1, 1);
   }
-  compare_with_libebur128 ("noise 48 kHz", x, n, 2, rate, NULL, NULL);
+  compare_with_libebur128 ("noise 48 kHz", x, n, 2, rate, NULL, NULL, FALSE);
   g_rand_free (r);
   g_free (x);
 }
@@ -393,10 +408,31 @@ GST_START_TEST (test_libebur128_music)
   gsize n;
   gdouble *x = make_music (44100, 30, 3, &n);
 
-  compare_with_libebur128 ("music 44.1 kHz", x, n, 2, 44100, NULL, NULL);
+  compare_with_libebur128 ("music 44.1 kHz", x, n, 2, 44100, NULL, NULL, FALSE);
   g_free (x);
   x = make_music (96000, 12, 4, &n);
-  compare_with_libebur128 ("music 96 kHz", x, n, 2, 96000, NULL, NULL);
+  compare_with_libebur128 ("music 96 kHz", x, n, 2, 96000, NULL, NULL, FALSE);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* A live stream within the process's host budget is measured on the host
+ * alone, with no device: the same readings against libebur128. */
+GST_START_TEST (test_libebur128_live_host_alone)
+{
+  gchar *saved = g_strdup (g_getenv ("GPUFFT_HOST_BUDGET"));
+  gsize n;
+  gdouble *x = make_music (48000, 12, 5, &n);
+
+  g_setenv ("GPUFFT_HOST_BUDGET", "524288", TRUE);
+  compare_with_libebur128 ("music 48 kHz, live, on the host alone", x, n, 2,
+      48000, NULL, NULL, TRUE);
+  if (saved)
+    g_setenv ("GPUFFT_HOST_BUDGET", saved, TRUE);
+  else
+    g_unsetenv ("GPUFFT_HOST_BUDGET");
+  g_free (saved);
   g_free (x);
 }
 
@@ -425,7 +461,7 @@ GST_START_TEST (test_libebur128_surround)
   }
   compare_with_libebur128 ("5.1 48 kHz", x, n, 6, rate,
       "audio/x-raw,format=F32LE,rate=48000,channels=6,layout=interleaved,"
-      "channel-mask=(bitmask)0x3f", map);
+      "channel-mask=(bitmask)0x3f", map, FALSE);
   g_rand_free (r);
   g_free (x);
 }
@@ -1123,6 +1159,7 @@ loudness_suite (void)
   tcase_add_test (tc, test_libebur128_noise);
   tcase_add_test (tc, test_libebur128_music);
   tcase_add_test (tc, test_libebur128_surround);
+  tcase_add_test (tc, test_libebur128_live_host_alone);
   tcase_add_test (tc, test_eos_partial_and_times);
   tcase_add_test (tc, test_odd_buffers);
   tcase_add_test (tc, test_silence);

@@ -89,6 +89,59 @@ GST_START_TEST (test_no_device_live_on_host)
 
 GST_END_TEST;
 
+/* gpuloudness: a live stream on the host alone, with no Vulkan driver:
+ * every interval posted, no ERROR, device-name says where it was measured,
+ * and the readings of a 997 Hz sine of amplitude 0.5 on both channels:
+ * momentary loudness 20 log10 (0.5) LUFS (BS.1770: a full-scale sine on
+ * two channels reads 0), sample peak 0.5. */
+GST_START_TEST (test_no_device_loudness_live_on_host)
+{
+  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
+      "num-buffers=50 samplesperbuffer=480 freq=997 volume=0.5 ! "
+      "audio/x-raw,format=F32LE,rate=48000,channels=2 ! "
+      "gpuloudness name=el interval=100000000 ! fakesink", NULL);
+  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  guint n = 0;
+  gdouble m = 0.0, peak = 0.0;
+  gchar *name = NULL;
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+              GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ELEMENT))) {
+    GstMessageType t = GST_MESSAGE_TYPE (msg);
+    const GstStructure *s = gst_message_get_structure (msg);
+
+    fail_if (t == GST_MESSAGE_ERROR, "an ERROR without a device");
+    if (t == GST_MESSAGE_ELEMENT && gst_structure_has_name (s, "ebur128-level")) {
+      const GValue *peaks = gst_structure_get_value (s, "sample-peak");
+
+      n++;
+      fail_unless (gst_structure_get_double (s, "momentary-loudness", &m));
+      fail_unless (peaks && gst_value_array_get_size (peaks) == 2);
+      peak = g_value_get_double (gst_value_array_get_value (peaks, 1));
+    }
+    gst_message_unref (msg);
+    if (t == GST_MESSAGE_EOS)
+      break;
+  }
+  /* (0.5 s of 100 ms intervals) */
+  fail_unless_equals_int (n, 5);
+  fail_unless (fabs (m - 20.0 * log10 (0.5)) < 0.01, "M %.4f LUFS", m);
+  fail_unless (fabs (peak - 0.5) < 1e-3, "sample peak %.6f", peak);
+  g_object_get (el, "device-name", &name, NULL);
+  fail_unless_equals_string (name, "CPU (host analysis)");
+  g_free (name);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (el);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 /* in a pipeline whose buffers flow (the device is opened beside them): the
  * first ERROR on the bus is the element's, it is the only one the element
  * posts, no crash, back to NULL */
@@ -177,6 +230,7 @@ nodevice_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_no_device_error);
   tcase_add_test (tc, test_no_device_live_on_host);
+  tcase_add_test (tc, test_no_device_loudness_live_on_host);
   tcase_add_test (tc, test_stop_from_error_handler);
   tcase_add_test (tc, test_no_device_pipeline);
   return s;

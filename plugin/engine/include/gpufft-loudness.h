@@ -76,7 +76,8 @@ typedef struct _GpufftLoudness GpufftLoudness;
 
 /* Makes the kernels (the driver compiles them the first time in a process
  * without a pipeline-cache file: call it off streaming threads) and every
- * buffer. */
+ * buffer. ctx NULL: no device; the host computes every batch, as on a CPU
+ * device (no kernel, nothing compiled: any thread). */
 GpufftLoudness *gpufft_loudness_new (GpufftContext * ctx,
     const GpufftLoudnessConfig * config, GpufftLoudnessFunc func,
     gpointer user_data, GError ** error);

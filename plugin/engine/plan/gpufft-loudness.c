@@ -327,8 +327,11 @@ static Path
 choose_path (GpufftContext * ctx)
 {
   const gchar *env = g_getenv ("GPUFFT_LOUDNESS_PATH");
-  gboolean cpu = gpufft_context_is_cpu (ctx);
+  gboolean cpu;
 
+  if (!ctx)
+    return PATH_HOST;
+  cpu = gpufft_context_is_cpu (ctx);
   if (env && g_str_equal (env, "host"))
     return PATH_HOST;
   if (env && g_str_equal (env, "sequential"))
@@ -356,10 +359,10 @@ check_config (GpufftContext * ctx, const GpufftLoudnessConfig * c,
   else if (c->tp_phases != 0 && c->tp_phases != 1 && c->tp_phases != 2
       && c->tp_phases != 4)
     bad = "tp_phases must be 0, 1, 2 or 4";
-  else if (frames * c->channels * sizeof (gfloat) >
-      ctx->props.limits.maxStorageBufferRange
-      || (guint64) c->max_blocks * CHUNKS * c->channels * 32 >
-      ctx->props.limits.maxStorageBufferRange)
+  else if (ctx && (frames * c->channels * sizeof (gfloat) >
+          ctx->props.limits.maxStorageBufferRange
+          || (guint64) c->max_blocks * CHUNKS * c->channels * 32 >
+          ctx->props.limits.maxStorageBufferRange))
     bad = "a batch is larger than the device binds in one buffer";
   if (bad)
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_INVALID_ARGUMENT,
@@ -375,18 +378,19 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
   gsize in_bytes;
   guint i, m, n_taps = 1;
 
-  g_return_val_if_fail (ctx != NULL && config != NULL, NULL);
+  g_return_val_if_fail (config != NULL, NULL);
   if (!check_config (ctx, config, error))
     return NULL;
   lo = g_new0 (GpufftLoudness, 1);
-  lo->ctx = gpufft_context_ref (ctx);
+  lo->ctx = ctx ? gpufft_context_ref (ctx) : NULL;
   lo->cfg = *config;
   lo->func = func;
   lo->func_data = user_data;
   g_mutex_init (&lo->lock);
   g_cond_init (&lo->cond);
-  lo->copy = !gpufft_context_is_cpu (ctx);
-  lo->f64 = ctx->features.shaderFloat64 && !g_getenv ("GPUFFT_LOUDNESS_F32");
+  lo->copy = ctx && !gpufft_context_is_cpu (ctx);
+  lo->f64 = ctx && ctx->features.shaderFloat64
+      && !g_getenv ("GPUFFT_LOUDNESS_F32");
   in_bytes = (gsize) config->max_blocks * config->block_frames *
       config->channels * sizeof (gfloat);
   {
@@ -517,21 +521,23 @@ gpufft_loudness_free (GpufftLoudness * lo)
   for (i = 0; i < LOUDNESS_SLOTS; i++)
     g_free (lo->host_staging[i]);
   g_free (lo->host_values);
-  for (i = 0; i < LOUDNESS_SLOTS; i++) {
-    gpufft_buffer_clear (&lo->slots[i].staging, ctx);
-    gpufft_buffer_clear (&lo->slots[i].results, ctx);
+  if (ctx) {
+    for (i = 0; i < LOUDNESS_SLOTS; i++) {
+      gpufft_buffer_clear (&lo->slots[i].staging, ctx);
+      gpufft_buffer_clear (&lo->slots[i].results, ctx);
+    }
+    gpufft_descriptor_pool_clear (&lo->pool, ctx);
+    gpufft_buffer_clear (&lo->input, ctx);
+    gpufft_buffer_clear (&lo->table, ctx);
+    gpufft_buffer_clear (&lo->chunks, ctx);
+    gpufft_buffer_clear (&lo->blocks, ctx);
+    gpufft_buffer_clear (&lo->carry, ctx);
+    gpufft_buffer_clear (&lo->hist, ctx);
+    gpufft_context_unref (ctx);
   }
-  gpufft_descriptor_pool_clear (&lo->pool, ctx);
-  gpufft_buffer_clear (&lo->input, ctx);
-  gpufft_buffer_clear (&lo->table, ctx);
-  gpufft_buffer_clear (&lo->chunks, ctx);
-  gpufft_buffer_clear (&lo->blocks, ctx);
-  gpufft_buffer_clear (&lo->carry, ctx);
-  gpufft_buffer_clear (&lo->hist, ctx);
   g_clear_error (&lo->error);
   g_mutex_clear (&lo->lock);
   g_cond_clear (&lo->cond);
-  gpufft_context_unref (ctx);
   g_free (lo);
 }
 
