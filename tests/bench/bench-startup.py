@@ -8,7 +8,8 @@ with the benchmarks) runs
 and reports, from the PLAYING request:
   first_buf_ms  the first buffer leaving the element (a probe on its src pad)
   first_msg_ms  its first element message (spectrum, dominant-frequency,
-                level; none for identity and the spectrogram)
+                level, ebur128-level; none for identity and the
+                spectrogram)
   wall_s, cpu_s the whole process (GStreamer, registry, device, plans),
                 from its start to EOS: user + system CPU
 Caches: cold = an empty Mesa shader cache (MESA_SHADER_CACHE_DIR), an
@@ -51,6 +52,7 @@ ELEMENTS = {
     'fft65536': 'gpufftspectrum fft-size=65536 interval=1000000000',
     'fft960': 'gpufftspectrum fft-size=960 interval=100000000',
     'spectrogram': 'gpufftspectrogram',
+    'loudness': 'gpuloudness interval=100000000',
 }
 
 

@@ -99,6 +99,9 @@ reference (const gfloat * x, gsize frames, guint ch, guint S,
   }
 }
 
+/* (no_device: gpufft_loudness_new without a context, the host path) */
+static gboolean no_device;
+
 static void
 run_case (guint ch, guint S, guint phases, const guint * batches,
     guint n_batches, guint reset_batch)
@@ -152,7 +155,8 @@ run_case (guint ch, guint S, guint phases, const guint * batches,
   col.values = g_array_new (FALSE, FALSE, sizeof (gfloat));
   col.batches = 0;
   col.failed = FALSE;
-  lo = gpufft_loudness_new (ctx, &cfg, collect_cb, &col, &err);
+  lo = gpufft_loudness_new (no_device ? NULL : ctx, &cfg, collect_cb, &col,
+      &err);
   g_assert_no_error (err);
 
   f = 0;
@@ -247,6 +251,18 @@ test_long_batch (void)
   run_case (1, 480, 0, b, G_N_ELEMENTS (b), G_MAXUINT);
 }
 
+/* Without a device: the host computes every batch (results delivered
+ * before submit returns), with the same bounds. */
+static void
+test_no_device (void)
+{
+  no_device = TRUE;
+  test_stereo ();
+  test_uneven_chunks ();
+  test_many_channels ();
+  no_device = FALSE;
+}
+
 static void
 test_taps (void)
 {
@@ -316,6 +332,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loudness/uneven-chunks", test_uneven_chunks);
   g_test_add_func ("/loudness/many-channels", test_many_channels);
   g_test_add_func ("/loudness/long-batch", test_long_batch);
+  g_test_add_func ("/loudness/no-device", test_no_device);
   g_test_add_func ("/loudness/bad-config", test_bad_config);
   return et_run ();
 }
