@@ -33,10 +33,20 @@
  * analyser (a probe on its sink pad) to the message being posted (a sync
  * bus handler, which then drops it). The @streams lines add the time from
  * set_state (PLAYING) to the first message (first_msg_ms: the start-up a
- * user waits through, plans and their compilation included). */
+ * user waits through, plans and their compilation included).
+ * --element-cpu adds, from the warm point, the CPU time of each streaming
+ * thread inside the element (thread CPU time read in a probe on its sink
+ * pad and one on its source pad: the element's work on the buffer, without
+ * the source's and the sink's) and the element's own threads (the device
+ * scheduler's, the poster's and the rest but the streaming threads), both
+ * per sample: elem_threads_ns is their sum less identity's in the same
+ * run, a figure without the sources' run-to-run spread, which the
+ * whole-process elem_ns carries. The probes add two clock reads a
+ * buffer to every element alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <gst/gst.h>
 
@@ -49,7 +59,7 @@ static gchar *modes_str = NULL;
 static gchar *elements_str = NULL;
 static gdouble live_seconds = 0, fast_seconds = 0, fast_msamples = 0;
 static gint loudness_ms = 100;
-static gboolean small = FALSE, no_wide = FALSE;
+static gboolean small = FALSE, no_wide = FALSE, element_cpu = FALSE;
 static gint hop_opt = 0;
 
 static const GOptionEntry entries[] = {
@@ -74,6 +84,9 @@ static const GOptionEntry entries[] = {
   {"loudness-interval", 0, 0, G_OPTION_ARG_INT, &loudness_ms,
       "gpuloudness's interval in ms (default 100: a live meter's rate; "
         "the element's own default is 1000)", "MS"},
+  {"element-cpu", 0, 0, G_OPTION_ARG_NONE, &element_cpu,
+      "Also measure the CPU time inside the element on the streaming "
+        "threads, and its own threads (elem_threads_ns)", NULL},
   {"hop", 0, 0, G_OPTION_ARG_INT, &hop_opt,
       "gpufftspectrum's hop in the stereo cases, fft 1024 (default 512; "
         "1024: no overlap, as spectrum); the 64-channel case, fft 4096, "
@@ -112,7 +125,47 @@ typedef struct
   guint64 samples_before_warm;  /* per channel, all streams */
   gint64 t_play;                /* set_state (PLAYING) called */
   gint64 t_first_msg;           /* the first `spectrum` message (0: none) */
+  gint64 *t_in;                 /* [streams] thread CPU ns when the buffer
+                                 * in the element entered it (0: none) */
+  gint64 *in_element;           /* [streams] thread CPU ns inside the
+                                 * element from the warm point */
 } Run;
+
+/* CPU ns of the calling thread */
+static gint64
+thread_ns (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return (gint64) t.tv_sec * G_GINT64_CONSTANT (1000000000) + t.tv_nsec;
+}
+
+/* --element-cpu: a buffer enters the element (after entry_probe) */
+static GstPadProbeReturn
+in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *r = user_data;
+  guint stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (pad),
+          "stream"));
+
+  r->t_in[stream] = g_atomic_int_get (&r->warm_done) ? thread_ns () : 0;
+  return GST_PAD_PROBE_OK;
+}
+
+/* --element-cpu: the element pushes it on (on the same thread) */
+static GstPadProbeReturn
+out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *r = user_data;
+  guint stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (pad),
+          "stream"));
+
+  if (r->t_in[stream] > 0)
+    r->in_element[stream] += thread_ns () - r->t_in[stream];
+  r->t_in[stream] = 0;
+  return GST_PAD_PROBE_OK;
+}
 
 /* CPU seconds of each thread of the process, by thread id
  * (/proc/self/task/<tid>/schedstat in ns where the kernel has it, else
@@ -309,6 +362,10 @@ typedef struct
   gint msgs, errors;
   gdouble p50, p99;
   gdouble first_msg_ms;         /* PLAYING to the first message; -1: none */
+  gdouble in_element;           /* --element-cpu: CPU s inside the element
+                                 * on the streaming threads */
+  gdouble own;                  /* CPU s of every thread but the streaming
+                                 * ones (from the warm point) */
 } Result;
 
 /* Prints where the CPU went between two thread_cpu () snapshots: the
@@ -316,7 +373,7 @@ typedef struct
  * (sources), the rest. */
 static void
 print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
-    GHashTable * b, gdouble wall)
+    GHashTable * b, gdouble wall, gdouble * own)
 {
   GHashTableIter it;
   gpointer k, v;
@@ -359,6 +416,7 @@ print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
     if (*(gdouble *) v / wall >= 0.0001)
       g_string_append_printf (names, " %s=%.4f", (const gchar *) k,
           *(gdouble *) v / wall);
+  *own = submit + complete + other;
   printf ("@streams-threads streams=%u ch=%u live=%d element=%s "
       "cores: streaming=%.4f submit=%.4f complete=%.4f other=%.4f;%s\n",
       c->streams, c->channels, c->live, el, streaming / wall, submit / wall,
@@ -389,6 +447,8 @@ run_case (const Case * c, const gchar * el, Result * res)
   r.posted = g_new0 (gint, c->streams);
   r.posts = !g_str_equal (el, "identity");
   r.latency_us = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  r.t_in = g_new0 (gint64, c->streams);
+  r.in_element = g_new0 (gint64, c->streams);
   g_mutex_init (&r.lock);
   for (i = 0; i < c->streams; i++) {
     gchar *e = element_desc (c, el, i);
@@ -418,7 +478,15 @@ run_case (const Case * c, const gchar * el, Result * res)
     pad = gst_element_get_static_pad (a, "sink");
     g_object_set_data (G_OBJECT (pad), "stream", GUINT_TO_POINTER (i));
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, entry_probe, &r, NULL);
+    if (element_cpu)
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, in_probe, &r, NULL);
     gst_object_unref (pad);
+    if (element_cpu) {
+      pad = gst_element_get_static_pad (a, "src");
+      g_object_set_data (G_OBJECT (pad), "stream", GUINT_TO_POINTER (i));
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, out_probe, &r, NULL);
+      gst_object_unref (pad);
+    }
     gst_object_unref (a);
   }
   bus = gst_element_get_bus (pipe);
@@ -434,7 +502,8 @@ run_case (const Case * c, const gchar * el, Result * res)
   /* (from the warm point, as the CPU figures) */
   cpu_b = thread_cpu ();
   if (r.threads_warm) {
-    print_thread_cpu (c, el, r.threads_warm, cpu_b, (t1 - r.t_warm) / 1e6);
+    print_thread_cpu (c, el, r.threads_warm, cpu_b, (t1 - r.t_warm) / 1e6,
+        &res->own);
     g_hash_table_unref (r.threads_warm);
   }
   g_hash_table_unref (cpu_b);
@@ -490,6 +559,11 @@ run_case (const Case * c, const gchar * el, Result * res)
   res->errors = r.errors + (msg == NULL);
   res->p50 = percentile (r.latency_us, 0.5) / 1e3;
   res->p99 = percentile (r.latency_us, 0.99) / 1e3;
+  res->in_element = 0;
+  for (i = 0; i < c->streams; i++)
+    res->in_element += r.in_element[i] / 1e9;
+  g_free (r.t_in);
+  g_free (r.in_element);
   g_array_unref (r.latency_us);
   g_mutex_clear (&r.lock);
   g_free (r.entry);
@@ -570,6 +644,18 @@ run_all (const Case * c, gchar ** elements)
           pns / 1e6 / MAX (np, 1), devs->str);
       g_string_free (devs, TRUE);
       gst_structure_free (r.stats);
+    }
+    if (element_cpu) {
+      gdouble in_ns = r.in_element / r.samples * 1e9;
+      gdouble own_ns = r.own / r.samples * 1e9;
+      gchar net[32] = "-";
+
+      if (have_base && !g_str_equal (elements[i], "identity"))
+        g_snprintf (net, sizeof (net), "%.2f", in_ns + own_ns -
+            (base.in_element + base.own) / base.samples * 1e9);
+      printf ("@streams-element streams=%u ch=%u live=%d element=%s "
+          "in_element_ns=%.2f own_threads_ns=%.2f elem_threads_ns=%s\n",
+          c->streams, c->channels, c->live, elements[i], in_ns, own_ns, net);
     }
     fflush (stdout);
   }
