@@ -24,10 +24,11 @@
 #   kernel N     bench-kernel --sizes N --repeats 30: GPU ns per 1 GiB of
 #                input (median of its trials), N = 1024, 4096, 16384, 65536
 #                and 960 (a generic size); --small: 8 MiB, 10 repeats
-#   streams S    bench-streams, S live stereo streams of 10 ms buffers, fft
-#                1024 hop 512: the element's CPU ns per sample (process CPU
-#                less identity's in the same run), S = 1 and 256 (--small:
-#                1 and 8)
+#   streams S    bench-streams --element-cpu, S live stereo streams of 10 ms
+#                buffers, fft 1024 hop 512: the element's CPU ns per sample
+#                (its own threads and its time on the streaming threads,
+#                less identity's in the same run: elem_threads_ns, without
+#                the sources' spread), S = 1 and 256 (--small: 1 and 8)
 #   first msg    the same run at S = 1: ms from PLAYING to the first message
 #   gst 64ch     bench-gst, 64 channels as fast as possible: wall ns and CPU
 #                ns per sample
@@ -149,13 +150,15 @@ run_variant() {
     s=$(kv "$l" gpu_ns); [ "${s%.*}" -le 0 ] 2>/dev/null && s=$(kv "$l" host_ns)
     echo "kernel_$n $v $s" >> "$res"
   done
-  echo "+ $v bench-streams --streams $streams --modes live $small" >> "$log"
+  echo "+ $v bench-streams --streams $streams --modes live --element-cpu $small" >> "$log"
   o=$(GST_PLUGIN_PATH=$dir timeout -k 5 300 "$dir/bench-streams" $small --streams "$streams" \
-        --modes live --live-seconds 5 --no-wide --elements identity,gpufftspectrum 2>> "$log")
+        --modes live --live-seconds 5 --no-wide --element-cpu \
+        --elements identity,gpufftspectrum 2>> "$log")
   echo "$o" >> "$log"
   for s in ${streams//,/ }; do
     l=$(grep "^@streams streams=$s .*element=gpufftspectrum" <<< "$o" | head -1)
-    n=$(kv "$l" elem_ns)
+    n=$(kv "$(grep "^@streams-element streams=$s .*element=gpufftspectrum" <<< "$o" | head -1)" \
+          elem_threads_ns)
     if [ -z "$l" ] || [ "$(kv "$l" errors)" != 0 ] || [ -z "$n" ] || [ "$n" = - ]; then
       echo "streams_$s $v FAIL" >> "$res"
     else
