@@ -49,63 +49,21 @@ GST_START_TEST (test_no_device_error)
 
 GST_END_TEST;
 
-/* A live stream on the host alone: every interval posted, no ERROR, and
- * device-name says where it was analysed. */
-GST_START_TEST (test_no_device_live_on_host)
+typedef void (*MessageFunc) (const GstStructure * s, gpointer data);
+
+/* Runs the live pipeline `desc` (its analyser named el) to EOS with no
+ * ERROR, calls func on each element message named `name` and returns
+ * their count; el's device-name then says it ran on the host alone. */
+static guint
+run_on_host (const gchar * desc, const gchar * name, MessageFunc func,
+    gpointer data)
 {
-  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
-      "num-buffers=50 samplesperbuffer=441 ! gpufftspectrum name=el ! "
-      "fakesink", NULL);
-  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
-  guint spectra = 0;
-  gchar *name = NULL;
-
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  while ((msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-              GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ELEMENT))) {
-    GstMessageType t = GST_MESSAGE_TYPE (msg);
-
-    fail_if (t == GST_MESSAGE_ERROR, "an ERROR without a device");
-    if (t == GST_MESSAGE_ELEMENT
-        && gst_structure_has_name (gst_message_get_structure (msg), "spectrum"))
-      spectra++;
-    gst_message_unref (msg);
-    if (t == GST_MESSAGE_EOS)
-      break;
-  }
-  /* (0.5 s of 100 ms intervals) */
-  fail_unless_equals_int (spectra, 5);
-  g_object_get (el, "device-name", &name, NULL);
-  fail_unless_equals_string (name, "CPU (host analysis)");
-  g_free (name);
-  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  gst_object_unref (el);
-  gst_object_unref (bus);
-  gst_object_unref (pipe);
-}
-
-GST_END_TEST;
-
-/* gpuloudness: a live stream on the host alone, with no Vulkan driver:
- * every interval posted, no ERROR, device-name says where it was measured,
- * and the readings of a 997 Hz sine of amplitude 0.5 on both channels:
- * momentary loudness 20 log10 (0.5) LUFS (BS.1770: a full-scale sine on
- * two channels reads 0), sample peak 0.5. */
-GST_START_TEST (test_no_device_loudness_live_on_host)
-{
-  GstElement *pipe = gst_parse_launch ("audiotestsrc is-live=true "
-      "num-buffers=50 samplesperbuffer=480 freq=997 volume=0.5 ! "
-      "audio/x-raw,format=F32LE,rate=48000,channels=2 ! "
-      "gpuloudness name=el interval=100000000 ! fakesink", NULL);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
   GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg;
   guint n = 0;
-  gdouble m = 0.0, peak = 0.0;
-  gchar *name = NULL;
+  gchar *dev = NULL;
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   while ((msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
@@ -114,30 +72,68 @@ GST_START_TEST (test_no_device_loudness_live_on_host)
     const GstStructure *s = gst_message_get_structure (msg);
 
     fail_if (t == GST_MESSAGE_ERROR, "an ERROR without a device");
-    if (t == GST_MESSAGE_ELEMENT && gst_structure_has_name (s, "ebur128-level")) {
-      const GValue *peaks = gst_structure_get_value (s, "sample-peak");
-
+    if (t == GST_MESSAGE_ELEMENT && gst_structure_has_name (s, name)) {
       n++;
-      fail_unless (gst_structure_get_double (s, "momentary-loudness", &m));
-      fail_unless (peaks && gst_value_array_get_size (peaks) == 2);
-      peak = g_value_get_double (gst_value_array_get_value (peaks, 1));
+      if (func)
+        func (s, data);
     }
     gst_message_unref (msg);
     if (t == GST_MESSAGE_EOS)
       break;
   }
-  /* (0.5 s of 100 ms intervals) */
-  fail_unless_equals_int (n, 5);
-  fail_unless (fabs (m - 20.0 * log10 (0.5)) < 0.01, "M %.4f LUFS", m);
-  fail_unless (fabs (peak - 0.5) < 1e-3, "sample peak %.6f", peak);
-  g_object_get (el, "device-name", &name, NULL);
-  fail_unless_equals_string (name, "CPU (host analysis)");
-  g_free (name);
+  g_object_get (el, "device-name", &dev, NULL);
+  fail_unless_equals_string (dev, "CPU (host analysis)");
+  g_free (dev);
   fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (el);
   gst_object_unref (bus);
   gst_object_unref (pipe);
+  return n;
+}
+
+/* A live stream on the host alone: every interval posted, no ERROR, and
+ * device-name says where it was analysed. */
+GST_START_TEST (test_no_device_live_on_host)
+{
+  /* (0.5 s of 100 ms intervals) */
+  fail_unless_equals_int (run_on_host ("audiotestsrc is-live=true "
+          "num-buffers=50 samplesperbuffer=441 ! gpufftspectrum name=el ! "
+          "fakesink", "spectrum", NULL, NULL), 5);
+}
+
+GST_END_TEST;
+
+/* (the last message's momentary loudness and second channel's sample
+ * peak) */
+static void
+keep_loudness (const GstStructure * s, gpointer data)
+{
+  gdouble *mp = data;
+  const GValue *peaks = gst_structure_get_value (s, "sample-peak");
+
+  fail_unless (gst_structure_get_double (s, "momentary-loudness", &mp[0]));
+  fail_unless (peaks && gst_value_array_get_size (peaks) == 2);
+  mp[1] = g_value_get_double (gst_value_array_get_value (peaks, 1));
+}
+
+/* gpuloudness: a live stream on the host alone, with no Vulkan driver:
+ * every interval posted, no ERROR, device-name says where it was measured,
+ * and the readings of a 997 Hz sine of amplitude 0.5 on both channels:
+ * momentary loudness 20 log10 (0.5) LUFS (BS.1770: a full-scale sine on
+ * two channels reads 0), sample peak 0.5. */
+GST_START_TEST (test_no_device_loudness_live_on_host)
+{
+  gdouble mp[2] = { 0.0, 0.0 };
+
+  /* (0.5 s of 100 ms intervals) */
+  fail_unless_equals_int (run_on_host ("audiotestsrc is-live=true "
+          "num-buffers=50 samplesperbuffer=480 freq=997 volume=0.5 ! "
+          "audio/x-raw,format=F32LE,rate=48000,channels=2 ! "
+          "gpuloudness name=el interval=100000000 ! fakesink",
+          "ebur128-level", keep_loudness, mp), 5);
+  fail_unless (fabs (mp[0] - 20.0 * log10 (0.5)) < 0.01, "M %.4f LUFS", mp[0]);
+  fail_unless (fabs (mp[1] - 0.5) < 1e-3, "sample peak %.6f", mp[1]);
 }
 
 GST_END_TEST;
