@@ -9,8 +9,9 @@
  * points a second (each stream's output channels x rate / hop x fft-size;
  * a gpuloudness stream's 2 x channels x rate).
  * A stream that does not fit uses a device, as every stream did before,
- * and once a GPU is open in the process the host-only streams move to it
- * (gst_gpu_fft_device_gpu_opened).
+ * and once a GPU is open in the process the host-only streams of the
+ * analysers move to it (gst_gpu_fft_device_gpu_opened); gpuloudness's stay
+ * on the host until their caps change (their filter state is the host's).
  *
  * The default budget, 2^19 points a second, takes two stereo streams of
  * fft 1024 and hop 512 at 48 kHz analysed per channel (multi-channel),

@@ -150,15 +150,19 @@ run_variant() {
     s=$(kv "$l" gpu_ns); [ "${s%.*}" -le 0 ] 2>/dev/null && s=$(kv "$l" host_ns)
     echo "kernel_$n $v $s" >> "$res"
   done
-  echo "+ $v bench-streams --streams $streams --modes live --element-cpu $small" >> "$log"
+  echo "+ $v bench-streams --streams $streams --modes live $ecpu $small" >> "$log"
   o=$(GST_PLUGIN_PATH=$dir timeout -k 5 300 "$dir/bench-streams" $small --streams "$streams" \
-        --modes live --live-seconds 5 --no-wide --element-cpu \
+        --modes live --live-seconds 5 --no-wide $ecpu \
         --elements identity,gpufftspectrum 2>> "$log")
   echo "$o" >> "$log"
   for s in ${streams//,/ }; do
     l=$(grep "^@streams streams=$s .*element=gpufftspectrum" <<< "$o" | head -1)
-    n=$(kv "$(grep "^@streams-element streams=$s .*element=gpufftspectrum" <<< "$o" | head -1)" \
-          elem_threads_ns)
+    if [ -n "$ecpu" ]; then
+      n=$(kv "$(grep "^@streams-element streams=$s .*element=gpufftspectrum" <<< "$o" | head -1)" \
+            elem_threads_ns)
+    else
+      n=$(kv "$l" elem_ns)
+    fi
     if [ -z "$l" ] || [ "$(kv "$l" errors)" != 0 ] || [ -z "$n" ] || [ "$n" = - ]; then
       echo "streams_$s $v FAIL" >> "$res"
     else
@@ -187,6 +191,13 @@ do_run() {
   done
   mkdir -p "$out"
   : > "$log"; : > "$res"
+  # (an A that keeps its own older bench-streams, without --element-cpu:
+  # both sides' streams rows then read the whole process, elem_ns)
+  ecpu=--element-cpu
+  for v in A B; do
+    "$guard/$v/bench-streams" --help 2>/dev/null | grep -q -- --element-cpu \
+      || ecpu=""
+  done
   export GST_REGISTRY=${GST_REGISTRY:-/tmp/gpufft-guard-registry.bin}
   local t0; t0=$(date +%s)
   # (one unrecorded bench-gst run each first: the first use of a geometry
@@ -205,7 +216,7 @@ do_run() {
   echo "== performance guard: $(cat "$guard/info" | tr '\n' ';' | sed 's/;$//')"
   echo "device: $( (command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) || (grep '^date: .*device: ' "$log" | sed 's/.*device: //' | grep -v -m1 '^-$'))"
   echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $pairs pairs, A B interleaved, one process per run; tolerance ${tol} %"
-  awk -v tol="$tol" '
+  awk -v tol="$tol" -v ecpu="$ecpu" '
     function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     { if ($3 == "FAIL") { fail[$1] = 1; if (!($1 in seen)) { order[++rows] = $1; seen[$1] = 1 }; next }
@@ -227,7 +238,7 @@ do_run() {
         if (verdict == "WORSE" && bad == 0) bad = 1
         printf "%-14s %12.4g %12.4g %8.3f %8.1f%% %8.1f%%  %s\n", k, ma, mb, ratio, spread, lim, verdict
       }
-      print "(kernel_N: GPU ns per 1 GiB call; streams_S: element CPU ns/sample; first_msg: ms; gst64_*: ns/sample; lower is better)"
+      print "(kernel_N: GPU ns per 1 GiB call; streams_S: element CPU ns/sample" (ecpu == "" ? ", the whole process (elem_ns: A has no --element-cpu)" : "") "; first_msg: ms; gst64_*: ns/sample; lower is better)"
       exit bad
     }' "$res"
 }

@@ -22,8 +22,9 @@ CI has none.
 Each file runs through `filesrc ! wavparse ! audioconvert ! gpuloudness`
 (one interval of an hour: the reading at EOS). A case whose file is not in
 the folder is listed as missing; the test fails on any reading outside its
-tolerance and on a folder with none of the files. Exit 77 (skipped)
-without GPUFFT_EBU_DIR."""
+tolerance, on a folder with none of the files and on a path that is no
+folder. Exit 77 (skipped) without GPUFFT_EBU_DIR. The true peak's array
+needs python3-gst-1.0's overrides (Gst.ValueArray)."""
 import math
 import os
 import sys
@@ -34,7 +35,7 @@ try:
     from gi.repository import Gst
 except (ImportError, ValueError):
     print('SKIP: no GStreamer Python bindings (apt-get install python3-gi '
-          'gir1.2-gstreamer-1.0)')
+          'gir1.2-gstreamer-1.0 python3-gst-1.0)')
     sys.exit(77)
 
 # (case, file names as the test set spells them, field, expected, minus,
@@ -114,10 +115,13 @@ def reading(s, field):
 
 def main():
     d = os.environ.get('GPUFFT_EBU_DIR')
-    if not d or not os.path.isdir(d):
+    if not d:
         print('SKIP: set GPUFFT_EBU_DIR to a folder of the EBU loudness '
               'test set\'s WAV files')
         return 77
+    if not os.path.isdir(d):
+        print('FAIL: GPUFFT_EBU_DIR=%s is not a folder' % d)
+        return 1
     Gst.init(None)
     cache = {}
     found = failed = 0

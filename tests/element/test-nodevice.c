@@ -25,7 +25,8 @@ check_no_device_error (const gchar * text)
 }
 
 /* the device opened at the start (a device-index), and at the first
- * buffer of a stream that is not live (the automatic device) */
+ * buffer of a stream that is not live (the automatic device), for
+ * gpufftspectrum and gpuloudness */
 GST_START_TEST (test_no_device_error)
 {
   GstElement *el;
@@ -43,6 +44,16 @@ GST_START_TEST (test_no_device_error)
 
   text = pipeline_first_error ("audiotestsrc num-buffers=10 ! "
       "gpufftspectrum name=el ! fakesink", "el");
+  check_no_device_error (text);
+  g_free (text);
+
+  el = gst_element_factory_make ("gpuloudness", NULL);
+  g_object_set (el, "device-index", 0, NULL);
+  m = start_must_error (el, GST_STATE_PLAYING);
+  check_no_device_error (g_ptr_array_index (m->errors, 0));
+  start_failed_free (el, m);
+  text = pipeline_first_error ("audiotestsrc num-buffers=10 ! "
+      "gpuloudness name=el ! fakesink", "el");
   check_no_device_error (text);
   g_free (text);
 }

@@ -71,8 +71,8 @@ gpufft_loudness_host_new (const GpufftLoudnessConfig * config)
   h->line = g_new0 (gfloat, TAPS + (gsize) config->max_blocks *
       config->block_frames + 8);
   h->tp = g_new0 (gfloat, config->max_blocks);
-  /* (malloc's alignment, 16 bytes, is a Lanes2's) */
-  h->lanes = g_new (Lanes2, (gsize) config->max_blocks * config->block_frames);
+  h->lanes = g_aligned_alloc ((gsize) config->max_blocks *
+      config->block_frames, sizeof (Lanes2), sizeof (Lanes2));
   return h;
 }
 
@@ -85,7 +85,7 @@ gpufft_loudness_host_free (GpufftLoudnessHost * h)
   g_free (h->hist);
   g_free (h->line);
   g_free (h->tp);
-  g_free (h->lanes);
+  g_aligned_free (h->lanes);
   g_free (h);
 }
 
@@ -97,23 +97,76 @@ gpufft_loudness_host_free (GpufftLoudnessHost * h)
 #define HOST_CLONES
 #endif
 
-/* The K filter over frames of up to two channels at once, one per lane
- * (xg[f]: frame f's samples of channels g and g + 1, 0 beyond the last):
- * each block's energy and sample peak into values. The arithmetic of each
- * lane is the sequential filter's, operation for operation. */
+/* The K cascade's coefficients from config c, as locals */
+#define K_COEFFICIENTS(c) \
+  const gdouble b00 = (c)->b[0][0], b01 = (c)->b[0][1], b02 = (c)->b[0][2]; \
+  const gdouble a01 = (c)->a[0][1], a02 = (c)->a[0][2]; \
+  const gdouble b10 = (c)->b[1][0], b11 = (c)->b[1][1], b12 = (c)->b[1][2]; \
+  const gdouble a11 = (c)->a[1][1], a12 = (c)->a[1][2]
+
+/* One sample `in` through the cascade (states s0 .. s3, outputs y0 and y1),
+ * transposed direct form II, as loudness.comp's cascade (): for doubles
+ * and for lanes of doubles alike */
+#define K_STEP(in, y0, y1) \
+  do { \
+    y0 = b00 * (in) + s0; \
+    s0 = b01 * (in) - a01 * y0 + s1; \
+    s1 = b02 * (in) - a02 * y0; \
+    y1 = b10 * y0 + s2; \
+    s2 = b11 * y0 - a11 * y1 + s3; \
+    s3 = b12 * y0 - a12 * y1; \
+  } while (0)
+
+/* The K filter over channel ch alone (a single channel, or the last of an
+ * odd count: one lane of a vector costs more than a scalar), read from
+ * the interleaved x: each block's energy and sample peak into values. */
 static void
-filter_lanes (GpufftLoudnessHost * h, const Lanes2 * xg, guint g, guint nl,
+filter_one (GpufftLoudnessHost * h, const gfloat * x, guint ch,
     guint n_blocks, gfloat * values)
 {
   const GpufftLoudnessConfig *c = &h->cfg;
-  const gdouble b00 = c->b[0][0], b01 = c->b[0][1], b02 = c->b[0][2];
-  const gdouble a01 = c->a[0][1], a02 = c->a[0][2];
-  const gdouble b10 = c->b[1][0], b11 = c->b[1][1], b12 = c->b[1][2];
-  const gdouble a11 = c->a[1][1], a12 = c->a[1][2];
+  K_COEFFICIENTS (c);
+  guint C = c->channels, S = c->block_frames, b, i;
+  gdouble *st = h->state + (gsize) ch * 4;
+  gdouble s0 = st[0], s1 = st[1], s2 = st[2], s3 = st[3];
+
+  for (b = 0; b < n_blocks; b++) {
+    const gfloat *v = x + (gsize) b * S * C + ch;
+    gfloat *out = values + ((gsize) b * C + ch) * 4;
+    gdouble e = 0.0;
+    gfloat pk = 0.0f;
+
+    for (i = 0; i < S; i++) {
+      gdouble in = v[(gsize) i * C], y0, y1;
+
+      K_STEP (in, y0, y1);
+      e += y1 * y1;
+      pk = MAX (pk, fabsf (v[(gsize) i * C]));
+    }
+    out[0] = (gfloat) e;
+    out[1] = pk;
+    out[3] = 0.0f;
+  }
+  st[0] = s0;
+  st[1] = s1;
+  st[2] = s2;
+  st[3] = s3;
+}
+
+/* The K filter over frames of two channels at once, one per lane
+ * (xg[f]: frame f's samples of channels g and g + 1):
+ * each block's energy and sample peak into values. The arithmetic of each
+ * lane is the sequential filter's, operation for operation. */
+static void
+filter_lanes (GpufftLoudnessHost * h, const Lanes2 * xg, guint g,
+    guint n_blocks, gfloat * values)
+{
+  const GpufftLoudnessConfig *c = &h->cfg;
+  K_COEFFICIENTS (c);
   guint C = c->channels, S = c->block_frames, b, i, l;
   Lanes2 s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
 
-  for (l = 0; l < nl; l++) {
+  for (l = 0; l < 2; l++) {
     const gdouble *st = h->state + (gsize) (g + l) * 4;
 
     s0[l] = st[0];
@@ -128,17 +181,11 @@ filter_lanes (GpufftLoudnessHost * h, const Lanes2 * xg, guint g, guint nl,
     for (i = 0; i < S; i++) {
       Lanes2 in = v[i], y0, y1;
 
-      /* transposed direct form II, as loudness.comp's cascade () */
-      y0 = b00 * in + s0;
-      s0 = b01 * in - a01 * y0 + s1;
-      s1 = b02 * in - a02 * y0;
-      y1 = b10 * y0 + s2;
-      s2 = b11 * y0 - a11 * y1 + s3;
-      s3 = b12 * y0 - a12 * y1;
+      K_STEP (in, y0, y1);
       e += y1 * y1;
       pk = MAX_LANES (Lanes2, Mask2, ABS2 (in), pk);
     }
-    for (l = 0; l < nl; l++) {
+    for (l = 0; l < 2; l++) {
       gfloat *out = values + ((gsize) b * C + g + l) * 4;
 
       out[0] = (gfloat) e[l];
@@ -146,7 +193,7 @@ filter_lanes (GpufftLoudnessHost * h, const Lanes2 * xg, guint g, guint nl,
       out[3] = 0.0f;
     }
   }
-  for (l = 0; l < nl; l++) {
+  for (l = 0; l < 2; l++) {
     gdouble *st = h->state + (gsize) (g + l) * 4;
 
     st[0] = s0[l];
@@ -210,15 +257,16 @@ gpufft_loudness_host_run (GpufftLoudnessHost * h, const gfloat * x,
     memset (h->hist, 0, (gsize) C * TAPS * sizeof (gfloat));
   }
   h->started = TRUE;
-  for (g = 0; g < C; g += 2) {
-    guint nl = MIN (2, C - g);
+  for (g = 0; g + 2 <= C; g += 2) {
     gdouble *d = (gdouble *) h->lanes;
 
     for (f = 0; f < frames; f++)
       for (l = 0; l < 2; l++)
-        d[f * 2 + l] = l < nl ? x[f * C + g + l] : 0.0;
-    filter_lanes (h, h->lanes, g, nl, n_blocks, values);
+        d[f * 2 + l] = x[f * C + g + l];
+    filter_lanes (h, h->lanes, g, n_blocks, values);
   }
+  if (g < C)
+    filter_one (h, x, g, n_blocks, values);
   for (ch = 0; ch < C; ch++) {
     gfloat *line = h->line + TAPS;
 
