@@ -29,33 +29,29 @@ check_no_device_error (const gchar * text)
  * gpufftspectrum and gpuloudness */
 GST_START_TEST (test_no_device_error)
 {
+  static const gchar *const names[] = { "gpufftspectrum", "gpuloudness" };
   GstElement *el;
   Msgs *m;
-  gchar *text;
+  gchar *text, *desc;
+  guint i;
 
   fail_unless (g_getenv ("VK_ICD_FILENAMES") != NULL,
       "run with VK_ICD_FILENAMES=/nonexistent (meson does)");
-  el = gst_element_factory_make ("gpufftspectrum", NULL);
-  fail_unless (el != NULL, "the plugin must load without a Vulkan device");
-  g_object_set (el, "device-index", 0, NULL);
-  m = start_must_error (el, GST_STATE_PLAYING);
-  check_no_device_error (g_ptr_array_index (m->errors, 0));
-  start_failed_free (el, m);
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    el = gst_element_factory_make (names[i], NULL);
+    fail_unless (el != NULL, "the plugin must load without a Vulkan device");
+    g_object_set (el, "device-index", 0, NULL);
+    m = start_must_error (el, GST_STATE_PLAYING);
+    check_no_device_error (g_ptr_array_index (m->errors, 0));
+    start_failed_free (el, m);
 
-  text = pipeline_first_error ("audiotestsrc num-buffers=10 ! "
-      "gpufftspectrum name=el ! fakesink", "el");
-  check_no_device_error (text);
-  g_free (text);
-
-  el = gst_element_factory_make ("gpuloudness", NULL);
-  g_object_set (el, "device-index", 0, NULL);
-  m = start_must_error (el, GST_STATE_PLAYING);
-  check_no_device_error (g_ptr_array_index (m->errors, 0));
-  start_failed_free (el, m);
-  text = pipeline_first_error ("audiotestsrc num-buffers=10 ! "
-      "gpuloudness name=el ! fakesink", "el");
-  check_no_device_error (text);
-  g_free (text);
+    desc = g_strdup_printf ("audiotestsrc num-buffers=10 ! %s name=el ! "
+        "fakesink", names[i]);
+    text = pipeline_first_error (desc, "el");
+    check_no_device_error (text);
+    g_free (text);
+    g_free (desc);
+  }
 }
 
 GST_END_TEST;
