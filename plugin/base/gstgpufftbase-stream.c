@@ -929,15 +929,16 @@ offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
   seg->host = host;
 }
 
-/* Hands one planned batch to the engine. Its span comes from the store
- * (samples before `pos`) and from the current input (`planes`, n samples
- * from `pos`). Posts the messages of the groups it closes. */
+/* (the plan can take a batch without waiting) */
 static gboolean
 plan_has_slot (gpointer plan)
 {
   return gpufft_plan_in_flight (plan) < gpufft_plan_get_n_slots (plan);
 }
 
+/* Hands one planned batch to the engine. Its span comes from the store
+ * (samples before `pos`) and from the current input (`planes`, n samples
+ * from `pos`). Posts the messages of the groups it closes. */
 static gboolean
 submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
     gboolean flush, guint64 pos, gpointer const *planes, gsize n)
