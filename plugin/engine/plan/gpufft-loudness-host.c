@@ -40,7 +40,8 @@ struct _GpufftLoudnessHost
                                  * (+ 8 floats read past its end) */
   gfloat *tp;                   /* [max_blocks]: one channel's true peaks */
   Lanes2 *lanes;                /* [max_blocks * block_frames]: two
-                                 * channels' frames */
+                                 * channels' frames (NULL for one
+                                 * channel) */
   gboolean started;
 };
 
@@ -71,8 +72,10 @@ gpufft_loudness_host_new (const GpufftLoudnessConfig * config)
   h->line = g_new0 (gfloat, TAPS + (gsize) config->max_blocks *
       config->block_frames + 8);
   h->tp = g_new0 (gfloat, config->max_blocks);
-  h->lanes = g_aligned_alloc ((gsize) config->max_blocks *
-      config->block_frames, sizeof (Lanes2), sizeof (Lanes2));
+  /* (pairs of channels only: a lone one is filtered in place) */
+  if (config->channels >= 2)
+    h->lanes = g_aligned_alloc ((gsize) config->max_blocks *
+        config->block_frames, sizeof (Lanes2), sizeof (Lanes2));
   return h;
 }
 
