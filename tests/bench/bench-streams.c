@@ -131,6 +131,13 @@ typedef struct
                                  * element from the warm point */
 } Run;
 
+/* The stream index set on an analyser or its pads (run_case) */
+static guint
+stream_of (gpointer object)
+{
+  return GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (object), "stream"));
+}
+
 /* CPU ns of the calling thread */
 static gint64
 thread_ns (void)
@@ -146,8 +153,7 @@ static GstPadProbeReturn
 in_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Run *r = user_data;
-  guint stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (pad),
-          "stream"));
+  guint stream = stream_of (pad);
 
   r->t_in[stream] = g_atomic_int_get (&r->warm_done) ? thread_ns () : 0;
   return GST_PAD_PROBE_OK;
@@ -158,8 +164,7 @@ static GstPadProbeReturn
 out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Run *r = user_data;
-  guint stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (pad),
-          "stream"));
+  guint stream = stream_of (pad);
 
   if (r->t_in[stream] > 0)
     r->in_element[stream] += thread_ns () - r->t_in[stream];
@@ -225,8 +230,7 @@ static GstPadProbeReturn
 entry_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Run *r = user_data;
-  guint stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (pad),
-          "stream"));
+  guint stream = stream_of (pad);
   GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
   guint64 idx;
 
@@ -289,8 +293,7 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
     return GST_BUS_DROP;
   if (g_atomic_int_add (&r->msgs, 1) == 0)
     r->t_first_msg = g_get_monotonic_time ();
-  stream = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT
-          (GST_MESSAGE_SRC (msg)), "stream"));
+  stream = stream_of (GST_MESSAGE_SRC (msg));
   if (g_atomic_int_add (&r->posted[stream], 1) == 0)
     g_atomic_int_inc (&r->n_posting);
   /* (gpuloudness: its timestamp is its interval's end) */
