@@ -455,11 +455,16 @@ f64_to_f32 (guint64 v)
   return f;
 }
 
+/* (a sample converted into out[i]: windowed where win is given, + 0.0 so
+ * that a sample of -0 is windowed as +0, as a sum from zero gives it) */
+#define STORE(i, v) (out[i] = win ? ((v) + 0.0) * win[i] : (v))
+
 /* n samples from p (step bytes apart), converted as the device converts
- * them, into out; FALSE where one of them is NaN or infinite. */
+ * them, into out, times win where win is not NULL; FALSE where one of them
+ * is NaN or infinite. */
 static gboolean
 convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
-    gdouble * out)
+    const gdouble * restrict win, gdouble * restrict out)
 {
   guint32 bad = 0;              /* a float's exponent bits all set: NaN or
                                  * infinite */
@@ -471,7 +476,7 @@ convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
         gint16 v;
 
         memcpy (&v, p, 2);
-        out[i] = v * (1.0 / 32768.0);
+        STORE (i, v * (1.0 / 32768.0));
       }
       break;
     case GPUFFT_FORMAT_S24:
@@ -479,7 +484,7 @@ convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
         gint32 v = (gint32) ((guint32) p[0] << 8 | (guint32) p[1] << 16 |
             (guint32) p[2] << 24) >> 8;
 
-        out[i] = v * (1.0 / 8388608.0);
+        STORE (i, v * (1.0 / 8388608.0));
       }
       break;
     case GPUFFT_FORMAT_S32:
@@ -488,7 +493,7 @@ convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
 
         memcpy (&v, p, 4);
         /* (rounded to float first, as the device converts it) */
-        out[i] = (gdouble) ((gfloat) v * (1.0f / 2147483648.0f));
+        STORE (i, (gdouble) ((gfloat) v * (1.0f / 2147483648.0f)));
       }
       break;
     case GPUFFT_FORMAT_F32:
@@ -500,7 +505,7 @@ convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
         memcpy (&bits, p, 4);
         memcpy (&v, &bits, 4);
         bad |= ~bits & 0x7f800000u ? 0u : 1u;
-        out[i] = v;
+        STORE (i, (gdouble) v);
       }
       break;
     case GPUFFT_FORMAT_F64:
@@ -513,12 +518,14 @@ convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
         v = f64_to_f32 (bits);
         memcpy (&fb, &v, 4);
         bad |= ~fb & 0x7f800000u ? 0u : 1u;
-        out[i] = v;
+        STORE (i, (gdouble) v);
       }
       break;
   }
   return bad == 0;
 }
+
+#undef STORE
 
 /* The frame at `start` of output channel ch into x (mixed down where the
  * plan does), windowed; FALSE where a sample it reads is NaN or infinite. */
@@ -544,19 +551,21 @@ load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch,
       p = s->data + start * h->frame_bytes + h->bps * (gsize) i;
       step = h->frame_bytes;
     }
-    if (!convert_samples (c->format, p, step, h->n, mix ? h->mix : x))
+    /* (one channel: converted and windowed in one pass) */
+    if (!convert_samples (c->format, p, step, h->n, mix ? NULL : h->win,
+            mix ? h->mix : x))
       ok = FALSE;
     if (mix)
       for (j = 0; j < h->n; j++)
         x[j] += h->mix[j];
   }
-  if (mix)
+  if (mix) {
     for (j = 0; j < h->n; j++)
       x[j] /= c->channels;
-  /* (+ 0.0: a sample of -0 windowed as +0, as a sum from zero gives it,
-   * mixed down or not) */
-  for (j = 0; j < h->n; j++)
-    x[j] = (x[j] + 0.0) * h->win[j];
+    /* (+ 0.0: a sample of -0 windowed as +0, as a sum from zero gives it) */
+    for (j = 0; j < h->n; j++)
+      x[j] = (x[j] + 0.0) * h->win[j];
+  }
   return ok;
 }
 
@@ -681,7 +690,14 @@ run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
       for (k = 0; k < 2 * h->nb; k++)
         dst[k] = (gfloat) x[k];
     }
-    if (ok) {
+    if (ok && c->averaging == GPUFFT_AVERAGING_MEAN && !rows) {
+      /* (the scaled power added as it is computed: the same sums) */
+      const gdouble *restrict fac = h->fac;
+      gdouble *restrict a = acc;
+
+      for (k = 0; k < h->nb; k++)
+        a[k] += (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) * fac[k];
+    } else if (ok) {
       for (k = 0; k < h->nb; k++)
         h->pw[k] = (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) *
             h->fac[k];
@@ -700,6 +716,8 @@ run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
             acc[k] += h->pw[k];
           break;
       }
+    }
+    if (ok) {
       if (c->phase_mean) {
         gdouble *ps = h->psum + (gsize) ch * h->nb;
 
