@@ -5,6 +5,43 @@
 #include <math.h>
 #include <string.h>
 
+/* The field names the messages set most, as quarks, made once (a name
+ * given as a string is looked up in GLib's quark table at every set). */
+enum
+{
+  F_SPECTRUM, F_TIMESTAMP, F_STREAM_TIME, F_RUNNING_TIME, F_DURATION,
+  F_ENDTIME, F_RATE, F_FFT_SIZE, F_HOP_SIZE, F_FRAMES, F_CHANNELS,
+  F_BIN_WIDTH, F_WINDOW, F_SCALING, F_DROPPED, F_FREQUENCY_SCALE,
+  F_WEIGHTING, F_AVERAGING, F_LEVEL, F_MAGNITUDE, F_PHASE,
+  F_FRAME_MAGNITUDE, F_FRAME_LEVEL, F_DOMINANT, F_FREQUENCY, F_BIN,
+  F_PEAK_FREQUENCIES, F_PEAK_MAGNITUDES, N_FIELDS
+};
+
+static GQuark field_quarks[N_FIELDS];
+
+static const GQuark *
+fields (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    static const gchar *const names[N_FIELDS] = { "spectrum", "timestamp",
+      "stream-time", "running-time", "duration", "endtime", "rate",
+      "fft-size", "hop-size", "frames", "channels", "bin-width", "window",
+      "scaling", "dropped", "frequency-scale", "weighting", "averaging",
+      "level", "magnitude", "phase", "frame-magnitude", "frame-level",
+      "dominant-frequency", "frequency", "bin", "peak-frequencies",
+      "peak-magnitudes"
+    };
+    guint i;
+
+    for (i = 0; i < N_FIELDS; i++)
+      field_quarks[i] = g_quark_from_static_string (names[i]);
+    g_once_init_leave (&once, 1);
+  }
+  return field_quarks;
+}
+
 /* Frames averaged: those of the interval less any left out for NaN or
  * infinite samples (the smallest count over the channels). */
 static guint
@@ -32,12 +69,14 @@ endtime (const GstGpuFftMessageParams * p)
 static void
 add_time_fields (GstStructure * s, const GstGpuFftMessageParams * p)
 {
-  gst_structure_set (s,
-      "timestamp", G_TYPE_UINT64, p->timestamp,
-      "stream-time", G_TYPE_UINT64, p->stream_time,
-      "running-time", G_TYPE_UINT64, p->running_time,
-      "duration", G_TYPE_UINT64, p->duration,
-      "endtime", G_TYPE_UINT64, endtime (p), NULL);
+  const GQuark *q = fields ();
+
+  gst_structure_id_set (s,
+      q[F_TIMESTAMP], G_TYPE_UINT64, p->timestamp,
+      q[F_STREAM_TIME], G_TYPE_UINT64, p->stream_time,
+      q[F_RUNNING_TIME], G_TYPE_UINT64, p->running_time,
+      q[F_DURATION], G_TYPE_UINT64, p->duration,
+      q[F_ENDTIME], G_TYPE_UINT64, endtime (p), NULL);
 }
 
 /* GBytes of little-endian float32 from n host floats */
@@ -62,11 +101,11 @@ floats_to_bytes (const gfloat * v, gsize n)
 
 /* `name`: a GBytes of n little-endian float32 */
 static void
-set_bytes (GstStructure * s, const gchar * name, const gfloat * v, gsize n)
+set_bytes (GstStructure * s, GQuark name, const gfloat * v, gsize n)
 {
   GBytes *bytes = floats_to_bytes (v, n);
 
-  gst_structure_set (s, name, G_TYPE_BYTES, bytes, NULL);
+  gst_structure_id_set (s, name, G_TYPE_BYTES, bytes, NULL);
   g_bytes_unref (bytes);
 }
 
@@ -89,7 +128,7 @@ float_array (GValue * arr, const gfloat * v, guint n, guint stride)
 /* Sets `name` from rows x n floats: list format (mono GstValueList,
  * multi-channel GstValueArray of GstValueArray) or bytes. */
 static void
-set_float_rows (GstStructure * s, const gchar * name,
+set_float_rows (GstStructure * s, GQuark name,
     const GstGpuFftMessageParams * p, const gfloat * v, guint rows, guint n)
 {
   GValue outer = G_VALUE_INIT;
@@ -118,7 +157,7 @@ set_float_rows (GstStructure * s, const gchar * name,
       gst_value_array_append_and_take_value (&outer, &row);
     }
   }
-  gst_structure_take_value (s, name, &outer);
+  gst_structure_id_take_value (s, name, &outer);
 }
 
 /* `phase`: the angle of each bin of the interval's last frame, or the
@@ -131,13 +170,13 @@ add_phase (GstStructure * s, const GstGpuFftMessageParams * p,
   gfloat *ph;
 
   if (r->phase) {
-    set_float_rows (s, "phase", p, r->phase, r->channels, r->n_bins);
+    set_float_rows (s, fields ()[F_PHASE], p, r->phase, r->channels, r->n_bins);
     return;
   }
   ph = g_new (gfloat, n);
   for (i = 0; i < n; i++)
     ph[i] = atan2f (r->complex_data[2 * i + 1], r->complex_data[2 * i]);
-  set_float_rows (s, "phase", p, ph, r->channels, r->n_bins);
+  set_float_rows (s, fields ()[F_PHASE], p, ph, r->channels, r->n_bins);
   g_free (ph);
 }
 
@@ -220,13 +259,16 @@ add_level (GstStructure * s, const GstGpuFftMessageParams * p,
   guint c;
 
   if (!p->multi_channel) {
-    gst_structure_set (s, "level", G_TYPE_DOUBLE, (gdouble) r->level[0], NULL);
+    gst_structure_id_set (s, fields ()[F_LEVEL], G_TYPE_DOUBLE,
+        (gdouble) r->level[0], NULL);
   } else {
+    GValue arr = G_VALUE_INIT;
     gdouble *d = g_new (gdouble, r->channels);
 
     for (c = 0; c < r->channels; c++)
       d[c] = r->level[c];
-    set_doubles (s, "level", d, r->channels);
+    double_array (&arr, d, r->channels, sizeof (gdouble));
+    gst_structure_id_take_value (s, fields ()[F_LEVEL], &arr);
     g_free (d);
   }
 }
@@ -264,9 +306,9 @@ add_frames (GstStructure * s, const GstGpuFftMessageParams * p,
         memcpy (m + ((gsize) c * nf + f) * nv, row, nv * sizeof (gfloat));
         l[(gsize) c * nf + f] = has_level ? row[nv] : 0.0f;
       }
-    set_bytes (s, "frame-magnitude", m, (gsize) ch * nf * nv);
+    set_bytes (s, fields ()[F_FRAME_MAGNITUDE], m, (gsize) ch * nf * nv);
     if (has_level)
-      set_bytes (s, "frame-level", l, (gsize) ch * nf);
+      set_bytes (s, fields ()[F_FRAME_LEVEL], l, (gsize) ch * nf);
     g_free (m);
     g_free (l);
     return;
@@ -311,52 +353,87 @@ add_frames (GstStructure * s, const GstGpuFftMessageParams * p,
   }
 }
 
+/* The nick strings the messages carry, by field and value: interned
+ * (not copied into a message, nor by its copies), looked up once. */
+enum
+{
+  NICK_WINDOW, NICK_SCALING, NICK_FREQUENCY_SCALE, NICK_WEIGHTING,
+  NICK_AVERAGING, N_NICKS
+};
+#define NICK_VALUES 32
+
+static void
+set_nick (GstStructure * s, GQuark name, guint slot, GType type, gint value)
+{
+  static const gchar *nicks[N_NICKS][NICK_VALUES];
+  gboolean cached = value >= 0 && value < NICK_VALUES;
+  const gchar *nick = cached ? g_atomic_pointer_get (&nicks[slot][value]) :
+      NULL;
+  GValue v = G_VALUE_INIT;
+
+  if (nick == NULL) {
+    nick = g_intern_static_string (gst_gpu_fft_enum_nick (type, value));
+    if (cached)
+      g_atomic_pointer_set (&nicks[slot][value], nick);
+  }
+  g_value_init (&v, G_TYPE_STRING);
+#if GLIB_CHECK_VERSION (2, 66, 0)
+  g_value_set_interned_string (&v, nick);
+#else
+  g_value_set_static_string (&v, nick);
+#endif
+  gst_structure_id_take_value (s, name, &v);
+}
+
+/* rate .. averaging (and dropped) */
+static void
+add_fixed_fields (GstStructure * s, const GstGpuFftMessageParams * p,
+    const GpufftGroupResult * r)
+{
+  const GQuark *q = fields ();
+
+  gst_structure_id_set (s,
+      q[F_RATE], G_TYPE_INT, p->rate,
+      q[F_FFT_SIZE], G_TYPE_UINT, p->fft_size,
+      q[F_HOP_SIZE], G_TYPE_UINT, p->hop,
+      q[F_FRAMES], G_TYPE_UINT, frames_averaged (r),
+      q[F_CHANNELS], G_TYPE_INT, (gint) r->channels,
+      q[F_BIN_WIDTH], G_TYPE_DOUBLE, (gdouble) p->rate / p->fft_size, NULL);
+  set_nick (s, q[F_WINDOW], NICK_WINDOW, GST_TYPE_GPU_FFT_WINDOW, p->window);
+  set_nick (s, q[F_SCALING], NICK_SCALING, GST_TYPE_GPU_FFT_SCALING,
+      p->scaling);
+  if (p->dropped > 0)
+    gst_structure_id_set (s, q[F_DROPPED], G_TYPE_UINT, p->dropped, NULL);
+  set_nick (s, q[F_FREQUENCY_SCALE], NICK_FREQUENCY_SCALE,
+      GST_TYPE_GPU_FFT_FREQUENCY_SCALE, p->analysis.scale);
+  set_nick (s, q[F_WEIGHTING], NICK_WEIGHTING, GST_TYPE_GPU_FFT_WEIGHTING,
+      p->analysis.weighting);
+  set_nick (s, q[F_AVERAGING], NICK_AVERAGING, GST_TYPE_GPU_FFT_AVERAGING,
+      p->analysis.averaging);
+}
+
 GstStructure *
 gst_gpu_fft_message_build_spectrum (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
-  GstStructure *s = gst_structure_new_empty ("spectrum");
+  GstStructure *s = gst_structure_new_id_empty (fields ()[F_SPECTRUM]);
 
   add_time_fields (s, p);
-  gst_structure_set (s,
-      "rate", G_TYPE_INT, p->rate,
-      "fft-size", G_TYPE_UINT, p->fft_size,
-      "hop-size", G_TYPE_UINT, p->hop,
-      "frames", G_TYPE_UINT, frames_averaged (r),
-      "channels", G_TYPE_INT, (gint) r->channels,
-      "bin-width", G_TYPE_DOUBLE, (gdouble) p->rate / p->fft_size,
-      "window", G_TYPE_STRING,
-      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_WINDOW,
-          p->window),
-      "scaling", G_TYPE_STRING,
-      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_SCALING, p->scaling), NULL);
-  if (p->dropped > 0)
-    gst_structure_set (s, "dropped", G_TYPE_UINT, p->dropped, NULL);
-
-  gst_structure_set (s,
-      "frequency-scale", G_TYPE_STRING,
-      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_FREQUENCY_SCALE,
-          p->analysis.scale),
-      "weighting", G_TYPE_STRING,
-      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_WEIGHTING,
-          p->analysis.weighting),
-      "averaging", G_TYPE_STRING,
-      gst_gpu_fft_enum_nick (GST_TYPE_GPU_FFT_AVERAGING,
-          p->analysis.averaging), NULL);
+  add_fixed_fields (s, p, r);
   if (r->level)
     add_level (s, p, r);
-
   if (p->magnitude) {
     if (r->bands)
-      set_float_rows (s, "magnitude", p, r->bands, r->channels, r->n_bands);
+      set_float_rows (s, fields ()[F_MAGNITUDE], p, r->bands, r->channels,
+          r->n_bands);
     else
-      set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);
+      set_float_rows (s, fields ()[F_MAGNITUDE], p, r->power, r->channels,
+          r->n_bins);
   }
   if (p->bands && r->bands)
     add_band_fields (s, p);
   if (r->frames)
     add_frames (s, p, r);
-
   if (p->phase && (r->complex_data || r->phase))
     add_phase (s, p, r);
   return s;
@@ -366,15 +443,17 @@ GstStructure *
 gst_gpu_fft_message_build_compat (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
-  GstStructure *s = gst_structure_new ("spectrum",
-      "endtime", G_TYPE_UINT64, endtime (p),
-      "timestamp", G_TYPE_UINT64, p->timestamp,
-      "stream-time", G_TYPE_UINT64, p->stream_time,
-      "running-time", G_TYPE_UINT64, p->running_time,
-      "duration", G_TYPE_UINT64, p->duration, NULL);
+  const GQuark *q = fields ();
+  GstStructure *s = gst_structure_new_id (q[F_SPECTRUM],
+      q[F_ENDTIME], G_TYPE_UINT64, endtime (p),
+      q[F_TIMESTAMP], G_TYPE_UINT64, p->timestamp,
+      q[F_STREAM_TIME], G_TYPE_UINT64, p->stream_time,
+      q[F_RUNNING_TIME], G_TYPE_UINT64, p->running_time,
+      q[F_DURATION], G_TYPE_UINT64, p->duration, NULL);
 
   if (p->magnitude)
-    set_float_rows (s, "magnitude", p, r->power, r->channels, r->n_bins);
+    set_float_rows (s, fields ()[F_MAGNITUDE], p, r->power, r->channels,
+        r->n_bins);
   if (p->phase && (r->complex_data || r->phase))
     add_phase (s, p, r);
   return s;
@@ -438,7 +517,8 @@ GstStructure *
 gst_gpu_fft_message_build_dominant (const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
-  GstStructure *s = gst_structure_new_empty ("dominant-frequency");
+  const GQuark *q = fields ();
+  GstStructure *s = gst_structure_new_id_empty (q[F_DOMINANT]);
   guint max_n = MAX (r->n_peaks, 1);
   Peak *peaks = g_new0 (Peak, max_n);
   GValue freq = G_VALUE_INIT, mag = G_VALUE_INIT, bin = G_VALUE_INIT;
@@ -479,23 +559,23 @@ gst_gpu_fft_message_build_dominant (const GstGpuFftMessageParams * p,
         gst_value_array_append_and_take_value (&pmag, &lm);
       }
     } else {
-      gst_structure_take_value (s, "frequency", &vf);
-      gst_structure_take_value (s, "magnitude", &vm);
-      gst_structure_take_value (s, "bin", &vb);
+      gst_structure_id_take_value (s, q[F_FREQUENCY], &vf);
+      gst_structure_id_take_value (s, q[F_MAGNITUDE], &vm);
+      gst_structure_id_take_value (s, q[F_BIN], &vb);
       if (lists) {
-        gst_structure_take_value (s, "peak-frequencies", &lf);
-        gst_structure_take_value (s, "peak-magnitudes", &lm);
+        gst_structure_id_take_value (s, q[F_PEAK_FREQUENCIES], &lf);
+        gst_structure_id_take_value (s, q[F_PEAK_MAGNITUDES], &lm);
       }
     }
   }
 
   if (p->multi_channel) {
-    gst_structure_take_value (s, "frequency", &freq);
-    gst_structure_take_value (s, "magnitude", &mag);
-    gst_structure_take_value (s, "bin", &bin);
+    gst_structure_id_take_value (s, q[F_FREQUENCY], &freq);
+    gst_structure_id_take_value (s, q[F_MAGNITUDE], &mag);
+    gst_structure_id_take_value (s, q[F_BIN], &bin);
     if (lists) {
-      gst_structure_take_value (s, "peak-frequencies", &pfreq);
-      gst_structure_take_value (s, "peak-magnitudes", &pmag);
+      gst_structure_id_take_value (s, q[F_PEAK_FREQUENCIES], &pfreq);
+      gst_structure_id_take_value (s, q[F_PEAK_MAGNITUDES], &pmag);
     }
   }
   g_free (peaks);
