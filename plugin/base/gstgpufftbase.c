@@ -911,8 +911,10 @@ restart:
   if (self->catching_up && self->store.len + n > plan_wait_bound (self))
     self->catching_up = FALSE;
   /* (only ordinary host allocations can be imported: not dmabuf, GL or
-   * file mappings; and the device's own memory is read in place) */
-  if (GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
+   * file mappings; and the device's own memory is read in place; a host
+   * plan copies every segment) */
+  if (!self->on_host
+      && GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
       && gst_buffer_n_memory (buf) == 1
       && (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
               GST_ALLOCATOR_SYSMEM)
