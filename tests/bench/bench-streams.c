@@ -14,6 +14,8 @@
  *   gpuloudness interval=100000000   (EBU R128 loudness, every mode: M, S,
  *       I, LRA, sample and true peak; 10 messages a second, a live meter's
  *       rate, or --loudness-interval; when asked)
+ *   level   (GStreamer's RMS and peak meter, a message every 100 ms: the
+ *       lightest analyser that posts as often; when asked)
  * Cases: S = 1, 16, 64, 256, 1024 stereo streams of 480-sample (10 ms)
  * buffers, fft 1024 hop 512, live and as fast as possible; and 1 stream of
  * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
@@ -289,7 +291,8 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
     return GST_BUS_PASS;
   s = gst_message_get_structure (msg);
   if (!gst_structure_has_name (s, "spectrum")
-      && !gst_structure_has_name (s, "ebur128-level"))
+      && !gst_structure_has_name (s, "ebur128-level")
+      && !gst_structure_has_name (s, "level"))
     return GST_BUS_DROP;
   if (g_atomic_int_add (&r->msgs, 1) == 0)
     r->t_first_msg = g_get_monotonic_time ();
