@@ -4,7 +4,9 @@
  * in dB to a result function. Prints CPU µs per frame and channel (the
  * process's CPU time over the timed batches: the submit's copy and the
  * worker's analysis) and a checksum of the results (equal checksums: the
- * same results, for comparing two builds). */
+ * same results, for comparing two builds). --pace-ms=P submits a batch
+ * every P ms (100: a live stream's pace, each interval's work on caches
+ * gone cold meanwhile) instead of one after the other. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,7 @@
 #include "gpufft.h"
 
 static gchar *sizes_str = NULL;
-static gint channels = 2, batches = 400;
+static gint channels = 2, batches = 400, pace_ms = 0;
 
 static const GOptionEntry entries[] = {
   {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_str,
@@ -22,6 +24,9 @@ static const GOptionEntry entries[] = {
       "Interleaved channels, each analysed (default 2)", "C"},
   {"batches", 0, 0, G_OPTION_ARG_INT, &batches,
       "Timed batches per size (default 400; a tenth from N 4096)", "B"},
+  {"pace-ms", 0, 0, G_OPTION_ARG_INT, &pace_ms,
+        "Submit a batch every P ms, as a live stream (default 0: at once)",
+      "P"},
   {NULL}
 };
 
@@ -102,13 +107,15 @@ run (guint n, guint ch, guint reps)
       g_free (x);
       return FALSE;
     }
+    if (pace_ms > 0)
+      g_usleep ((gulong) pace_ms * 1000);
   }
   gpufft_plan_collect (plan, TRUE, NULL, NULL, NULL);
   t1 = cpu_s ();
   g_print ("| %6u | %3u | %8u | %10.2f | %.17g |\n", n, ch, reps * frames,
       (t1 - t0) * 1e6 / ((gdouble) reps * frames * ch), checksum);
-  g_print ("@host n=%u ch=%u frames=%u us_per_frame_channel=%.3f "
-      "checksum=%.17g\n", n, ch, reps * frames,
+  g_print ("@host n=%u ch=%u frames=%u pace_ms=%d us_per_frame_channel=%.3f "
+      "checksum=%.17g\n", n, ch, reps * frames, pace_ms,
       (t1 - t0) * 1e6 / ((gdouble) reps * frames * ch), checksum);
   gpufft_plan_free (plan);
   g_free (x);
@@ -132,8 +139,9 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (ctx);
-  if (channels < 1 || channels > 64 || batches < 1) {
-    g_printerr ("bench-host: --channels 1..64, --batches >= 1\n");
+  if (channels < 1 || channels > 64 || batches < 1 || pace_ms < 0) {
+    g_printerr ("bench-host: --channels 1..64, --batches >= 1, "
+        "--pace-ms >= 0\n");
     return 2;
   }
   sizes = g_strsplit (sizes_str ? sizes_str : "1024,4096,960", ",", -1);
