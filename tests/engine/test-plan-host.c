@@ -7,6 +7,9 @@
  *     sample format, interleaved and planar, downmix and per channel,
  *     groups spanning batches, empty groups, frames with NaN or infinite
  *     samples left out;
+ *   - its two ways of summing MEAN groups (each bin's power added as it is
+ *     computed, without frame rows; through a power row, with them): the
+ *     same results bit for bit, every format and layout;
  *   - against a device plan on the same batches, where a Vulkan device is
  *     present (the tolerances the engine tests allow between kernels: 1e-5
  *     per bin within 100 dB of the largest, and the single-precision FFT's
@@ -441,6 +444,67 @@ test_formats (void)
         g_free (ref);
       }
   g_test_message ("formats: worst relative error %.3g", worst);
+}
+
+/* MEAN sums: a plan without frame rows adds each bin's scaled power into
+ * the sums as it computes it, one with them through its power row; both
+ * give the same group power (float, bit for bit) and frame counts, for
+ * every format and layout, mixed down or not, at a power-of-two size and a
+ * Bluestein one. */
+static void
+test_sums_with_rows (void)
+{
+  static const Sched sched[] = { {2, {{5, TRUE}, {3, FALSE}}},
+  {1, {{2, TRUE}}}
+  };
+  guint f, pl, dm, sz;
+
+  for (sz = 0; sz < 2; sz++)
+    for (f = GPUFFT_FORMAT_S16; f <= GPUFFT_FORMAT_F64; f++)
+      for (pl = 0; pl < 2; pl++)
+        for (dm = 0; dm < 2; dm++) {
+          guint n = sz ? 96 : 128, hop = 48, rows, g;
+          EtInput *in = et_input_new (f, pl, 2, 10 * hop + n, 0.3, 0.5,
+              100 + 10 * f + 2 * pl + dm);
+          GPtrArray *got[2];
+
+          for (rows = 0; rows < 2; rows++) {
+            GpufftPlanConfig cfg;
+            GpufftPlan *plan;
+
+            config (&cfg, n, hop);
+            cfg.format = f;
+            cfg.planar = pl;
+            cfg.channels = 2;
+            cfg.downmix = dm;
+            cfg.frames_out = rows;
+            got[rows] = g_ptr_array_new_with_free_func (got_free);
+            plan = host_plan (&cfg);
+            if (plan)
+              run_sched (plan, &cfg, in, sched, 2, -300.0f, got[rows]);
+            gpufft_plan_free (plan);
+          }
+          g_assert_cmpuint (got[0]->len, ==, 2);
+          g_assert_cmpuint (got[1]->len, ==, 2);
+          for (g = 0; g < 2; g++) {
+            Got *a = g_ptr_array_index (got[0], g);
+            Got *b = g_ptr_array_index (got[1], g);
+
+            g_assert_false (a->has_frames);
+            g_assert_true (b->has_frames);
+            g_assert_cmpuint (a->channels, ==, b->channels);
+            g_assert_cmpmem (a->counts, a->channels * sizeof (guint),
+                b->counts, b->channels * sizeof (guint));
+            if (memcmp (a->power, b->power, (gsize) a->channels * a->n_bins *
+                    sizeof (gfloat)) != 0)
+              et_fail ("N %u format %u planar %u downmix %u group %u: the "
+                  "power without frame rows differs from the power with "
+                  "them", n, f, pl, dm, g);
+          }
+          g_ptr_array_unref (got[0]);
+          g_ptr_array_unref (got[1]);
+          et_input_free (in);
+        }
 }
 
 /* Writes v as sample i of format f (integers: v is the integer). */
@@ -2064,6 +2128,7 @@ main (int argc, char **argv)
   et_init (&argc, &argv);
   g_test_add_func ("/plan-host/power", test_power);
   g_test_add_func ("/plan-host/formats", test_formats);
+  g_test_add_func ("/plan-host/sums-with-rows", test_sums_with_rows);
   g_test_add_func ("/plan-host/conversion", test_conversion);
   g_test_add_func ("/plan-host/spanning", test_spanning);
   g_test_add_func ("/plan-host/peaks", test_peaks);

@@ -8,10 +8,10 @@
  * lane of the CPU's vectors (AVX2 where the CPU has it, else two SSE2 or
  * scalar operations per step): the same operations in the same order as
  * for one frame, so each frame's result does not depend on the frames
- * beside it (bit for bit where the compiler contracts no multiply-add:
- * the default on x86-64 and in the AVX2 clone, which uses no FMA). Any other M goes through Bluestein's algorithm (a chirp
- * product and a convolution by power-of-two FFTs of L >= 2M - 1 points),
- * one frame after the other. Twiddles and chirps come from exact angles.
+ * beside it (bit for bit: the engine is compiled with no multiply-add
+ * contracted, -ffp-contract=off, plugin/engine/meson.build). Any other M
+ * goes through Bluestein's algorithm (a chirp product and a convolution by
+ * power-of-two FFTs of L >= 2M - 1 points), one frame after the other. Twiddles and chirps come from exact angles.
  *
  * Layout: frames in x, frame u at x + u * N (N doubles, windowed by the
  * caller); results in out, frame u's X_k at out + u * 2 * (M + 1) as (re,

@@ -691,7 +691,8 @@ run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
         dst[k] = (gfloat) x[k];
     }
     if (ok && c->averaging == GPUFFT_AVERAGING_MEAN && !rows) {
-      /* (the scaled power added as it is computed: the same sums) */
+      /* (the scaled power added as it is computed: the same sums as through
+       * h->pw, no multiply-add being contracted in the engine) */
       const gdouble *restrict fac = h->fac;
       gdouble *restrict a = acc;
 
