@@ -8,8 +8,10 @@
  * time). What the window would do is replayed at set buffers of the
  * source (a pad probe, so that both runs see it at the same sample; the
  * resize comes just before the buffer that completes an interval, four
- * buffers after the last message, which the bus watch has handled by then,
- * since the bars' scale is read there): the
+ * buffers after the last message, and waits until the bus watch has
+ * handled it and its bars are drawn, since the bars' scale is read there
+ * and their height at drawing: on a loaded machine either can come
+ * later): the
  * window mapped 300 pixels wide and 96 high (bands 300, bars 1.5 pixels
  * per dB), the frequency slider moved to 2000 and then 5000 Hz, the
  * "Fast" box ticked (bands = (gst_fft_next_fast_length (2 * 300 - 2) + 2)
@@ -30,8 +32,11 @@ static guint spect_bands = 256;
 static gfloat height_scale = 1.0;
 static GstElement *spectrum, *src;
 static GMainLoop *loop;
-static guint redraws, pending;
+static guint redraws, pending, handled;
 static gboolean ended;
+/* pending and handled, for the resize's wait (on_buffer) */
+static GMutex lock;
+static GCond changed;
 
 typedef struct
 {
@@ -54,7 +59,10 @@ drop_bars (gpointer user_data)
 
   g_free (b->bars);
   g_free (b);
+  g_mutex_lock (&lock);
   pending--;
+  g_cond_broadcast (&changed);
+  g_mutex_unlock (&lock);
   quit_when_done ();
   return FALSE;
 }
@@ -113,7 +121,10 @@ on_message (GstBus * bus, GstMessage * message, gpointer data)
         for (i = 0; i < b->n; i++)
           b->bars[i] = height_scale *
               g_value_get_float (gst_value_list_get_value (list, i));
+        g_mutex_lock (&lock);
         pending++;
+        handled++;
+        g_mutex_unlock (&lock);
         id = gst_clock_new_single_shot_id (clock, waittime +
             gst_element_get_base_time (el));
         gst_clock_id_wait_async (id, on_clock, b, NULL);
@@ -148,6 +159,17 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 
   switch (n++) {
     case 8:                    /* configure-event: 300 x 96 pixels */
+      /* (after the first interval's bars are drawn, as the header says,
+       * however late its message comes on a loaded machine: the scale
+       * the bars are drawn at would depend on it; 10 s at most) */
+    {
+      gint64 until = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+
+      g_mutex_lock (&lock);
+      while ((handled < 1 || pending > 0)
+          && g_cond_wait_until (&changed, &lock, until));
+      g_mutex_unlock (&lock);
+    }
       spect_height = 96;
       height_scale = 96 / 64.0;
       spect_bands = 300;
