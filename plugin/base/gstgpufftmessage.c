@@ -14,7 +14,8 @@ enum
   F_BIN_WIDTH, F_WINDOW, F_SCALING, F_DROPPED, F_FREQUENCY_SCALE,
   F_WEIGHTING, F_AVERAGING, F_LEVEL, F_MAGNITUDE, F_PHASE,
   F_FRAME_MAGNITUDE, F_FRAME_LEVEL, F_DOMINANT, F_FREQUENCY, F_BIN,
-  F_PEAK_FREQUENCIES, F_PEAK_MAGNITUDES, N_FIELDS
+  F_PEAK_FREQUENCIES, F_PEAK_MAGNITUDES, F_BAND_FREQUENCIES, F_BAND_EDGES,
+  F_BAND_NOMINAL, F_RESOLVED_FROM, N_FIELDS
 };
 
 static GQuark field_quarks[N_FIELDS];
@@ -31,7 +32,8 @@ fields (void)
       "scaling", "dropped", "frequency-scale", "weighting", "averaging",
       "level", "magnitude", "phase", "frame-magnitude", "frame-level",
       "dominant-frequency", "frequency", "bin", "peak-frequencies",
-      "peak-magnitudes"
+      "peak-magnitudes", "band-frequencies", "band-edges", "band-nominal",
+      "resolved-from"
     };
     guint i;
 
@@ -212,12 +214,12 @@ double_array (GValue * arr, const gdouble * d, guint n, gsize stride)
 }
 
 static void
-set_doubles (GstStructure * s, const gchar * name, const gdouble * d, guint n)
+set_doubles (GstStructure * s, GQuark name, const gdouble * d, guint n)
 {
   GValue arr = G_VALUE_INIT;
 
   double_array (&arr, d, n, sizeof (gdouble));
-  gst_structure_take_value (s, name, &arr);
+  gst_structure_id_take_value (s, name, &arr);
 }
 
 /* band-frequencies, band-edges, band-nominal, resolved-from */
@@ -225,11 +227,12 @@ static void
 add_band_fields (GstStructure * s, const GstGpuFftMessageParams * p)
 {
   const GstGpuFftBands *b = p->bands;
+  const GQuark *q = fields ();
   guint n = b->n_bands, i;
   gdouble *edges = g_new (gdouble, n + 2);
   guint n_edges;
 
-  set_doubles (s, "band-frequencies", b->centre, n);
+  set_doubles (s, q[F_BAND_FREQUENCIES], b->centre, n);
   if (p->analysis.scale == GST_GPU_FFT_FREQUENCY_SCALE_MEL) {
     /* the n + 2 mel points: band m rises from m, peaks at m + 1, ends at
      * m + 2 */
@@ -244,11 +247,12 @@ add_band_fields (GstStructure * s, const GstGpuFftMessageParams * p)
     edges[n] = b->upper[n - 1];
     n_edges = n + 1;
   }
-  set_doubles (s, "band-edges", edges, n_edges);
+  set_doubles (s, q[F_BAND_EDGES], edges, n_edges);
   g_free (edges);
   if (b->nominal)
-    set_doubles (s, "band-nominal", b->nominal, n);
-  gst_structure_set (s, "resolved-from", G_TYPE_UINT, b->resolved_from, NULL);
+    set_doubles (s, q[F_BAND_NOMINAL], b->nominal, n);
+  gst_structure_id_set (s, q[F_RESOLVED_FROM], G_TYPE_UINT, b->resolved_from,
+      NULL);
 }
 
 /* `level`: a double, or by channel */
@@ -262,13 +266,11 @@ add_level (GstStructure * s, const GstGpuFftMessageParams * p,
     gst_structure_id_set (s, fields ()[F_LEVEL], G_TYPE_DOUBLE,
         (gdouble) r->level[0], NULL);
   } else {
-    GValue arr = G_VALUE_INIT;
     gdouble *d = g_new (gdouble, r->channels);
 
     for (c = 0; c < r->channels; c++)
       d[c] = r->level[c];
-    double_array (&arr, d, r->channels, sizeof (gdouble));
-    gst_structure_id_take_value (s, fields ()[F_LEVEL], &arr);
+    set_doubles (s, fields ()[F_LEVEL], d, r->channels);
     g_free (d);
   }
 }
