@@ -11,7 +11,8 @@
  * beside it (bit for bit: the engine is compiled with no multiply-add
  * contracted, -ffp-contract=off, plugin/engine/meson.build). Any other M
  * goes through Bluestein's algorithm (a chirp product and a convolution by
- * power-of-two FFTs of L >= 2M - 1 points), one frame after the other. Twiddles and chirps come from exact angles.
+ * power-of-two FFTs of L >= 2M - 1 points), one frame after the other.
+ * Twiddles and chirps come from exact angles.
  *
  * Layout: frames in x, frame u at x + u * N (N doubles, windowed by the
  * caller); results in out, frame u's X_k at out + u * 2 * (M + 1) as (re,

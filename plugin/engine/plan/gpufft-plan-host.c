@@ -690,35 +690,35 @@ run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
       for (k = 0; k < 2 * h->nb; k++)
         dst[k] = (gfloat) x[k];
     }
-    if (ok && c->averaging == GPUFFT_AVERAGING_MEAN && !rows) {
-      /* (the scaled power added as it is computed: the same sums as through
-       * h->pw, no multiply-add being contracted in the engine) */
-      const gdouble *restrict fac = h->fac;
-      gdouble *restrict a = acc;
-
-      for (k = 0; k < h->nb; k++)
-        a[k] += (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) * fac[k];
-    } else if (ok) {
-      for (k = 0; k < h->nb; k++)
-        h->pw[k] = (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) *
-            h->fac[k];
-      switch (c->averaging) {
-        case GPUFFT_AVERAGING_PEAK_HOLD:
-          for (k = 0; k < h->nb; k++)
-            acc[k] = MAX (acc[k], MIN (h->pw[k], FLT_MAX));
-          break;
-        case GPUFFT_AVERAGING_MEAN_DB:
-          for (k = 0; k < h->nb; k++)
-            acc[k] += to_db (MIN (h->pw[k] * h->gain[k], FLT_MAX),
-                c->db_offset, s->db_floor);
-          break;
-        default:
-          for (k = 0; k < h->nb; k++)
-            acc[k] += h->pw[k];
-          break;
-      }
-    }
     if (ok) {
+      if (c->averaging == GPUFFT_AVERAGING_MEAN && !rows) {
+        /* (the scaled power added as it is computed: the same sums as
+         * through h->pw, no multiply-add being contracted in the engine) */
+        const gdouble *restrict fac = h->fac;
+        gdouble *restrict a = acc;
+
+        for (k = 0; k < h->nb; k++)
+          a[k] += (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) * fac[k];
+      } else {
+        for (k = 0; k < h->nb; k++)
+          h->pw[k] = (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) *
+              h->fac[k];
+        switch (c->averaging) {
+          case GPUFFT_AVERAGING_PEAK_HOLD:
+            for (k = 0; k < h->nb; k++)
+              acc[k] = MAX (acc[k], MIN (h->pw[k], FLT_MAX));
+            break;
+          case GPUFFT_AVERAGING_MEAN_DB:
+            for (k = 0; k < h->nb; k++)
+              acc[k] += to_db (MIN (h->pw[k] * h->gain[k], FLT_MAX),
+                  c->db_offset, s->db_floor);
+            break;
+          default:
+            for (k = 0; k < h->nb; k++)
+              acc[k] += h->pw[k];
+            break;
+        }
+      }
       if (c->phase_mean) {
         gdouble *ps = h->psum + (gsize) ch * h->nb;
 
