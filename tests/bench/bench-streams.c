@@ -292,8 +292,10 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
   s = gst_message_get_structure (msg);
   if (!gst_structure_has_name (s, "spectrum")
       && !gst_structure_has_name (s, "ebur128-level")
-      && !gst_structure_has_name (s, "level"))
+      && !gst_structure_has_name (s, "level")) {
+    gst_message_unref (msg);
     return GST_BUS_DROP;
+  }
   if (g_atomic_int_add (&r->msgs, 1) == 0)
     r->t_first_msg = g_get_monotonic_time ();
   stream = stream_of (GST_MESSAGE_SRC (msg));
@@ -320,6 +322,8 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
       }
     }
   }
+  /* (a sync handler that drops a message unrefs it) */
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 

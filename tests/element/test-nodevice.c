@@ -198,6 +198,8 @@ stop_on_error (GstBus * bus, GstMessage * msg, gpointer pipe)
     gst_element_set_state (GST_ELEMENT (pipe), GST_STATE_NULL);
     g_atomic_int_set (&stopped_from_handler, 1);
   }
+  /* (a sync handler that drops a message unrefs it) */
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 

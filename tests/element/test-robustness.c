@@ -880,6 +880,8 @@ sync_handler (GstBus * bus, GstMessage * msg, gpointer data)
       512, "interval", (guint64) ((ctx->n % 5) + 1) * 10 * GST_MSECOND,
       "multi-channel", (gboolean) (ctx->n % 7 < 3), "hop-size",
       (guint) ((ctx->n % 4) * 64), NULL);
+  /* (a sync handler that drops a message unrefs it) */
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 
@@ -960,6 +962,7 @@ stop_handler (GstBus * bus, GstMessage * msg, gpointer data)
   g_mutex_lock (&ctx->lock);
   if (ctx->stopped) {
     g_mutex_unlock (&ctx->lock);
+    gst_message_unref (msg);
     return GST_BUS_DROP;
   }
   while (ctx->at_eos && !ctx->eos_seen)
@@ -984,6 +987,7 @@ stop_handler (GstBus * bus, GstMessage * msg, gpointer data)
   ctx->stopped = TRUE;
   g_cond_broadcast (&ctx->cond);
   g_mutex_unlock (&ctx->lock);
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 
@@ -1393,6 +1397,7 @@ count_handler (GstBus * bus, GstMessage * msg, gpointer data)
   else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
       && gst_structure_has_name (gst_message_get_structure (msg), "spectrum"))
     g_atomic_int_inc (&c->msgs);
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 
