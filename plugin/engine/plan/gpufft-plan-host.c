@@ -589,11 +589,17 @@ unit_spectrum (GpufftHostPlan * h, const HostSlot * s, guint u, gboolean * ok)
   return h->xk + (gsize) (u - h->x_first) * 2 * h->nb;
 }
 
-/* max (10 log10 v + offset, floor), NaN kept (reduce.comp's to_db) */
+/* max (10 log10 v + offset, floor), NaN kept (reduce.comp's to_db); a
+ * power of zero (silence) is the floor without calling log10, whose pole
+ * goes through libm's error handling */
 static gdouble
 to_db (gdouble v, gdouble offset, gdouble floor_db)
 {
-  gdouble db = 10.0 * log10 (v) + offset;
+  gdouble db;
+
+  if (v == 0.0)
+    return floor_db;
+  db = 10.0 * log10 (v) + offset;
 
   return (db > floor_db || isnan (db)) ? db : floor_db;
 }
