@@ -92,6 +92,9 @@ struct _GpufftHostPlan
   /* --- under lock --- */
   guint head;                   /* oldest busy slot */
   guint n_busy;                 /* slots queued or being computed */
+  guint n_waiting;              /* threads waiting on cond: a change
+                                 * wakes them only where there are some
+                                 * (each wake is a system call) */
   gboolean quit;                /* free: the worker stops once idle */
   gboolean doomed;              /* freed on the worker: it frees the plan */
   GpufftResultFunc func;
@@ -327,6 +330,23 @@ gpufft_host_plan_new (const GpufftPlanConfig * config, guint max_frames,
   return h;
 }
 
+/* Waits on h->cond (h->lock held). */
+static void
+wait_locked (GpufftHostPlan * h)
+{
+  h->n_waiting++;
+  g_cond_wait (&h->cond, &h->lock);
+  h->n_waiting--;
+}
+
+/* Wakes the threads waiting on h->cond, if any (h->lock held). */
+static void
+wake_locked (GpufftHostPlan * h)
+{
+  if (h->n_waiting > 0)
+    g_cond_broadcast (&h->cond);
+}
+
 void
 gpufft_host_plan_free (GpufftHostPlan * h)
 {
@@ -344,9 +364,9 @@ gpufft_host_plan_free (GpufftHostPlan * h)
   }
   g_mutex_lock (&h->lock);
   while (h->n_busy > 0)
-    g_cond_wait (&h->cond, &h->lock);
+    wait_locked (h);
   h->quit = TRUE;
-  g_cond_broadcast (&h->cond);
+  wake_locked (h);
   g_mutex_unlock (&h->lock);
   g_thread_join (h->thread);
   destroy (h);
@@ -365,6 +385,7 @@ gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
   HostSlot *s;
   gsize bytes, done = 0;
   guint i, c;
+  gboolean wake;
 
   g_mutex_lock (&h->lock);
   while (h->n_busy == N_SLOTS) {
@@ -374,7 +395,7 @@ gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
           "all %u slots of the host plan are in flight", N_SLOTS);
       return FALSE;
     }
-    g_cond_wait (&h->cond, &h->lock);
+    wait_locked (h);
   }
   g_mutex_unlock (&h->lock);
 
@@ -417,10 +438,14 @@ gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
   h->open = !batch->groups[batch->n_groups - 1].close;
   h->next = (h->next + 1) % N_SLOTS;
 
+  /* (the worker is woken after the lock is let go, so that it does not
+   * wake only to wait for the lock) */
   g_mutex_lock (&h->lock);
   h->n_busy++;
-  g_cond_broadcast (&h->cond);
+  wake = h->n_waiting > 0;
   g_mutex_unlock (&h->lock);
+  if (wake)
+    g_cond_broadcast (&h->cond);
   return TRUE;
 }
 
@@ -957,7 +982,7 @@ worker (gpointer data)
   g_mutex_lock (&h->lock);
   for (;;) {
     while (h->n_busy == 0 && !h->quit && !h->doomed)
-      g_cond_wait (&h->cond, &h->lock);
+      wait_locked (h);
     if (h->doomed || h->n_busy == 0)
       break;
     g_mutex_unlock (&h->lock);
@@ -965,7 +990,7 @@ worker (gpointer data)
     g_mutex_lock (&h->lock);
     h->head = (h->head + 1) % N_SLOTS;
     h->n_busy--;
-    g_cond_broadcast (&h->cond);
+    wake_locked (h);
   }
   doomed = h->doomed;
   g_mutex_unlock (&h->lock);
@@ -1000,7 +1025,7 @@ gpufft_host_plan_collect (GpufftHostPlan * h, gboolean wait,
   g_mutex_lock (&h->lock);
   if (wait && g_thread_self () != h->thread)
     while (h->n_busy > 0)
-      g_cond_wait (&h->cond, &h->lock);
+      wait_locked (h);
   got = h->stash;
   g_queue_init (&h->stash);
   n = h->n_stashed;
