@@ -615,14 +615,14 @@ unit_spectrum (GpufftHostPlan * h, const HostSlot * s, guint u, gboolean * ok)
 }
 
 /* max (10 log10 v + offset, floor), NaN kept (reduce.comp's to_db); a
- * power of zero (silence) is the floor without calling log10, whose pole
- * goes through libm's error handling */
+ * power of zero (silence) with a finite offset is the floor without
+ * calling log10, whose pole goes through libm's error handling */
 static gdouble
 to_db (gdouble v, gdouble offset, gdouble floor_db)
 {
   gdouble db;
 
-  if (v == 0.0)
+  if (v == 0.0 && isfinite (offset))
     return floor_db;
   db = 10.0 * log10 (v) + offset;
 
