@@ -34,13 +34,13 @@
  * Threading: new, submit, collect and free on the plan's owner (one thread
  * at a time, as for a device plan: a result function that frees the plan
  * does so only while no submit runs, which may still touch the plan after
- * queueing its slot); set_result_func and in_flight from any thread. One worker thread per plan ("gpufft-host", started by new)
- * computes the batches in submission order and delivers their results:
- * to the result function (no lock held during the call) or into the
- * stash that collect() empties. Called on that worker thread (from a
- * result function), collect does not wait and free returns at once: no
- * result is delivered after it, and the worker frees the plan when it
- * stops.
+ * queueing its slot); set_result_func and in_flight from any thread. One
+ * worker thread per plan ("gpufft-host", started by new) computes the
+ * batches in submission order and delivers their results: to the result
+ * function (no lock held during the call) or into the stash that
+ * collect() empties. Called on that worker thread (from a result
+ * function), collect does not wait and free returns at once: no result is
+ * delivered after it, and the worker frees the plan when it stops.
  *
  * Slots: n_slots (GPUFFT_HOST_PLAN_SLOTS) copies of a batch's span, used
  * round-robin: submit copies the batch's samples (raw bytes, interleaved
