@@ -637,6 +637,14 @@ out_value (const GpufftHostPlan * h, gdouble v, gdouble offset,
   return (gfloat) (h->cfg.output_db ? to_db (v, offset, floor_db) : v);
 }
 
+/* The scaled power of bin k of the pairs x: one expression for both ways
+ * of summing (run_frame), so that they round alike */
+static inline gdouble
+bin_power (const gdouble * x, const gdouble * fac, guint k)
+{
+  return (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) * fac[k];
+}
+
 /* The frame row of one output channel (frames_out): its gained power or
  * bands, then its level; a frame left out reads as zero power. */
 static void
@@ -729,11 +737,10 @@ run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
         gdouble *restrict a = acc;
 
         for (k = 0; k < h->nb; k++)
-          a[k] += (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) * fac[k];
+          a[k] += bin_power (x, fac, k);
       } else {
         for (k = 0; k < h->nb; k++)
-          h->pw[k] = (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) *
-              h->fac[k];
+          h->pw[k] = bin_power (x, h->fac, k);
         switch (c->averaging) {
           case GPUFFT_AVERAGING_PEAK_HOLD:
             for (k = 0; k < h->nb; k++)
