@@ -100,6 +100,14 @@ def main():
     ap.add_argument('--elements', default=','.join(ELEMENTS))
     ap.add_argument('--child')
     args = ap.parse_args()
+    for name, given, valid in (('--modes', args.modes, ('live', 'nonlive')),
+                               ('--caches', args.caches, ('cold', 'warm')),
+                               ('--elements', args.elements, tuple(ELEMENTS))):
+        bad = [v for v in given.split(',') if v not in valid]
+        if bad:
+            print('bench-startup: %s: unknown %s (valid: %s)' % (
+                name, ', '.join(bad), ', '.join(valid)), file=sys.stderr)
+            return 2
     CHILD[0] = args.child
     if not CHILD[0]:
         d = os.path.dirname(os.path.abspath(args.plugin_path or 'build/plugin'))
