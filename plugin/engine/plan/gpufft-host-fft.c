@@ -1,8 +1,9 @@
 /* The host plan's FFT (see gpufft-host-fft.h for its contract): the real
- * FFT of N = 2M points through a complex FFT of M points; for a power-of-
- * two M, GPUFFT_HOST_FFT_LANES frames at once in the lanes of a vector of
- * doubles (GCC's vector extensions; an AVX2 clone of the lane code where
- * the compiler makes one, chosen at load time by the CPU). */
+ * FFT of N = 2M points through a complex FFT of M points (radix 2, or
+ * Bluestein's algorithm), GPUFFT_HOST_FFT_LANES frames at once in the
+ * lanes of a vector of doubles (GCC's vector extensions; an AVX2 clone of
+ * the lane code where the compiler makes one, chosen at load time by the
+ * CPU). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,13 @@ typedef gdouble v4d __attribute__((vector_size (4 * sizeof (gdouble))));
 #else
 #define LANES_CLONES
 #endif
+#define ALWAYS_INLINE __attribute__ ((always_inline))
 
-/* ---- one frame ---------------------------------------------------------- */
+/* ---- the tables ---------------------------------------------------------- */
 
-/* A forward complex DFT of m points in double, in place on (re, im) pairs:
- * iterative radix 2 over l = m points where m is a power of two, else
- * Bluestein's algorithm (a chirp product and a convolution by power-of-two
- * FFTs of l >= 2m - 1 points). */
+/* A forward complex DFT of m points in double: iterative radix 2 over l =
+ * m points where m is a power of two, else Bluestein's algorithm (a chirp
+ * product and a convolution by power-of-two FFTs of l >= 2m - 1 points). */
 struct _GpufftHostFft
 {
   guint m;                      /* points of the DFT */
@@ -35,11 +36,9 @@ struct _GpufftHostFft
   gdouble *chirp;               /* Bluestein: [m] pairs, e^{-pi i n^2 / m} */
   gdouble *kern;                /* Bluestein: [l] pairs, DFT_l (conj chirp,
                                  * wrapped) / l */
-  gdouble *work;                /* Bluestein: [l] pairs */
   gdouble *post;                /* [m + 1] pairs: e^{-pi i k / m}, the real
                                  * FFT's post-processing */
-  gdouble *z;                   /* Bluestein: [m] pairs, one frame */
-  v4d *re, *im;                 /* powers of two: [m] lanes */
+  v4d *re, *im;                 /* [l] lanes */
 };
 
 static gboolean
@@ -48,7 +47,8 @@ is_pow2 (guint v)
   return v > 0 && (v & (v - 1)) == 0;
 }
 
-/* The radix-2 FFT of f->l points, in place. */
+/* The radix-2 FFT of f->l points, in place on (re, im) pairs: the
+ * Bluestein kernel's transform, once; lanes_pow2 is the same on lanes. */
 static void
 fft_pow2 (const GpufftHostFft * f, gdouble * a)
 {
@@ -94,41 +94,6 @@ fft_pow2 (const GpufftHostFft * f, gdouble * a)
   }
 }
 
-/* The DFT of f->m points (Bluestein's algorithm), in place. */
-static void
-fft_run (const GpufftHostFft * f, gdouble * z)
-{
-  gdouble *w = f->work;
-  guint n;
-
-  for (n = 0; n < f->m; n++) {
-    gdouble cr = f->chirp[2 * n], ci = f->chirp[2 * n + 1];
-
-    w[2 * n] = z[2 * n] * cr - z[2 * n + 1] * ci;
-    w[2 * n + 1] = z[2 * n] * ci + z[2 * n + 1] * cr;
-  }
-  memset (w + 2 * f->m, 0, (gsize) (f->l - f->m) * 2 * sizeof (gdouble));
-  fft_pow2 (f, w);
-  /* times the kernel's transform, conjugated: the inverse transform as a
-   * forward one of the conjugate */
-  for (n = 0; n < f->l; n++) {
-    gdouble kr = f->kern[2 * n], ki = f->kern[2 * n + 1];
-    gdouble r = w[2 * n] * kr - w[2 * n + 1] * ki;
-    gdouble i = w[2 * n] * ki + w[2 * n + 1] * kr;
-
-    w[2 * n] = r;
-    w[2 * n + 1] = -i;
-  }
-  fft_pow2 (f, w);
-  for (n = 0; n < f->m; n++) {
-    gdouble cr = f->chirp[2 * n], ci = f->chirp[2 * n + 1];
-    gdouble r = w[2 * n], i = -w[2 * n + 1];
-
-    z[2 * n] = r * cr - i * ci;
-    z[2 * n + 1] = r * ci + i * cr;
-  }
-}
-
 void
 gpufft_host_fft_free (GpufftHostFft * f)
 {
@@ -138,9 +103,7 @@ gpufft_host_fft_free (GpufftHostFft * f)
   g_free (f->tw);
   g_free (f->chirp);
   g_free (f->kern);
-  g_free (f->work);
   g_free (f->post);
-  g_free (f->z);
   free (f->re);
   free (f->im);
   g_free (f);
@@ -179,14 +142,11 @@ fft_init (GpufftHostFft * f, guint m)
   if (f->l != m) {
     f->chirp = g_try_new (gdouble, 2 * (gsize) m);
     f->kern = g_try_new0 (gdouble, 2 * (gsize) f->l);
-    f->work = g_try_new (gdouble, 2 * (gsize) f->l);
-    f->z = g_try_new (gdouble, 2 * (gsize) m);
-  } else {
-    f->re = lanes_alloc (m);
-    f->im = lanes_alloc (m);
   }
-  if (!f->rev || !f->tw || !f->post || (f->l != m && (!f->chirp || !f->kern
-              || !f->work || !f->z)) || (f->l == m && (!f->re || !f->im)))
+  f->re = lanes_alloc (f->l);
+  f->im = lanes_alloc (f->l);
+  if (!f->rev || !f->tw || !f->post || !f->re || !f->im || (f->l != m
+          && (!f->chirp || !f->kern)))
     return FALSE;
   for (i = 0; i < f->l; i++) {
     guint32 r = 0, v = i, b;
@@ -230,89 +190,41 @@ fft_init (GpufftHostFft * f, guint m)
   return TRUE;
 }
 
-/* X_0 .. X_m of the real sequence whose even and odd samples are the real
- * and imaginary parts of z (Z = DFT_m (z) given): x[2m] (pairs). Bins 0 and
- * m are real. */
-static void
-fft_real_post (const GpufftHostFft * f, const gdouble * z, gdouble * x)
+/* ---- four frames in lanes ---------------------------------------------- */
+
+/* Where the frames come from: doubles (x, frame u at x + u * N) or, where
+ * x is NULL, floats (f[u], stride floats between samples, each taken as
+ * ((double) v + 0.0) times win[t]) */
+typedef struct
 {
-  guint m = f->m, k;
+  const gdouble *x;
+  const gfloat *f[GPUFFT_HOST_FFT_LANES];
+  gsize stride;
+  const gdouble *win;
+} LanesIn;
 
-  x[0] = z[0] + z[1];
-  x[1] = 0.0;
-  x[2 * m] = z[0] - z[1];
-  x[2 * m + 1] = 0.0;
-  for (k = 1; k < m; k++) {
-    gdouble ar = z[2 * k], ai = z[2 * k + 1];
-    gdouble br = z[2 * (m - k)], bi = -z[2 * (m - k) + 1];
-    /* even part (a + b) / 2, odd part -i (a - b) / 2, X = even + w odd */
-    gdouble er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);
-    gdouble or = 0.5 * (ai - bi), oi = -0.5 * (ar - br);
-    gdouble wr = f->post[2 * k], wi = f->post[2 * k + 1];
-
-    x[2 * k] = er + wr * or - wi * oi;
-    x[2 * k + 1] = ei + wr * oi + wi * or;
-  }
-}
-
-/* ---- four frames in lanes (powers of two) ------------------------------- */
-
-/* The frames at x (n_frames of them; the other lanes repeat the first)
- * into f->re, f->im in bit-reversed order, the radix-2 FFT of f->m points
- * on the lanes, the real FFT's post-processing into out's rows (all
- * GPUFFT_HOST_FFT_LANES of them). The arithmetic is fft_pow2's and
- * fft_real_post's, operation for operation. */
-static void LANES_CLONES
-lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
-    gdouble * out)
+/* The passes of len = 4, 8, .. l of fft_pow2 on the lanes re, im (the pass
+ * of len 2 done), twiddles tw (e^{-2 pi i j / l}, pairs). */
+static inline ALWAYS_INLINE void
+lanes_passes (v4d * re, v4d * im, guint l, const gdouble * tw)
 {
-  const gdouble *p[GPUFFT_HOST_FFT_LANES];
-  gdouble *o[GPUFFT_HOST_FFT_LANES];
-  v4d *re = f->re, *im = f->im;
-  guint m = f->m, nb = m + 1, i, k, u, len;
+  guint i, k, len;
 
-  G_STATIC_ASSERT (GPUFFT_HOST_FFT_LANES == 4);
-  for (u = 0; u < GPUFFT_HOST_FFT_LANES; u++) {
-    p[u] = x + (gsize) (u < n_frames ? u : 0) * 2 * m;
-    o[u] = out + 2 * (gsize) u * nb;
-  }
-  /* bit reversal and the first pass (no twiddles): points rev[2t] and
-   * rev[2t + 1] = rev[2t] + m / 2 of each frame make points 2t and 2t + 1
-   * of the lanes */
-  if (m == 1) {
-    v4d a = { p[0][0], p[1][0], p[2][0], p[3][0] };
-    v4d b = { p[0][1], p[1][1], p[2][1], p[3][1] };
-
-    re[0] = a;
-    im[0] = b;
-  }
-  for (i = 0; i + 1 < m; i += 2) {
-    gsize j = 2 * (gsize) f->rev[i], h = j + m;
-    v4d ar = { p[0][j], p[1][j], p[2][j], p[3][j] };
-    v4d ai = { p[0][j + 1], p[1][j + 1], p[2][j + 1], p[3][j + 1] };
-    v4d br = { p[0][h], p[1][h], p[2][h], p[3][h] };
-    v4d bi = { p[0][h + 1], p[1][h + 1], p[2][h + 1], p[3][h + 1] };
-
-    re[i + 1] = ar - br;
-    im[i + 1] = ai - bi;
-    re[i] = ar + br;
-    im[i] = ai + bi;
-  }
-  /* the passes of len = 4, 8, .. m two at a time (radix 4), the same
+  /* the passes of len = 4, 8, .. l two at a time (radix 4), the same
    * operations as one after the other: within a block of 4q points, the
    * pass of len 2q on its halves (twiddle W_2q^k), then the pass of len
    * 4q (twiddles W_4q^k and W_4q^(k+q)) */
-  for (len = 4; 2 * len <= m; len *= 4) {
-    guint q = len / 2, s1 = m / len, s2 = m / (2 * len);
+  for (len = 4; 2 * len <= l; len *= 4) {
+    guint q = len / 2, s1 = l / len, s2 = l / (2 * len);
 
-    for (i = 0; i < m; i += 2 * len) {
+    for (i = 0; i < l; i += 2 * len) {
       v4d *r0 = re + i, *r1 = r0 + q, *r2 = r1 + q, *r3 = r2 + q;
       v4d *i0 = im + i, *i1 = i0 + q, *i2 = i1 + q, *i3 = i2 + q;
 
       for (k = 0; k < q; k++) {
-        gdouble ar = f->tw[2 * k * s1], ai = f->tw[2 * k * s1 + 1];
-        gdouble br = f->tw[2 * k * s2], bi = f->tw[2 * k * s2 + 1];
-        gdouble cr = f->tw[2 * (k + q) * s2], ci = f->tw[2 * (k + q) * s2 + 1];
+        gdouble ar = tw[2 * k * s1], ai = tw[2 * k * s1 + 1];
+        gdouble br = tw[2 * k * s2], bi = tw[2 * k * s2 + 1];
+        gdouble cr = tw[2 * (k + q) * s2], ci = tw[2 * (k + q) * s2 + 1];
         v4d tr = r1[k] * ar - i1[k] * ai, ti = r1[k] * ai + i1[k] * ar;
         v4d b0r = r0[k] + tr, b0i = i0[k] + ti;
         v4d b1r = r0[k] - tr, b1i = i0[k] - ti;
@@ -334,14 +246,14 @@ lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
     }
   }
   /* (a pass left over) */
-  for (; len <= m; len *= 2) {
-    guint half = len / 2, step = m / len;
+  for (; len <= l; len *= 2) {
+    guint half = len / 2, step = l / len;
 
-    for (i = 0; i < m; i += len) {
+    for (i = 0; i < l; i += len) {
       v4d *lr = re + i, *li = im + i, *hr = re + i + half, *hi = im + i + half;
 
       for (k = 0; k < half; k++) {
-        gdouble wr = f->tw[2 * k * step], wi = f->tw[2 * k * step + 1];
+        gdouble wr = tw[2 * k * step], wi = tw[2 * k * step + 1];
         v4d tr = hr[k] * wr - hi[k] * wi;
         v4d ti = hr[k] * wi + hi[k] * wr;
 
@@ -352,14 +264,69 @@ lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
       }
     }
   }
+}
+
+/* fft_pow2's operations on the lanes re, im of f->l points, their bit
+ * reversal included */
+static inline ALWAYS_INLINE void
+lanes_pow2 (const GpufftHostFft * f, v4d * re, v4d * im)
+{
+  guint l = f->l, i, j;
+
+  for (i = 0; i < l; i++) {
+    j = f->rev[i];
+    if (i < j) {
+      v4d r = re[i], m = im[i];
+
+      re[i] = re[j];
+      im[i] = im[j];
+      re[j] = r;
+      im[j] = m;
+    }
+  }
+  /* (first pass: no twiddles) */
+  for (i = 0; i + 1 < l; i += 2) {
+    v4d r = re[i + 1], m = im[i + 1];
+
+    re[i + 1] = re[i] - r;
+    im[i + 1] = im[i] - m;
+    re[i] += r;
+    im[i] += m;
+  }
+  lanes_passes (re, im, l, f->tw);
+}
+
+/* X_0 .. X_M of the real frames whose even and odd samples are the real
+ * and imaginary parts of the complex ones whose DFT (f->m points, natural
+ * order) is in the lanes re, im: into out's rows (pairs) and their powers
+ * into power's (either may be NULL). Bins 0 and M are real: their power is
+ * X * X + 0 * 0. */
+static inline ALWAYS_INLINE void
+lanes_post (const GpufftHostFft * f, const v4d * re, const v4d * im,
+    gdouble * out, gdouble * power)
+{
+  gdouble *o[GPUFFT_HOST_FFT_LANES], *q[GPUFFT_HOST_FFT_LANES];
+  guint m = f->m, nb = m + 1, k, u;
+
+  for (u = 0; u < GPUFFT_HOST_FFT_LANES; u++) {
+    o[u] = out ? out + 2 * (gsize) nb *u : NULL;
+    q[u] = power ? power + (gsize) nb *u : NULL;
+  }
   {
-    v4d dc = re[0] + im[0], ny = re[0] - im[0];
+    v4d dc = re[0] + im[0], ny = re[0] - im[0], zero = { 0.0, 0.0, 0.0, 0.0 };
+    v4d pdc = dc * dc + zero * zero, pny = ny * ny + zero * zero;
 
     for (u = 0; u < GPUFFT_HOST_FFT_LANES; u++) {
-      o[u][0] = dc[u];
-      o[u][1] = 0.0;
-      o[u][2 * m] = ny[u];
-      o[u][2 * m + 1] = 0.0;
+      if (out) {
+        o[u][0] = dc[u];
+        o[u][1] = 0.0;
+        o[u][2 * m] = ny[u];
+        o[u][2 * m + 1] = 0.0;
+      }
+      if (power) {
+        q[u][0] = pdc[u];
+        q[u][m] = pny[u];
+      }
     }
   }
   for (k = 1; k < m; k++) {
@@ -371,15 +338,134 @@ lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
     v4d xi = ei + wr * oi + wi * or;
 
     /* (every lane: a constant lane index keeps the values in registers) */
-    o[0][2 * k] = xr[0];
-    o[0][2 * k + 1] = xi[0];
-    o[1][2 * k] = xr[1];
-    o[1][2 * k + 1] = xi[1];
-    o[2][2 * k] = xr[2];
-    o[2][2 * k + 1] = xi[2];
-    o[3][2 * k] = xr[3];
-    o[3][2 * k + 1] = xi[3];
+    if (out) {
+      o[0][2 * k] = xr[0];
+      o[0][2 * k + 1] = xi[0];
+      o[1][2 * k] = xr[1];
+      o[1][2 * k + 1] = xi[1];
+      o[2][2 * k] = xr[2];
+      o[2][2 * k + 1] = xi[2];
+      o[3][2 * k] = xr[3];
+      o[3][2 * k + 1] = xi[3];
+    }
+    if (power) {
+      v4d pk = xr * xr + xi * xi;
+
+      q[0][k] = pk[0];
+      q[1][k] = pk[1];
+      q[2][k] = pk[2];
+      q[3][k] = pk[3];
+    }
   }
+}
+
+/* The DFT of the complex frames of in (n_frames of them; the other lanes
+ * repeat the first) into the lanes f->re, f->im, natural order: for a
+ * power-of-two M, loaded in bit-reversed order with the pass of len 2
+ * (fft_pow2's operations), then the other passes; else Bluestein's
+ * algorithm (the chirp product, a radix-2 FFT of l points, the product
+ * with the kernel's transform, conjugated, a radix-2 FFT again, conjugated
+ * and times the chirp). Each lane's operations are one frame's whatever
+ * the others hold. (Inlined into one function per kind of input: floats
+ * where floats is TRUE, a constant.) */
+static inline ALWAYS_INLINE void
+lanes_core (GpufftHostFft * f, const LanesIn * in, const gboolean floats,
+    guint n_frames)
+{
+  const gdouble *p[GPUFFT_HOST_FFT_LANES];
+  const gfloat *pf[GPUFFT_HOST_FFT_LANES];
+  v4d *re = f->re, *im = f->im;
+  guint m = f->m, l = f->l, i, j, u;
+  gsize st = in->stride;
+
+  G_STATIC_ASSERT (GPUFFT_HOST_FFT_LANES == 4);
+  for (u = 0; u < GPUFFT_HOST_FFT_LANES; u++) {
+    guint src = u < n_frames ? u : 0;
+
+    p[u] = floats ? NULL : in->x + 2 * (gsize) m *src;
+    pf[u] = in->f[src];
+  }
+/* (point t of every lane: a vector) */
+#define POINT(t) (!floats ? (v4d) { p[0][t], p[1][t], p[2][t], p[3][t] } : \
+    ((v4d) { (gdouble) pf[0][(t) * st], (gdouble) pf[1][(t) * st], \
+        (gdouble) pf[2][(t) * st], (gdouble) pf[3][(t) * st] } + 0.0) * \
+    in->win[t])
+  if (l == m) {
+    /* bit reversal and the first pass (no twiddles): points rev[2t] and
+     * rev[2t + 1] = rev[2t] + m / 2 of each frame make points 2t and 2t +
+     * 1 of the lanes */
+    if (m == 1) {
+      re[0] = POINT (0);
+      im[0] = POINT (1);
+    }
+    for (i = 0; i + 1 < m; i += 2) {
+      gsize a = 2 * (gsize) f->rev[i], b = a + m;
+      v4d ar = POINT (a), ai = POINT (a + 1);
+      v4d br = POINT (b), bi = POINT (b + 1);
+
+      re[i + 1] = ar - br;
+      im[i + 1] = ai - bi;
+      re[i] = ar + br;
+      im[i] = ai + bi;
+    }
+    lanes_passes (re, im, m, f->tw);
+  } else {
+    v4d zero = { 0.0, 0.0, 0.0, 0.0 };
+
+    /* Bluestein: the chirp product, zeros to l points */
+    for (j = 0; j < m; j++) {
+      v4d zr = POINT (2 * (gsize) j), zi = POINT (2 * (gsize) j + 1);
+      gdouble cr = f->chirp[2 * j], ci = f->chirp[2 * j + 1];
+
+      re[j] = zr * cr - zi * ci;
+      im[j] = zr * ci + zi * cr;
+    }
+    for (j = m; j < l; j++)
+      re[j] = im[j] = zero;
+    lanes_pow2 (f, re, im);
+    /* times the kernel's transform, conjugated: the inverse transform as
+     * a forward one of the conjugate */
+    for (j = 0; j < l; j++) {
+      gdouble kr = f->kern[2 * j], ki = f->kern[2 * j + 1];
+      v4d r = re[j] * kr - im[j] * ki;
+      v4d t = re[j] * ki + im[j] * kr;
+
+      re[j] = r;
+      im[j] = -t;
+    }
+    lanes_pow2 (f, re, im);
+    for (j = 0; j < m; j++) {
+      gdouble cr = f->chirp[2 * j], ci = f->chirp[2 * j + 1];
+      v4d r = re[j], t = -im[j];
+
+      re[j] = r * cr - t * ci;
+      im[j] = r * ci + t * cr;
+    }
+  }
+#undef POINT
+}
+
+static void LANES_CLONES
+lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
+    gdouble * out, gdouble * power)
+{
+  LanesIn in = { x, {NULL, NULL, NULL, NULL}, 0, NULL };
+
+  lanes_core (f, &in, FALSE, n_frames);
+  lanes_post (f, f->re, f->im, out, power);
+}
+
+static void LANES_CLONES
+lanes_real_f32 (GpufftHostFft * f, const gfloat * const *src, gsize stride,
+    const gdouble * win, guint n_frames, gdouble * out, gdouble * power)
+{
+  LanesIn in = { NULL, {NULL, NULL, NULL, NULL}, stride, win };
+  guint u;
+
+  for (u = 0; u < n_frames; u++)
+    in.f[u] = src[u];
+  lanes_core (f, &in, TRUE, n_frames);
+  lanes_post (f, f->re, f->im, out, power);
 }
 
 /* ---- the API ------------------------------------------------------------ */
@@ -399,21 +485,20 @@ gpufft_host_fft_new (guint n)
 }
 
 void
-gpufft_host_fft_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
-    gdouble * out)
+gpufft_host_fft_real_f32 (GpufftHostFft * f, const gfloat * const *src,
+    gsize stride, const gdouble * win, guint n_frames, gdouble * out,
+    gdouble * power)
 {
-  guint u;
-
   g_return_if_fail (n_frames >= 1 && n_frames <= GPUFFT_HOST_FFT_LANES);
-  if (f->re) {
-    lanes_real (f, x, n_frames, out);
-    return;
-  }
-  for (u = 0; u < n_frames; u++) {
-    /* (x[2j], x[2j+1] are z_j's real and imaginary parts) */
-    memcpy (f->z, x + (gsize) u * 2 * f->m, 2 * (gsize) f->m *
-        sizeof (gdouble));
-    fft_run (f, f->z);
-    fft_real_post (f, f->z, out + (gsize) u * 2 * (f->m + 1));
-  }
+  g_return_if_fail (out != NULL || power != NULL);
+  lanes_real_f32 (f, src, stride, win, n_frames, out, power);
+}
+
+void
+gpufft_host_fft_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
+    gdouble * out, gdouble * power)
+{
+  g_return_if_fail (n_frames >= 1 && n_frames <= GPUFFT_HOST_FFT_LANES);
+  g_return_if_fail (out != NULL || power != NULL);
+  lanes_real (f, x, n_frames, out, power);
 }

@@ -3,22 +3,23 @@
  * even and odd samples as its real and imaginary parts) and the real
  * transform's post-processing.
  *
- * Where M is a power of two the complex FFT is an iterative radix-2 one,
- * computed for up to GPUFFT_HOST_FFT_LANES frames at once, one frame per
- * lane of the CPU's vectors (AVX2 where the CPU has it, else two SSE2 or
- * scalar operations per step): the same operations in the same order as
- * for one frame, so each frame's result does not depend on the frames
- * beside it (bit for bit: the engine is compiled with no multiply-add
- * contracted, -ffp-contract=off, plugin/engine/meson.build). Any other M
- * goes through Bluestein's algorithm (a chirp product and a convolution by
- * power-of-two FFTs of L >= 2M - 1 points), one frame after the other.
- * Twiddles and chirps come from exact angles.
+ * Where M is a power of two the complex FFT is an iterative radix-2 one;
+ * any other M goes through Bluestein's algorithm (a chirp product and a
+ * convolution by radix-2 FFTs of L >= 2M - 1 points). Either is computed
+ * for up to GPUFFT_HOST_FFT_LANES frames at once, one frame per lane of
+ * the CPU's vectors (AVX2 where the CPU has it, else two SSE2 or scalar
+ * operations per step): the same operations in the same order as for one
+ * frame, so each frame's result does not depend on the frames beside it
+ * (bit for bit: the engine is compiled with no multiply-add contracted,
+ * -ffp-contract=off, plugin/engine/meson.build). Twiddles and chirps come
+ * from exact angles.
  *
  * Layout: frames in x, frame u at x + u * N (N doubles, windowed by the
  * caller); results in out, frame u's X_k at out + u * 2 * (M + 1) as (re,
- * im) pairs, k = 0 .. M (bins 0 and M real). out holds
- * GPUFFT_HOST_FFT_LANES rows: those past n_frames may be overwritten with
- * values of no use.
+ * im) pairs, k = 0 .. M (bins 0 and M real), and their powers |X_k|^2 (re
+ * * re + im * im, computed so, bit for bit) in power, frame u's at power +
+ * u * (M + 1). out and power hold GPUFFT_HOST_FFT_LANES rows: those past
+ * n_frames may be overwritten with values of no use.
  *
  * Threading: a GpufftHostFft holds its work memory: one thread at a time
  * uses it. */
@@ -38,9 +39,18 @@ GpufftHostFft *gpufft_host_fft_new (guint n);
 void gpufft_host_fft_free (GpufftHostFft * fft);
 
 /* Transforms n_frames frames (1 .. GPUFFT_HOST_FFT_LANES) of x into out
- * (layouts above). x is not changed. */
+ * and their powers into power (layouts above; either may be NULL, not
+ * both). x is not changed. */
 void gpufft_host_fft_real (GpufftHostFft * fft, const gdouble * x,
-    guint n_frames, gdouble * out);
+    guint n_frames, gdouble * out, gdouble * power);
+
+/* The same for frames of floats read where they lie: frame u's sample t is
+ * src[u][t * stride], taken as ((double) v + 0.0) * win[t] (win: N
+ * values), as though a caller had converted and windowed them into x:
+ * the results are bit for bit gpufft_host_fft_real's on that x. */
+void gpufft_host_fft_real_f32 (GpufftHostFft * fft, const gfloat * const *src,
+    gsize stride, const gdouble * win, guint n_frames, gdouble * out,
+    gdouble * power);
 
 G_END_DECLS
 #endif /* __GPUFFT_HOST_FFT_H__ */

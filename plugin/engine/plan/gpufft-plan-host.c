@@ -8,18 +8,32 @@
  * frame-channels at a time, in order), turned into scaled power and added
  * into the open group's sums (MEAN), its dB sums (MEAN_DB) or its maximum
  * (PEAK_HOLD); a closed group's result then follows reduce.comp: mean, bin gains,
- * peaks (on the float linear power), bands, level, dB. */
+ * peaks (on the float linear power), bands, level, dB (gpufft-host-db.h).
+ * A slot of F32 samples none of which is NaN or infinite (checked once per
+ * slot), each channel analysed alone, is read where it lies by the FFT's
+ * first pass, which converts and windows as load_frame does; the FFT
+ * gives each bin's |X_k|^2 too, so that the pairs are written only where
+ * complex output or the phase wants them. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "gpufft-plan-host.h"
+#include "gpufft-host-db.h"
 #include "gpufft-host-fft.h"
 #include "gpufft-error.h"
 #include "gpufft-result-copy.h"
 
 #define N_SLOTS GPUFFT_HOST_PLAN_SLOTS
 #define LANES GPUFFT_HOST_FFT_LANES
+
+/* (target_clones needs ifunc: GCC on glibc) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__ELF__) && defined(__GLIBC__)
+#define HOST_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#else
+#define HOST_CLONES
+#endif
 
 /* ---- the plan ----------------------------------------------------------- */
 
@@ -63,13 +77,18 @@ struct _GpufftHostPlan
 
   /* the worker's */
   gdouble *x;                   /* [LANES][n]: frames, windowed */
-  gdouble *xk;                  /* [LANES][nb] pairs: their X_k */
+  gdouble *xk;                  /* pairs wanted (complex output, phase):
+                                 * [LANES][nb] pairs, their X_k; else NULL */
+  gdouble *xp;                  /* [LANES][nb] their |X_k|^2 */
   gboolean x_ok[LANES];         /* no NaN or infinite sample in frame */
+  gboolean slot_finite;         /* no NaN or infinite sample in the slot
+                                 * being computed: no frame is checked */
   guint x_first, x_n;           /* the slot's units (frame * out_ch + ch)
                                  * in x and xk */
   guint slot_units;             /* units of the slot being computed */
   gdouble *pw;                  /* [nb] scaled power of the frame */
   gdouble *lin;                 /* [nb] the group's gained linear power */
+  gdouble *row;                 /* [nb] a row's values, then their dB */
   gdouble *mix;                 /* downmix: [n] one channel's samples */
   gdouble *acc;                 /* [out_ch][nb] sums, dB sums or maxima */
   gdouble *psum;                /* phase_mean: [out_ch][nb] phase sums */
@@ -152,8 +171,10 @@ destroy (GpufftHostPlan * h)
   g_free (h->band_w);
   g_free (h->x);
   g_free (h->xk);
+  g_free (h->xp);
   g_free (h->pw);
   g_free (h->lin);
+  g_free (h->row);
   g_free (h->mix);
   g_free (h->acc);
   g_free (h->psum);
@@ -198,9 +219,12 @@ make_tables (GpufftHostPlan * h, const GpufftPlanConfig * c)
     h->band_w = try_alloc (n_w, sizeof (gdouble), &ok);
   }
   h->x = try_alloc ((gsize) LANES * h->n, sizeof (gdouble), &ok);
-  h->xk = try_alloc ((gsize) LANES * h->nb, 2 * sizeof (gdouble), &ok);
+  if (c->complex_out || c->phase_mean)
+    h->xk = try_alloc ((gsize) LANES * h->nb, 2 * sizeof (gdouble), &ok);
+  h->xp = try_alloc ((gsize) LANES * h->nb, sizeof (gdouble), &ok);
   h->pw = try_alloc (h->nb, sizeof (gdouble), &ok);
   h->lin = try_alloc (h->nb, sizeof (gdouble), &ok);
+  h->row = try_alloc (h->nb, sizeof (gdouble), &ok);
   if (c->downmix && c->channels > 1)
     h->mix = try_alloc (h->n, sizeof (gdouble), &ok);
   h->acc = try_alloc (row, sizeof (gdouble), &ok);
@@ -484,17 +508,56 @@ f64_to_f32 (guint64 v)
  * that a sample of -0 is windowed as +0, as a sum from zero gives it) */
 #define STORE(i, v) (out[i] = win ? ((v) + 0.0) * win[i] : (v))
 
+/* n F32 samples from f (stride floats apart) into out, times win (STORE's
+ * arithmetic) */
+static void HOST_CLONES
+convert_f32_windowed (const gfloat * restrict f, gsize stride, guint n,
+    const gdouble * restrict win, gdouble * restrict out)
+{
+  guint i;
+
+  /* (the common strides with a constant: loops the compiler vectorizes) */
+  if (stride == 1)
+    for (i = 0; i < n; i++)
+      out[i] = ((gdouble) f[i] + 0.0) * win[i];
+  else if (stride == 2)
+    for (i = 0; i < n; i++)
+      out[i] = ((gdouble) f[2 * (gsize) i] + 0.0) * win[i];
+  else
+    for (i = 0; i < n; i++)
+      out[i] = ((gdouble) f[stride * i] + 0.0) * win[i];
+}
+
+/* TRUE where none of the n F32 samples (their bits) is NaN or infinite */
+static gboolean HOST_CLONES
+all_finite_f32 (const guint32 * restrict bits, gsize n)
+{
+  guint32 bad = 0;
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    bad |= (bits[i] & 0x7f800000u) == 0x7f800000u;
+  return bad == 0;
+}
+
 /* n samples from p (step bytes apart), converted as the device converts
  * them, into out, times win where win is not NULL; FALSE where one of them
- * is NaN or infinite. */
+ * is NaN or infinite (checked only where check is TRUE: else TRUE). */
 static gboolean
 convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
-    const gdouble * restrict win, gdouble * restrict out)
+    const gdouble * restrict win, gdouble * restrict out, gboolean check)
 {
   guint32 bad = 0;              /* a float's exponent bits all set: NaN or
                                  * infinite */
   guint i;
 
+  /* (p is a float's address: the slot's memory is malloc's, and every
+   * offset into it a multiple of the sample's size) */
+  if (format == GPUFFT_FORMAT_F32 && !check && win) {
+    convert_f32_windowed ((const gfloat *) (gconstpointer) p, step / 4, n,
+        win, out);
+    return TRUE;
+  }
   switch (format) {
     case GPUFFT_FORMAT_S16:
       for (i = 0; i < n; i++, p += step) {
@@ -578,7 +641,7 @@ load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch,
     }
     /* (one channel: converted and windowed in one pass) */
     if (!convert_samples (c->format, p, step, h->n, mix ? NULL : h->win,
-            mix ? h->mix : x))
+            mix ? h->mix : x, !h->slot_finite))
       ok = FALSE;
     if (mix)
       for (j = 0; j < h->n; j++)
@@ -594,39 +657,48 @@ load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch,
   return ok;
 }
 
-/* The X_k of unit u of slot s (frame u / out_ch, output channel
- * u % out_ch), pairs; *ok FALSE where a sample of its frame is NaN or
- * infinite. The units are transformed LANES at a time, in order. */
+/* The |X_k|^2 of unit u of slot s (frame u / out_ch, output channel
+ * u % out_ch), and in *pairs its X_k (pairs; NULL where the plan wants
+ * none: no complex output or phase); *ok FALSE where a sample of its frame
+ * is NaN or infinite. The units are transformed LANES at a time, in
+ * order. */
 static const gdouble *
-unit_spectrum (GpufftHostPlan * h, const HostSlot * s, guint u, gboolean * ok)
+unit_spectrum (GpufftHostPlan * h, const HostSlot * s, guint u,
+    const gdouble ** pairs, gboolean * ok)
 {
   if (u < h->x_first || u >= h->x_first + h->x_n) {
+    const GpufftPlanConfig *c = &h->cfg;
     guint i, n = MIN (LANES, h->slot_units - u);
 
-    for (i = 0; i < n; i++)
-      h->x_ok[i] = load_frame (h, s, (gsize) ((u + i) / h->out_ch) *
-          h->cfg.hop, (u + i) % h->out_ch, h->x + (gsize) i * h->n);
-    gpufft_host_fft_real (h->fft, h->x, n, h->xk);
+    if (c->format == GPUFFT_FORMAT_F32 && h->slot_finite
+        && (!c->downmix || c->channels == 1)) {
+      /* (floats without NaN or infinity, each channel alone: read where
+       * they lie, converted and windowed as load_frame does) */
+      const gfloat *src[LANES];
+
+      for (i = 0; i < n; i++) {
+        gsize start = (gsize) ((u + i) / h->out_ch) * c->hop;
+        guint ch = (u + i) % h->out_ch;
+
+        src[i] = (const gfloat *) (gconstpointer) (c->planar ?
+            s->data + ((gsize) ch * s->span + start) * 4 :
+            s->data + start * h->frame_bytes + 4 * (gsize) ch);
+        h->x_ok[i] = TRUE;
+      }
+      gpufft_host_fft_real_f32 (h->fft, src, c->planar ? 1 : c->channels,
+          h->win, n, h->xk, h->xp);
+    } else {
+      for (i = 0; i < n; i++)
+        h->x_ok[i] = load_frame (h, s, (gsize) ((u + i) / h->out_ch) *
+            c->hop, (u + i) % h->out_ch, h->x + (gsize) i * h->n);
+      gpufft_host_fft_real (h->fft, h->x, n, h->xk, h->xp);
+    }
     h->x_first = u;
     h->x_n = n;
   }
   *ok = h->x_ok[u - h->x_first];
-  return h->xk + (gsize) (u - h->x_first) * 2 * h->nb;
-}
-
-/* max (10 log10 v + offset, floor), NaN kept (reduce.comp's to_db); a
- * power of zero (silence) with a finite offset is the floor without
- * calling log10, whose pole goes through libm's error handling */
-static gdouble
-to_db (gdouble v, gdouble offset, gdouble floor_db)
-{
-  gdouble db;
-
-  if (v == 0.0 && isfinite (offset))
-    return floor_db;
-  db = 10.0 * log10 (v) + offset;
-
-  return (db > floor_db || isnan (db)) ? db : floor_db;
+  *pairs = h->xk ? h->xk + (gsize) (u - h->x_first) * 2 * h->nb : NULL;
+  return h->xp + (gsize) (u - h->x_first) * h->nb;
 }
 
 static gfloat
@@ -634,15 +706,21 @@ out_value (const GpufftHostPlan * h, gdouble v, gdouble offset,
     gdouble floor_db)
 {
   v = MIN (v, FLT_MAX);
-  return (gfloat) (h->cfg.output_db ? to_db (v, offset, floor_db) : v);
+  return (gfloat) (h->cfg.output_db ? gpufft_host_db (v, offset, floor_db) : v);
 }
 
-/* The scaled power of bin k of the pairs x: one expression for both ways
- * of summing (run_frame), so that they round alike */
-static inline gdouble
-bin_power (const gdouble * x, const gdouble * fac, guint k)
+/* h->row's n values, each at most FLT_MAX, into dst as floats: in dB
+ * where the plan outputs dB */
+static void
+out_row (GpufftHostPlan * h, guint n, gdouble offset, gdouble floor_db,
+    gfloat * dst)
 {
-  return (x[2 * k] * x[2 * k] + x[2 * k + 1] * x[2 * k + 1]) * fac[k];
+  guint k;
+
+  if (h->cfg.output_db)
+    gpufft_host_db_row (h->row, n, offset, floor_db, h->row);
+  for (k = 0; k < n; k++)
+    dst[k] = (gfloat) h->row[k];
 }
 
 /* The frame row of one output channel (frames_out): its gained power or
@@ -656,7 +734,8 @@ frame_row (GpufftHostPlan * h, gboolean ok, gfloat floor_db, gfloat * dst)
 
   if (h->n_bands == 0) {
     for (k = 0; k < h->nb; k++)
-      dst[k] = out_value (h, ok ? pw[k] * g[k] : 0.0, off, floor_db);
+      h->row[k] = MIN (ok ? pw[k] * g[k] : 0.0, FLT_MAX);
+    out_row (h, h->nb, off, floor_db, dst);
   } else {
     for (b = 0; b < h->n_bands; b++) {
       const gdouble *w = h->band_w + h->band_off[b];
@@ -719,7 +798,9 @@ run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
 
   for (ch = 0; ch < h->out_ch; ch++) {
     gboolean ok;
-    const gdouble *x = unit_spectrum (h, s, i * h->out_ch + ch, &ok);
+    const gdouble *x;
+    const gdouble *restrict p2 = unit_spectrum (h, s, i * h->out_ch + ch,
+        &x, &ok);
     gdouble *acc = h->acc + (gsize) ch * h->nb;
 
     /* (the group's last frame: its X_k, usable or not, as the device) */
@@ -737,10 +818,10 @@ run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
         gdouble *restrict a = acc;
 
         for (k = 0; k < h->nb; k++)
-          a[k] += bin_power (x, fac, k);
+          a[k] += p2[k] * fac[k];
       } else {
         for (k = 0; k < h->nb; k++)
-          h->pw[k] = bin_power (x, h->fac, k);
+          h->pw[k] = p2[k] * h->fac[k];
         switch (c->averaging) {
           case GPUFFT_AVERAGING_PEAK_HOLD:
             for (k = 0; k < h->nb; k++)
@@ -748,8 +829,11 @@ run_frame (GpufftHostPlan * h, const HostSlot * s, guint i, gboolean last)
             break;
           case GPUFFT_AVERAGING_MEAN_DB:
             for (k = 0; k < h->nb; k++)
-              acc[k] += to_db (MIN (h->pw[k] * h->gain[k], FLT_MAX),
-                  c->db_offset, s->db_floor);
+              h->row[k] = MIN (h->pw[k] * h->gain[k], FLT_MAX);
+            gpufft_host_db_row (h->row, h->nb, c->db_offset, s->db_floor,
+                h->row);
+            for (k = 0; k < h->nb; k++)
+              acc[k] += h->row[k];
             break;
           default:
             for (k = 0; k < h->nb; k++)
@@ -865,9 +949,11 @@ finish_channel (GpufftHostPlan * h, guint ch, gfloat floor_db)
       l += h->level_w[k] * h->lin[k];
     h->r_level[ch] = out_value (h, l, 0.0, floor_db);
   }
-  if (c->output_db)
+  if (c->output_db) {
+    gpufft_host_db_row (h->lin, h->nb, c->db_offset, floor_db, h->row);
     for (k = 0; k < h->nb; k++)
-      power[k] = (gfloat) to_db (h->lin[k], c->db_offset, floor_db);
+      power[k] = (gfloat) h->row[k];
+  }
 }
 
 /* Hands the closed group's result on: to func, or (func NULL) into
@@ -954,6 +1040,11 @@ run_slot (GpufftHostPlan * h, const HostSlot * s)
 
   h->slot_units = 0;
   h->x_n = 0;
+  /* (a slot of finite floats, the rule, is checked once, not frame by
+   * frame; F64 samples are checked as the floats they round to) */
+  h->slot_finite = h->cfg.format == GPUFFT_FORMAT_F32 ?
+      all_finite_f32 ((const guint32 *) (gconstpointer) s->data,
+      s->span * h->cfg.channels) : h->cfg.format != GPUFFT_FORMAT_F64;
   for (g = 0; g < s->n_groups; g++)
     h->slot_units += s->groups[g].n_frames * h->out_ch;
   for (g = 0; alive && g < s->n_groups; g++) {
