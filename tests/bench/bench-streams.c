@@ -707,6 +707,17 @@ main (int argc, char **argv)
   }
   hop = hop_opt ? (guint) hop_opt : 512;
   wide_hop = hop_opt ? 4 * (guint) hop_opt : 1024;
+  for (i = 0; elements[i]; i++) {
+    GstElementFactory *f = gst_element_factory_find (elements[i]);
+
+    if (f == NULL) {
+      g_printerr ("--elements: no element '%s' (for this plugin's "
+          "elements, GST_PLUGIN_PATH names its build's plugin folder)\n",
+          elements[i]);
+      return 2;
+    }
+    gst_object_unref (f);
+  }
 
   printf ("# bench-streams (%s, %d cores; gpufftspectrum stereo fft 1024 "
       "hop %u, 64 channels fft 4096 hop %u)\n", g_get_host_name (),
