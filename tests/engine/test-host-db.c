@@ -9,7 +9,8 @@
  *     lies within 5e-13), and the floor exact where the formula's dB is
  *     below it by more;
  *   - the others, equal bit for bit: zero (finite, infinite and NaN
- *     offsets), subnormals, infinity, negative values, NaN;
+ *     offsets), subnormals, infinity, negative values, NaN; and normal
+ *     values with infinite or NaN offsets or a NaN floor;
  *   - a row equals its values alone bit for bit, at every length 1 .. 13
  *     and every starting lane, written in place or not. */
 #include <float.h>
@@ -31,6 +32,8 @@ reference (gdouble v, gdouble offset, gdouble floor_db)
 }
 
 static gdouble worst = 0.0, worst_400 = 0.0;
+
+static void check_exact (gdouble v, gdouble offset, gdouble floor_db);
 
 static void
 check_close (gdouble v, gdouble offset, gdouble floor_db)
@@ -80,6 +83,15 @@ test_normal (void)
   }
   for (i = 0; i < 1000; i++)
     check_close (1.0 + g_rand_double_range (rand, -1e-3, 1e-3), 0.0, -INFINITY);
+  /* (normal values with infinite or NaN offsets, a NaN floor) */
+  for (i = 0; i < 1000; i++) {
+    v = ldexp (g_rand_double_range (rand, 1.0, 2.0),
+        g_rand_int_range (rand, -300, 300));
+    check_exact (v, INFINITY, -100.0);
+    check_exact (v, -INFINITY, -100.0);
+    check_exact (v, NAN, -100.0);
+    check_exact (v, 0.0, NAN);
+  }
   check_close (DBL_MIN, 0.0, -INFINITY);
   check_close (DBL_MAX, 0.0, -INFINITY);
   check_close (FLT_MAX, 0.0, -INFINITY);

@@ -10,6 +10,9 @@
  *   - its two ways of summing MEAN groups (each bin's power added as it is
  *     computed, without frame rows; through a power row, with them): the
  *     same results bit for bit, every format and layout;
+ *   - its two ways of reading F32 frames (where they lie, in a slot
+ *     without NaN or infinity; converted frame by frame, in a slot with a
+ *     NaN elsewhere): the same rows, sums and counts bit for bit;
  *   - against a device plan on the same batches, where a Vulkan device is
  *     present (the tolerances the engine tests allow between kernels: 1e-5
  *     per bin within 100 dB of the largest, and the single-precision FFT's
@@ -656,6 +659,80 @@ poke (EtInput * in, guint c, gsize t, gfloat v)
     memcpy (in->planes[c] + t * 4, &v, 4);
   else
     memcpy (in->bytes + (t * in->channels + c) * 4, &v, 4);
+}
+
+/* F32 frames read where they lie (a slot without NaN or infinity, each
+ * channel alone) and converted frame by frame (a slot with a NaN
+ * elsewhere): every frame row, sum and count of the frames the NaN is not
+ * in bit for bit the same, interleaved and planar, radix 2 and
+ * Bluestein, in dB; the frame with the NaN left out (its row the floor). */
+static void
+test_frames_in_place (void)
+{
+  static const Sched sched[] = { {1, {{8, TRUE}}} };
+  guint pl, sz;
+
+  for (sz = 0; sz < 2; sz++)
+    for (pl = 0; pl < 2; pl++) {
+      guint n = sz ? 96 : 64, hop = 32, f, c, k;
+      EtInput *clean = et_input_new (GPUFFT_FORMAT_F32, pl, 2, 7 * hop + n,
+          0.3, 0.5, 40 + 2 * sz + pl);
+      EtInput *nan = et_input_new (GPUFFT_FORMAT_F32, pl, 2, 7 * hop + n,
+          0.3, 0.5, 40 + 2 * sz + pl);
+      GPtrArray *got[2];
+      Got *a, *b;
+      GpufftPlanConfig cfg;
+      GpufftPlan *plan;
+      guint i;
+
+      /* (the last sample of frame 7, channel 1: in no other frame) */
+      poke (nan, 1, 7 * hop + n - 1, NAN);
+      config (&cfg, n, hop);
+      cfg.format = GPUFFT_FORMAT_F32;
+      cfg.planar = pl;
+      cfg.channels = 2;
+      cfg.downmix = FALSE;
+      cfg.frames_out = TRUE;
+      cfg.output_db = TRUE;
+      for (i = 0; i < 2; i++) {
+        got[i] = g_ptr_array_new_with_free_func (got_free);
+        plan = host_plan (&cfg);
+        if (plan)
+          run_sched (plan, &cfg, i ? nan : clean, sched, 1, -300.0f, got[i]);
+        gpufft_plan_free (plan);
+      }
+      g_assert_cmpuint (got[0]->len, ==, 1);
+      g_assert_cmpuint (got[1]->len, ==, 1);
+      a = g_ptr_array_index (got[0], 0);
+      b = g_ptr_array_index (got[1], 0);
+      g_assert_true (a->has_frames && b->has_frames);
+      g_assert_cmpuint (a->counts[0], ==, 8);
+      g_assert_cmpuint (a->counts[1], ==, 8);
+      g_assert_cmpuint (b->counts[0], ==, 8);
+      g_assert_cmpuint (b->counts[1], ==, 7);
+      for (f = 0; f < 8; f++)
+        for (c = 0; c < 2; c++) {
+          const gfloat *ra = a->frames + (f * 2 + c) * (gsize) a->frame_stride;
+          const gfloat *rb = b->frames + (f * 2 + c) * (gsize) b->frame_stride;
+
+          if (f == 7 && c == 1) {
+            for (k = 0; k < b->frame_values; k++)
+              if (rb[k] != -300.0f)
+                et_fail ("N %u planar %u: the frame with the NaN, bin %u: "
+                    "%g, not the floor", n, pl, k, rb[k]);
+          } else if (memcmp (ra, rb, a->frame_values * sizeof (gfloat))) {
+            et_fail ("N %u planar %u: frame %u channel %u's row differs "
+                "between the slot read in place and the slot with a NaN "
+                "elsewhere", n, pl, f, c);
+          }
+        }
+      if (memcmp (a->power, b->power, a->n_bins * sizeof (gfloat)))
+        et_fail ("N %u planar %u: channel 0's mean differs", n, pl);
+      g_ptr_array_unref (got[0]);
+      g_ptr_array_unref (got[1]);
+      et_input_free (clean);
+      et_input_free (nan);
+    }
 }
 
 /* Groups spanning batches, an empty group, frames with NaN and infinite
@@ -2129,6 +2206,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan-host/power", test_power);
   g_test_add_func ("/plan-host/formats", test_formats);
   g_test_add_func ("/plan-host/sums-with-rows", test_sums_with_rows);
+  g_test_add_func ("/plan-host/frames-in-place", test_frames_in_place);
   g_test_add_func ("/plan-host/conversion", test_conversion);
   g_test_add_func ("/plan-host/spanning", test_spanning);
   g_test_add_func ("/plan-host/peaks", test_peaks);

@@ -19,6 +19,7 @@ typedef gint64 v4l __attribute__((vector_size (4 * sizeof (gint64))));
 #else
 #define DB_CLONES
 #endif
+#define ALWAYS_INLINE __attribute__ ((always_inline))
 
 #define SQRT2 1.41421356237309504880
 #define LOG10_2 0.30102999566398119521
@@ -30,7 +31,7 @@ typedef gint64 v4l __attribute__((vector_size (4 * sizeof (gint64))));
 
 /* *out: log10 of four positive normal finite values *in (others give
  * values of no use) */
-static inline void
+static inline ALWAYS_INLINE void
 log10_lanes (const v4d * in, v4d * out)
 {
   const v4l mant = { 0x000fffffffffffffLL, 0x000fffffffffffffLL,
@@ -76,8 +77,9 @@ db_other (gdouble v, gdouble offset, gdouble floor_db)
   return (db > floor_db || isnan (db)) ? db : floor_db;
 }
 
-/* The dB of the four values at in into out. */
-static inline void
+/* The dB of the four values at in into out. (Inlined, so that each clone
+ * of gpufft_host_db_row has its own.) */
+static inline ALWAYS_INLINE void
 db_lanes (const gdouble * in, gdouble offset, gdouble floor_db, gdouble * out)
 {
   v4d v, db;

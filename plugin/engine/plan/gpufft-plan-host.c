@@ -81,8 +81,10 @@ struct _GpufftHostPlan
                                  * [LANES][nb] pairs, their X_k; else NULL */
   gdouble *xp;                  /* [LANES][nb] their |X_k|^2 */
   gboolean x_ok[LANES];         /* no NaN or infinite sample in frame */
-  gboolean slot_finite;         /* no NaN or infinite sample in the slot
-                                 * being computed: no frame is checked */
+  gboolean frames_in_place;     /* F32 frames of one channel each, no NaN
+                                 * or infinite sample in the slot being
+                                 * computed: frames read where they lie,
+                                 * unchecked */
   guint x_first, x_n;           /* the slot's units (frame * out_ch + ch)
                                  * in x and xk */
   guint slot_units;             /* units of the slot being computed */
@@ -508,29 +510,16 @@ f64_to_f32 (guint64 v)
  * that a sample of -0 is windowed as +0, as a sum from zero gives it) */
 #define STORE(i, v) (out[i] = win ? ((v) + 0.0) * win[i] : (v))
 
-/* n F32 samples from f (stride floats apart) into out, times win (STORE's
- * arithmetic) */
-static void HOST_CLONES
-convert_f32_windowed (const gfloat * restrict f, gsize stride, guint n,
-    const gdouble * restrict win, gdouble * restrict out)
-{
-  guint i;
-
-  /* (the common strides with a constant: loops the compiler vectorizes) */
-  if (stride == 1)
-    for (i = 0; i < n; i++)
-      out[i] = ((gdouble) f[i] + 0.0) * win[i];
-  else if (stride == 2)
-    for (i = 0; i < n; i++)
-      out[i] = ((gdouble) f[2 * (gsize) i] + 0.0) * win[i];
-  else
-    for (i = 0; i < n; i++)
-      out[i] = ((gdouble) f[stride * i] + 0.0) * win[i];
-}
+/* (the slot's bytes read as the bits of floats) */
+#if defined(__GNUC__)
+typedef guint32 __attribute__((may_alias)) guint32_alias;
+#else
+typedef guint32 guint32_alias;
+#endif
 
 /* TRUE where none of the n F32 samples (their bits) is NaN or infinite */
 static gboolean HOST_CLONES
-all_finite_f32 (const guint32 * restrict bits, gsize n)
+all_finite_f32 (const guint32_alias * restrict bits, gsize n)
 {
   guint32 bad = 0;
   gsize i;
@@ -542,22 +531,15 @@ all_finite_f32 (const guint32 * restrict bits, gsize n)
 
 /* n samples from p (step bytes apart), converted as the device converts
  * them, into out, times win where win is not NULL; FALSE where one of them
- * is NaN or infinite (checked only where check is TRUE: else TRUE). */
+ * is NaN or infinite. */
 static gboolean
 convert_samples (GpufftFormat format, const guint8 * p, gsize step, guint n,
-    const gdouble * restrict win, gdouble * restrict out, gboolean check)
+    const gdouble * restrict win, gdouble * restrict out)
 {
   guint32 bad = 0;              /* a float's exponent bits all set: NaN or
                                  * infinite */
   guint i;
 
-  /* (p is a float's address: the slot's memory is malloc's, and every
-   * offset into it a multiple of the sample's size) */
-  if (format == GPUFFT_FORMAT_F32 && !check && win) {
-    convert_f32_windowed ((const gfloat *) (gconstpointer) p, step / 4, n,
-        win, out);
-    return TRUE;
-  }
   switch (format) {
     case GPUFFT_FORMAT_S16:
       for (i = 0; i < n; i++, p += step) {
@@ -641,7 +623,7 @@ load_frame (GpufftHostPlan * h, const HostSlot * s, gsize start, guint ch,
     }
     /* (one channel: converted and windowed in one pass) */
     if (!convert_samples (c->format, p, step, h->n, mix ? NULL : h->win,
-            mix ? h->mix : x, !h->slot_finite))
+            mix ? h->mix : x))
       ok = FALSE;
     if (mix)
       for (j = 0; j < h->n; j++)
@@ -670,8 +652,7 @@ unit_spectrum (GpufftHostPlan * h, const HostSlot * s, guint u,
     const GpufftPlanConfig *c = &h->cfg;
     guint i, n = MIN (LANES, h->slot_units - u);
 
-    if (c->format == GPUFFT_FORMAT_F32 && h->slot_finite
-        && (!c->downmix || c->channels == 1)) {
+    if (h->frames_in_place) {
       /* (floats without NaN or infinity, each channel alone: read where
        * they lie, converted and windowed as load_frame does) */
       const gfloat *src[LANES];
@@ -1040,11 +1021,12 @@ run_slot (GpufftHostPlan * h, const HostSlot * s)
 
   h->slot_units = 0;
   h->x_n = 0;
-  /* (a slot of finite floats, the rule, is checked once, not frame by
-   * frame; F64 samples are checked as the floats they round to) */
-  h->slot_finite = h->cfg.format == GPUFFT_FORMAT_F32 ?
-      all_finite_f32 ((const guint32 *) (gconstpointer) s->data,
-      s->span * h->cfg.channels) : h->cfg.format != GPUFFT_FORMAT_F64;
+  /* (F32 frames of one channel each: a slot of finite floats, the rule,
+   * is checked once, and its frames read where they lie, unit_spectrum;
+   * any other slot's frames are checked one by one, load_frame) */
+  h->frames_in_place = h->cfg.format == GPUFFT_FORMAT_F32 && (!h->cfg.downmix
+      || h->cfg.channels == 1) && all_finite_f32 ((const guint32_alias *)
+      (gconstpointer) s->data, s->span * h->cfg.channels);
   for (g = 0; g < s->n_groups; g++)
     h->slot_units += s->groups[g].n_frames * h->out_ch;
   for (g = 0; alive && g < s->n_groups; g++) {
