@@ -21,7 +21,9 @@
  * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
  * --hop=H sets gpufftspectrum's hop in the stereo cases (H = 1024: no
  * overlap, as spectrum, which hops by its fft size) and 4H in the
- * 64-channel case (without it: 512 and 1024).
+ * 64-channel case (without it: 512 and 1024). --bands=B sets spectrum's
+ * and gpuspectrum's bands (without it: fft / 2 + 1, the same fft; 128,
+ * their own default, makes fft 254).
  *
  * Everything is measured from the warm point, when every stream has passed
  * its first buffer and posted its first message (an element that posts)
@@ -63,6 +65,7 @@ static gdouble live_seconds = 0, fast_seconds = 0, fast_msamples = 0;
 static gint loudness_ms = 100;
 static gboolean small = FALSE, no_wide = FALSE, element_cpu = FALSE;
 static gint hop_opt = 0;
+static gint bands_opt = 0;
 
 static const GOptionEntry entries[] = {
   {"small", 0, 0, G_OPTION_ARG_NONE, &small,
@@ -93,6 +96,9 @@ static const GOptionEntry entries[] = {
       "gpufftspectrum's hop in the stereo cases, fft 1024 (default 512; "
         "1024: no overlap, as spectrum); the 64-channel case, fft 4096, "
         "takes 4x it (default 1024)", "H"},
+  {"bands", 0, 0, G_OPTION_ARG_INT, &bands_opt,
+      "spectrum's and gpuspectrum's bands (default: fft / 2 + 1, 513 in "
+        "the stereo cases; 128 is their own default, fft 254)", "B"},
   {NULL}
 };
 
@@ -351,7 +357,7 @@ element_desc (const Case * c, const gchar * el, guint i)
 {
   if (g_str_equal (el, "spectrum") || g_str_equal (el, "gpuspectrum"))
     return g_strdup_printf ("%s name=a%u bands=%u multi-channel=true", el,
-        i, c->fft / 2 + 1);
+        i, bands_opt > 0 ? (guint) bands_opt : c->fft / 2 + 1);
   if (g_str_equal (el, "gpufftspectrum"))
     return g_strdup_printf ("gpufftspectrum name=a%u fft-size=%u "
         "hop-size=%u multi-channel=true message-format=bytes "
@@ -703,6 +709,10 @@ main (int argc, char **argv)
     fast_msamples = small ? 4 : 64;
   if (hop_opt < 0 || hop_opt > 1024) {
     g_printerr ("--hop: 1 to 1024 (the stereo cases' fft size)\n");
+    return 2;
+  }
+  if (bands_opt < 0 || bands_opt == 1) {
+    g_printerr ("--bands: 2 or more (spectrum's range)\n");
     return 2;
   }
   hop = hop_opt ? (guint) hop_opt : 512;
