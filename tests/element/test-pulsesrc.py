@@ -3,7 +3,8 @@
 server started here) while a 1 kHz tone plays into it, through
 gpufftspectrum, whose plan is made 2 s slow (GPUFFT_DEBUG_SLOW_PLAN_MS, as a
 cold driver compiler can be), at the start and again after fft-size changes
-from 1024 to 2048 while it plays (2.5 s in, once it has posted). No audio may be lost:
+from 1024 to 2048 while it plays (2.5 s in, once it has posted). No audio
+may be lost:
   - pulsesrc posts no warning (it warns when it cannot record fast enough,
     and then marks the next buffer DISCONT);
   - every buffer after the first is contiguous with the one before (its
@@ -13,8 +14,9 @@ from 1024 to 2048 while it plays (2.5 s in, once it has posted). No audio may be
   - after EOS: the messages' intervals tile what entered, from its
     first timestamp to within an interval of its end (check_tiling: 100 ms
     each but for the one the change cut and the last; no hole but that
-    cut interval when it held no whole frame), `dropped-intervals` 0, the messages after the change at fft-size 2048, and the tone at
-    1 kHz in the intervals once it plays.
+    cut interval when it held no whole frame), `dropped-intervals` 0,
+    the messages after the change at fft-size 2048, and the tone at 1 kHz
+    in the intervals once it plays.
 Exit 77 (skipped) without pulseaudio or GStreamer's pulse plugin: CI
 installs both (scripts/setup.sh)."""
 import os
