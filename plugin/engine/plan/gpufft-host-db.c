@@ -7,19 +7,11 @@
 #include <string.h>
 
 #include "gpufft-host-db.h"
+#include "gpufft-simd.h"
 
 /* (four values) */
 typedef gdouble v4d __attribute__((vector_size (4 * sizeof (gdouble))));
 typedef gint64 v4l __attribute__((vector_size (4 * sizeof (gint64))));
-
-/* (target_clones needs ifunc: GCC on glibc) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__) && defined(__GLIBC__)
-#define DB_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#else
-#define DB_CLONES
-#endif
-#define ALWAYS_INLINE __attribute__ ((always_inline))
 
 #define SQRT2 1.41421356237309504880
 #define LOG10_2 0.30102999566398119521
@@ -31,7 +23,7 @@ typedef gint64 v4l __attribute__((vector_size (4 * sizeof (gint64))));
 
 /* *out: log10 of four positive normal finite values *in (others give
  * values of no use) */
-static inline ALWAYS_INLINE void
+static inline GPUFFT_ALWAYS_INLINE void
 log10_lanes (const v4d * in, v4d * out)
 {
   const v4l mant = { 0x000fffffffffffffLL, 0x000fffffffffffffLL,
@@ -79,7 +71,7 @@ db_other (gdouble v, gdouble offset, gdouble floor_db)
 
 /* The dB of the four values at in into out. (Inlined, so that each clone
  * of gpufft_host_db_row has its own.) */
-static inline ALWAYS_INLINE void
+static inline GPUFFT_ALWAYS_INLINE void
 db_lanes (const gdouble * in, gdouble offset, gdouble floor_db, gdouble * out)
 {
   v4d v, db;
@@ -105,7 +97,7 @@ gpufft_host_db (gdouble v, gdouble offset, gdouble floor_db)
   return out[0];
 }
 
-void DB_CLONES
+void GPUFFT_AVX2_CLONES
 gpufft_host_db_row (const gdouble * v, guint n, gdouble offset,
     gdouble floor_db, gdouble * out)
 {

@@ -9,18 +9,10 @@
 #include <string.h>
 
 #include "gpufft-host-fft.h"
+#include "gpufft-simd.h"
 
 /* (four frames' values of one point) */
 typedef gdouble v4d __attribute__((vector_size (4 * sizeof (gdouble))));
-
-/* (target_clones needs ifunc: GCC on glibc) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__) && defined(__GLIBC__)
-#define LANES_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#else
-#define LANES_CLONES
-#endif
-#define ALWAYS_INLINE __attribute__ ((always_inline))
 
 /* ---- the tables ---------------------------------------------------------- */
 
@@ -205,7 +197,7 @@ typedef struct
 
 /* The passes of len = 4, 8, .. l of fft_pow2 on the lanes re, im (the pass
  * of len 2 done), twiddles tw (e^{-2 pi i j / l}, pairs). */
-static inline ALWAYS_INLINE void
+static inline GPUFFT_ALWAYS_INLINE void
 lanes_passes (v4d * re, v4d * im, guint l, const gdouble * tw)
 {
   guint i, k, len;
@@ -268,7 +260,7 @@ lanes_passes (v4d * re, v4d * im, guint l, const gdouble * tw)
 
 /* fft_pow2's operations on the lanes re, im of f->l points, their bit
  * reversal included */
-static inline ALWAYS_INLINE void
+static inline GPUFFT_ALWAYS_INLINE void
 lanes_pow2 (const GpufftHostFft * f, v4d * re, v4d * im)
 {
   guint l = f->l, i, j;
@@ -301,7 +293,7 @@ lanes_pow2 (const GpufftHostFft * f, v4d * re, v4d * im)
  * order) is in the lanes re, im: into out's rows (pairs) and their powers
  * into power's (either may be NULL). Bins 0 and M are real: their power is
  * X * X + 0 * 0. */
-static inline ALWAYS_INLINE void
+static inline GPUFFT_ALWAYS_INLINE void
 lanes_post (const GpufftHostFft * f, const v4d * re, const v4d * im,
     gdouble * out, gdouble * power)
 {
@@ -368,7 +360,7 @@ lanes_post (const GpufftHostFft * f, const v4d * re, const v4d * im,
  * and times the chirp). Each lane's operations are one frame's whatever
  * the others hold. (Inlined into one function per kind of input: floats
  * where floats is TRUE, a constant.) */
-static inline ALWAYS_INLINE void
+static inline GPUFFT_ALWAYS_INLINE void
 lanes_core (GpufftHostFft * f, const LanesIn * in, const gboolean floats,
     guint n_frames)
 {
@@ -445,7 +437,7 @@ lanes_core (GpufftHostFft * f, const LanesIn * in, const gboolean floats,
 #undef POINT
 }
 
-static void LANES_CLONES
+static void GPUFFT_AVX2_CLONES
 lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
     gdouble * out, gdouble * power)
 {
@@ -455,7 +447,7 @@ lanes_real (GpufftHostFft * f, const gdouble * x, guint n_frames,
   lanes_post (f, f->re, f->im, out, power);
 }
 
-static void LANES_CLONES
+static void GPUFFT_AVX2_CLONES
 lanes_real_f32 (GpufftHostFft * f, const gfloat * const *src, gsize stride,
     const gdouble * win, guint n_frames, gdouble * out, gdouble * power)
 {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gpufft-loudness-host.h"
+#include "gpufft-simd.h"
 
 #define TAPS GPUFFT_LOUDNESS_TAPS
 
@@ -91,14 +92,6 @@ gpufft_loudness_host_free (GpufftLoudnessHost * h)
   g_aligned_free (h->lanes);
   g_free (h);
 }
-
-/* (target_clones needs ifunc: GCC on glibc) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__) && defined(__GLIBC__)
-#define HOST_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#else
-#define HOST_CLONES
-#endif
 
 /* The K cascade's coefficients from config c, as locals */
 #define K_COEFFICIENTS(c) \
@@ -211,7 +204,7 @@ filter_lanes (GpufftLoudnessHost * h, const Lanes2 * xg, guint g,
  * frames a multiple of 8 lie beyond the batch's end, read and not
  * counted): y_p (f) = sum over k < n_k of tk[k][p] line[f - k], the taps
  * in order, as the per-frame form. */
-static void HOST_CLONES
+static void GPUFFT_AVX2_CLONES
 true_peaks (const GpufftLoudnessHost * h, const gfloat * line, guint S,
     guint n_blocks, gfloat * tp)
 {

@@ -23,17 +23,10 @@
 #include "gpufft-host-fft.h"
 #include "gpufft-error.h"
 #include "gpufft-result-copy.h"
+#include "gpufft-simd.h"
 
 #define N_SLOTS GPUFFT_HOST_PLAN_SLOTS
 #define LANES GPUFFT_HOST_FFT_LANES
-
-/* (target_clones needs ifunc: GCC on glibc) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__) && defined(__GLIBC__)
-#define HOST_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#else
-#define HOST_CLONES
-#endif
 
 /* ---- the plan ----------------------------------------------------------- */
 
@@ -518,7 +511,7 @@ typedef guint32 guint32_alias;
 #endif
 
 /* TRUE where none of the n F32 samples (their bits) is NaN or infinite */
-static gboolean HOST_CLONES
+static gboolean GPUFFT_AVX2_CLONES
 all_finite_f32 (const guint32_alias * restrict bits, gsize n)
 {
   guint32 bad = 0;
