@@ -39,52 +39,7 @@ is_pow2 (guint v)
   return v > 0 && (v & (v - 1)) == 0;
 }
 
-/* The radix-2 FFT of f->l points, in place on (re, im) pairs: the
- * Bluestein kernel's transform, once; lanes_pow2 is the same on lanes. */
-static void
-fft_pow2 (const GpufftHostFft * f, gdouble * a)
-{
-  guint l = f->l, i, j, k, len;
-
-  for (i = 0; i < l; i++) {
-    j = f->rev[i];
-    if (i < j) {
-      gdouble r = a[2 * i], m = a[2 * i + 1];
-
-      a[2 * i] = a[2 * j];
-      a[2 * i + 1] = a[2 * j + 1];
-      a[2 * j] = r;
-      a[2 * j + 1] = m;
-    }
-  }
-  /* (first pass: no twiddles) */
-  for (i = 0; i + 1 < l; i += 2) {
-    gdouble r = a[2 * i + 2], m = a[2 * i + 3];
-
-    a[2 * i + 2] = a[2 * i] - r;
-    a[2 * i + 3] = a[2 * i + 1] - m;
-    a[2 * i] += r;
-    a[2 * i + 1] += m;
-  }
-  for (len = 4; len <= l; len <<= 1) {
-    guint half = len / 2, step = l / len;
-
-    for (i = 0; i < l; i += len) {
-      gdouble *lo = a + 2 * i, *hi = a + 2 * (i + half);
-
-      for (k = 0; k < half; k++) {
-        gdouble wr = f->tw[2 * k * step], wi = f->tw[2 * k * step + 1];
-        gdouble tr = hi[2 * k] * wr - hi[2 * k + 1] * wi;
-        gdouble ti = hi[2 * k] * wi + hi[2 * k + 1] * wr;
-
-        hi[2 * k] = lo[2 * k] - tr;
-        hi[2 * k + 1] = lo[2 * k + 1] - ti;
-        lo[2 * k] += tr;
-        lo[2 * k + 1] += ti;
-      }
-    }
-  }
-}
+static void kernel_transform (GpufftHostFft * f);
 
 void
 gpufft_host_fft_free (GpufftHostFft * f)
@@ -175,9 +130,7 @@ fft_init (GpufftHostFft * f, guint m)
         f->kern[2 * (f->l - i) + 1] = -sin (a);
       }
     }
-    fft_pow2 (f, f->kern);
-    for (i = 0; i < 2 * f->l; i++)
-      f->kern[i] /= f->l;
+    kernel_transform (f);
   }
   return TRUE;
 }
@@ -195,8 +148,8 @@ typedef struct
   const gdouble *win;
 } LanesIn;
 
-/* The passes of len = 4, 8, .. l of fft_pow2 on the lanes re, im (the pass
- * of len 2 done), twiddles tw (e^{-2 pi i j / l}, pairs). */
+/* The radix-2 passes of len = 4, 8, .. l on the lanes re, im (bit-reversed
+ * order, the pass of len 2 done), twiddles tw (e^{-2 pi i j / l}, pairs). */
 static inline GPUFFT_ALWAYS_INLINE void
 lanes_passes (v4d * re, v4d * im, guint l, const gdouble * tw)
 {
@@ -258,8 +211,8 @@ lanes_passes (v4d * re, v4d * im, guint l, const gdouble * tw)
   }
 }
 
-/* fft_pow2's operations on the lanes re, im of f->l points, their bit
- * reversal included */
+/* The radix-2 FFT of f->l points on the lanes re, im, in place: the bit
+ * reversal, the pass of len 2 (no twiddles), the other passes */
 static inline GPUFFT_ALWAYS_INLINE void
 lanes_pow2 (const GpufftHostFft * f, v4d * re, v4d * im)
 {
@@ -288,6 +241,26 @@ lanes_pow2 (const GpufftHostFft * f, v4d * re, v4d * im)
   lanes_passes (re, im, l, f->tw);
 }
 
+/* The Bluestein kernel's transform, divided by l, in place (once, when the
+ * tables are made: in lane 0 of the lanes, the others zero). */
+static void
+kernel_transform (GpufftHostFft * f)
+{
+  v4d zero = { 0.0, 0.0, 0.0, 0.0 };
+  guint j;
+
+  for (j = 0; j < f->l; j++) {
+    f->re[j] = f->im[j] = zero;
+    f->re[j][0] = f->kern[2 * j];
+    f->im[j][0] = f->kern[2 * j + 1];
+  }
+  lanes_pow2 (f, f->re, f->im);
+  for (j = 0; j < f->l; j++) {
+    f->kern[2 * j] = f->re[j][0] / f->l;
+    f->kern[2 * j + 1] = f->im[j][0] / f->l;
+  }
+}
+
 /* X_0 .. X_M of the real frames whose even and odd samples are the real
  * and imaginary parts of the complex ones whose DFT (f->m points, natural
  * order) is in the lanes re, im: into out's rows (pairs) and their powers
@@ -301,8 +274,8 @@ lanes_post (const GpufftHostFft * f, const v4d * re, const v4d * im,
   guint m = f->m, nb = m + 1, k, u;
 
   for (u = 0; u < GPUFFT_HOST_FFT_LANES; u++) {
-    o[u] = out ? out + 2 * (gsize) nb *u : NULL;
-    q[u] = power ? power + (gsize) nb *u : NULL;
+    o[u] = out ? out + 2 * nb * (gsize) u : NULL;
+    q[u] = power ? power + nb * (gsize) u : NULL;
   }
   {
     v4d dc = re[0] + im[0], ny = re[0] - im[0], zero = { 0.0, 0.0, 0.0, 0.0 };
@@ -354,7 +327,7 @@ lanes_post (const GpufftHostFft * f, const v4d * re, const v4d * im,
 /* The DFT of the complex frames of in (n_frames of them; the other lanes
  * repeat the first) into the lanes f->re, f->im, natural order: for a
  * power-of-two M, loaded in bit-reversed order with the pass of len 2
- * (fft_pow2's operations), then the other passes; else Bluestein's
+ * (lanes_pow2's operations), then the other passes; else Bluestein's
  * algorithm (the chirp product, a radix-2 FFT of l points, the product
  * with the kernel's transform, conjugated, a radix-2 FFT again, conjugated
  * and times the chirp). Each lane's operations are one frame's whatever
@@ -374,7 +347,7 @@ lanes_core (GpufftHostFft * f, const LanesIn * in, const gboolean floats,
   for (u = 0; u < GPUFFT_HOST_FFT_LANES; u++) {
     guint src = u < n_frames ? u : 0;
 
-    p[u] = floats ? NULL : in->x + 2 * (gsize) m *src;
+    p[u] = floats ? NULL : in->x + 2 * m * (gsize) src;
     pf[u] = in->f[src];
   }
 /* (point t of every lane: a vector) */
