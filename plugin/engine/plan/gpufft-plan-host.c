@@ -683,6 +683,19 @@ out_value (const GpufftHostPlan * h, gdouble v, gdouble offset,
   return (gfloat) (h->cfg.output_db ? gpufft_host_db (v, offset, floor_db) : v);
 }
 
+/* The dB of v's n values (through h->row, which v may be) into dst as
+ * floats */
+static void
+db_floats (GpufftHostPlan * h, const gdouble * v, guint n, gdouble offset,
+    gdouble floor_db, gfloat * dst)
+{
+  guint k;
+
+  gpufft_host_db_row (v, n, offset, floor_db, h->row);
+  for (k = 0; k < n; k++)
+    dst[k] = (gfloat) h->row[k];
+}
+
 /* h->row's n values, each at most FLT_MAX, into dst as floats: in dB
  * where the plan outputs dB */
 static void
@@ -692,9 +705,10 @@ out_row (GpufftHostPlan * h, guint n, gdouble offset, gdouble floor_db,
   guint k;
 
   if (h->cfg.output_db)
-    gpufft_host_db_row (h->row, n, offset, floor_db, h->row);
-  for (k = 0; k < n; k++)
-    dst[k] = (gfloat) h->row[k];
+    db_floats (h, h->row, n, offset, floor_db, dst);
+  else
+    for (k = 0; k < n; k++)
+      dst[k] = (gfloat) h->row[k];
 }
 
 /* The frame row of one output channel (frames_out): its gained power or
@@ -923,11 +937,8 @@ finish_channel (GpufftHostPlan * h, guint ch, gfloat floor_db)
       l += h->level_w[k] * h->lin[k];
     h->r_level[ch] = out_value (h, l, 0.0, floor_db);
   }
-  if (c->output_db) {
-    gpufft_host_db_row (h->lin, h->nb, c->db_offset, floor_db, h->row);
-    for (k = 0; k < h->nb; k++)
-      power[k] = (gfloat) h->row[k];
-  }
+  if (c->output_db)
+    db_floats (h, h->lin, h->nb, c->db_offset, floor_db, power);
 }
 
 /* Hands the closed group's result on: to func, or (func NULL) into
