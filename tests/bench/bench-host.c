@@ -1,6 +1,6 @@
 /* bench-host: the host plan (gpufft_plan_new_host(), no device) alone, as a
  * live stream feeds it: batches of one interval (19 frames: 100 ms of 48
- * kHz audio at hop N/2), F32, interleaved, each channel analysed, results
+ * kHz audio at hop N/2; --frames sets it), F32, interleaved, each channel analysed, results
  * in dB to a result function. Prints CPU µs per frame and channel (the
  * process's CPU time over the timed batches: the submit's copy and the
  * worker's analysis) and a checksum of the results (equal checksums: the
@@ -15,7 +15,7 @@
 #include "gpufft.h"
 
 static gchar *sizes_str = NULL;
-static gint channels = 2, batches = 400, pace_ms = 0;
+static gint channels = 2, batches = 400, pace_ms = 0, frames_arg = 19;
 
 static const GOptionEntry entries[] = {
   {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_str,
@@ -24,6 +24,8 @@ static const GOptionEntry entries[] = {
       "Interleaved channels, each analysed (default 2)", "C"},
   {"batches", 0, 0, G_OPTION_ARG_INT, &batches,
       "Timed batches per size (default 400; a tenth from N 4096)", "B"},
+  {"frames", 0, 0, G_OPTION_ARG_INT, &frames_arg,
+      "Frames a batch (default 19: 100 ms of 48 kHz audio at hop N/2)", "F"},
   {"pace-ms", 0, 0, G_OPTION_ARG_INT, &pace_ms,
         "Submit a batch every P ms, as a live stream (default 0: at once)",
       "P"},
@@ -53,7 +55,7 @@ cpu_s (void)
 static gboolean
 run (guint n, guint ch, guint reps)
 {
-  const guint frames = 19;
+  const guint frames = (guint) frames_arg;
   guint hop = n / 2, i;
   gsize span = (gsize) (frames - 1) * hop + n, t;
   GpufftPlanConfig c;
@@ -114,8 +116,9 @@ run (guint n, guint ch, guint reps)
   t1 = cpu_s ();
   g_print ("| %6u | %3u | %8u | %10.2f | %.17g |\n", n, ch, reps * frames,
       (t1 - t0) * 1e6 / ((gdouble) reps * frames * ch), checksum);
-  g_print ("@host n=%u ch=%u frames=%u pace_ms=%d us_per_frame_channel=%.3f "
-      "checksum=%.17g\n", n, ch, reps * frames, pace_ms,
+  g_print ("@host n=%u ch=%u frames=%u batch=%u pace_ms=%d "
+      "us_per_frame_channel=%.3f checksum=%.17g\n", n, ch, reps * frames,
+      frames, pace_ms,
       (t1 - t0) * 1e6 / ((gdouble) reps * frames * ch), checksum);
   gpufft_plan_free (plan);
   g_free (x);
@@ -139,14 +142,15 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (ctx);
-  if (channels < 1 || channels > 64 || batches < 1 || pace_ms < 0) {
+  if (channels < 1 || channels > 64 || batches < 1 || pace_ms < 0
+      || frames_arg < 1 || frames_arg > 4096) {
     g_printerr ("bench-host: --channels 1..64, --batches >= 1, "
-        "--pace-ms >= 0\n");
+        "--frames 1..4096, --pace-ms >= 0\n");
     return 2;
   }
   sizes = g_strsplit (sizes_str ? sizes_str : "1024,4096,960", ",", -1);
   g_print ("== host plan: F32 interleaved, %d channels each analysed, hop "
-      "N/2, 19 frames a batch, dB results ==\n", channels);
+      "N/2, %d frames a batch, dB results ==\n", channels, frames_arg);
   g_print ("| N | ch | frames | CPU us per frame and channel | checksum |\n"
       "|---|---|---|---|---|\n");
   for (i = 0; sizes[i]; i++) {

@@ -65,6 +65,7 @@ static gdouble live_seconds = 0, fast_seconds = 0, fast_msamples = 0;
 static gint loudness_ms = 100;
 static gboolean small = FALSE, no_wide = FALSE, element_cpu = FALSE;
 static gint hop_opt = 0;
+static gchar **set_props = NULL;
 static gint bands_opt = 0;
 
 static const GOptionEntry entries[] = {
@@ -92,10 +93,14 @@ static const GOptionEntry entries[] = {
   {"element-cpu", 0, 0, G_OPTION_ARG_NONE, &element_cpu,
       "Also measure the CPU time inside the element on the streaming "
         "threads, and its own threads (elem_threads_ns)", NULL},
+  {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &set_props,
+      "More properties of one element, as ELEMENT:NAME=VALUE (repeatable; "
+        "e.g. gpufftspectrum:interval=1000000000)", "E:P=V"},
   {"hop", 0, 0, G_OPTION_ARG_INT, &hop_opt,
       "gpufftspectrum's hop in the stereo cases, fft 1024 (default 512; "
-        "1024: no overlap, as spectrum); the 64-channel case, fft 4096, "
-        "takes 4x it (default 1024)", "H"},
+        "1024: no overlap, as spectrum; 4800: one frame a 100 ms interval, "
+        "the element's cost with next to no analysis); the 64-channel "
+        "case, fft 4096, takes 4x it (default 1024)", "H"},
   {"bands", 0, 0, G_OPTION_ARG_INT, &bands_opt,
       "spectrum's and gpuspectrum's bands (default: fft / 2 + 1, 513 in "
         "the stereo cases; 128 is their own default, fft 254)", "B"},
@@ -353,7 +358,7 @@ percentile (GArray * a, gdouble p)
 }
 
 static gchar *
-element_desc (const Case * c, const gchar * el, guint i)
+element_desc_base (const Case * c, const gchar * el, guint i)
 {
   if (g_str_equal (el, "spectrum") || g_str_equal (el, "gpuspectrum"))
     return g_strdup_printf ("%s name=a%u bands=%u multi-channel=true", el,
@@ -366,6 +371,25 @@ element_desc (const Case * c, const gchar * el, guint i)
     return g_strdup_printf ("gpuloudness name=a%u interval=%" G_GUINT64_FORMAT,
         i, (guint64) MAX (loudness_ms, 10) * GST_MSECOND);
   return g_strdup_printf ("%s name=a%u", el, i);
+}
+
+/* (with --set's properties where the element is the one they name) */
+static gchar *
+element_desc (const Case * c, const gchar * el, guint i)
+{
+  gchar *d = element_desc_base (c, el, i), *with;
+  guint k;
+
+  for (k = 0; set_props && set_props[k]; k++) {
+    gsize len = strlen (el);
+
+    if (g_str_has_prefix (set_props[k], el) && set_props[k][len] == ':') {
+      with = g_strdup_printf ("%s %s", d, set_props[k] + len + 1);
+      g_free (d);
+      d = with;
+    }
+  }
+  return d;
 }
 
 typedef struct
@@ -707,8 +731,9 @@ main (int argc, char **argv)
     fast_seconds = small ? 5 : 20;
   if (fast_msamples <= 0)
     fast_msamples = small ? 4 : 64;
-  if (hop_opt < 0 || hop_opt > 1024) {
-    g_printerr ("--hop: 1 to 1024 (the stereo cases' fft size)\n");
+  if (hop_opt < 0 || hop_opt > 48000) {
+    g_printerr ("--hop: 1 to 48000 (a second; the stereo cases' fft size "
+        "is 1024: a hop above it leaves samples out)\n");
     return 2;
   }
   if (bands_opt < 0 || bands_opt == 1) {
@@ -727,6 +752,20 @@ main (int argc, char **argv)
       return 2;
     }
     gst_object_unref (f);
+  }
+  for (i = 0; set_props && set_props[i]; i++) {
+    const gchar *colon = strchr (set_props[i], ':');
+    gboolean named = FALSE;
+    guint k;
+
+    for (k = 0; colon && elements[k]; k++)
+      named |= strlen (elements[k]) == (gsize) (colon - set_props[i])
+          && strncmp (elements[k], set_props[i], colon - set_props[i]) == 0;
+    if (!colon || !strchr (colon, '=') || !named) {
+      g_printerr ("--set: '%s' is not ELEMENT:NAME=VALUE with ELEMENT one "
+          "of --elements\n", set_props[i]);
+      return 2;
+    }
   }
 
   printf ("# bench-streams (%s, %d cores; gpufftspectrum stereo fft 1024 "
