@@ -1,7 +1,7 @@
-/* bench-host: the host plan (gpufft_plan_new_host(), no device) alone, as a
- * live stream feeds it: batches of one interval (19 frames: 100 ms of 48
- * kHz audio at hop N/2; --frames sets it), F32, interleaved, each channel analysed, results
- * in dB to a result function. Prints CPU µs per frame and channel (the
+/* bench-host: the host plan (gpufft_plan_new_host(), no device) alone, fed
+ * as a live stream feeds it: batches of 19 frames (--frames sets it; at N
+ * 1024, hop 512, two 100 ms intervals of 48 kHz audio, a batch each), F32,
+ * interleaved, each channel analysed, results in dB to a result function. Prints CPU µs per frame and channel (the
  * process's CPU time over the timed batches: the submit's copy and the
  * worker's analysis) and a checksum of the results (equal checksums: the
  * same results, for comparing two builds). --pace-ms=P submits a batch
@@ -25,7 +25,8 @@ static const GOptionEntry entries[] = {
   {"batches", 0, 0, G_OPTION_ARG_INT, &batches,
       "Timed batches per size (default 400; a tenth from N 4096)", "B"},
   {"frames", 0, 0, G_OPTION_ARG_INT, &frames_arg,
-      "Frames a batch (default 19: 100 ms of 48 kHz audio at hop N/2)", "F"},
+      "Frames a batch (default 19: at N 1024, hop 512, two 100 ms "
+        "intervals of 48 kHz audio)", "F"},
   {"pace-ms", 0, 0, G_OPTION_ARG_INT, &pace_ms,
         "Submit a batch every P ms, as a live stream (default 0: at once)",
       "P"},
@@ -75,6 +76,7 @@ run (guint n, guint ch, guint reps)
   c.rate = 48000;
   c.n_peaks = 0;
   c.output_db = TRUE;
+  c.max_frames = frames;
   plan = gpufft_plan_new_host (&c, &err);
   if (!plan) {
     g_printerr ("bench-host: N %u: %s\n", n, err->message);
@@ -135,7 +137,8 @@ main (int argc, char **argv)
   gboolean ok = TRUE;
 
   g_option_context_set_summary (ctx, "The host plan alone: CPU per frame "
-      "and channel, batches of 19 frames as a live stream's interval.");
+      "and channel, batches of --frames frames (19) as a live stream "
+      "hands them over.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("bench-host: %s\n", err->message);

@@ -21,9 +21,11 @@
  * 64 channels in 4800-sample buffers, fft 4096 hop 1024, both ways.
  * --hop=H sets gpufftspectrum's hop in the stereo cases (H = 1024: no
  * overlap, as spectrum, which hops by its fft size) and 4H in the
- * 64-channel case (without it: 512 and 1024). --bands=B sets spectrum's
- * and gpuspectrum's bands (without it: fft / 2 + 1, the same fft; 128,
- * their own default, makes fft 254).
+ * 64-channel case (without it: 512 and 1024; H = 4800, one frame a
+ * channel in each 100 ms interval: the element with next to no analysis).
+ * --bands=B sets spectrum's and gpuspectrum's bands (without it: fft / 2 +
+ * 1, the same fft; 128, their own default, makes fft 254). --set
+ * E:P=V adds property P=V to element E (repeatable; not its name).
  *
  * Everything is measured from the warm point, when every stream has passed
  * its first buffer and posted its first message (an element that posts)
@@ -500,11 +502,13 @@ run_case (const Case * c, const gchar * el, Result * res)
         c->channels, e);
     g_free (e);
   }
-  pipe = gst_parse_launch (desc->str, &err);
+  /* (fatal errors: a property --set misspells fails the run) */
+  pipe = gst_parse_launch_full (desc->str, NULL, GST_PARSE_FLAG_FATAL_ERRORS,
+      &err);
   g_string_free (desc, TRUE);
   if (!pipe) {
-    g_printerr ("bench-streams: %s\n", err->message);
-    g_error_free (err);
+    g_printerr ("bench-streams: %s\n", err ? err->message : "no pipeline");
+    g_clear_error (&err);
     return FALSE;
   }
   for (i = 0; i < c->streams; i++) {
@@ -764,6 +768,10 @@ main (int argc, char **argv)
     if (!colon || !strchr (colon, '=') || !named) {
       g_printerr ("--set: '%s' is not ELEMENT:NAME=VALUE with ELEMENT one "
           "of --elements\n", set_props[i]);
+      return 2;
+    }
+    if (g_str_has_prefix (colon + 1, "name=")) {
+      g_printerr ("--set: the elements' names are the benchmark's\n");
       return 2;
     }
   }

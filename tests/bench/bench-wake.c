@@ -9,8 +9,10 @@
  * then sleeps 0.2 ms while the woken thread goes back to sleep. Per round,
  * in µs of thread CPU time (CLOCK_THREAD_CPUTIME_ID: user and kernel
  * time): the waker's signal (g_cond_signal, or write() of one byte), the
- * waker's P ms sleep, the woken thread's whole CPU time (its wake, the
- * byte read, its going back to sleep), and the process's CPU time. At P =
+ * waker's P ms sleep and the process's CPU time; per wake (`wakes`: a
+ * signal that comes before the woken thread sleeps again makes none), the
+ * woken thread's CPU time from the start of its wait to its return (going
+ * to sleep, waking, the byte read). At P =
  * 0 the threads' CPUs stay awake; at P = 100 (an interval's pace) they
  * idle between rounds, and in a virtual machine an idle vCPU's wake-up
  * costs what the table shows. */
@@ -42,7 +44,10 @@ typedef struct
   GCond cond;
   gboolean pending, quit;
   int fds[2];
-  gdouble cpu_us;               /* the woken thread's CPU time, all rounds */
+  gdouble cpu_us;               /* the woken thread's CPU time from the start
+                                 * of each wait to its return, the waits a
+                                 * round ended (not the last, for quit) */
+  guint wakes;                  /* those waits */
 } Waiter;
 
 static gdouble
@@ -67,14 +72,19 @@ static gpointer
 waiter_main (gpointer data)
 {
   Waiter *w = data;
-  gdouble t0 = thread_us ();
+  gdouble t0;
 
   if (!w->socket) {
     g_mutex_lock (&w->lock);
-    while (!w->quit) {
+    for (;;) {
+      t0 = thread_us ();
       while (!w->pending && !w->quit)
         g_cond_wait (&w->cond, &w->lock);
+      if (w->quit)
+        break;
       w->pending = FALSE;
+      w->cpu_us += thread_us () - t0;
+      w->wakes++;
     }
     g_mutex_unlock (&w->lock);
   } else {
@@ -84,14 +94,16 @@ waiter_main (gpointer data)
     for (;;) {
       ssize_t n;
 
+      t0 = thread_us ();
       if (poll (&p, 1, -1) < 0 && errno != EINTR)
         break;
       n = read (w->fds[0], b, sizeof (b));
       if (n <= 0 || b[n - 1] == 'q')
         break;
+      w->cpu_us += thread_us () - t0;
+      w->wakes++;
     }
   }
-  w->cpu_us = thread_us () - t0;
   return NULL;
 }
 
@@ -159,12 +171,17 @@ run (gboolean socket, guint pace_ms, guint rounds)
     g_printerr ("bench-wake: write failed after %u rounds\n", r);
     return FALSE;
   }
-  g_print ("| %-6s | %4u | %5u | %8.2f | %8.2f | %8.2f | %8.2f |\n",
-      socket ? "socket" : "cond", pace_ms, r, sig / r, slept / r,
-      w.cpu_us / r, (p1 - p0) / r);
-  g_print ("@wake kind=%s pace_ms=%u rounds=%u signal_us=%.3f sleep_us=%.3f "
-      "woken_us=%.3f process_us=%.3f\n", socket ? "socket" : "cond", pace_ms,
-      r, sig / r, slept / r, w.cpu_us / r, (p1 - p0) / r);
+  if (w.wakes == 0) {
+    g_printerr ("bench-wake: the thread never woke\n");
+    return FALSE;
+  }
+  g_print ("| %-6s | %4u | %5u | %5u | %8.2f | %8.2f | %8.2f | %8.2f |\n",
+      socket ? "socket" : "cond", pace_ms, r, w.wakes, sig / r, slept / r,
+      w.cpu_us / w.wakes, (p1 - p0) / r);
+  g_print ("@wake kind=%s pace_ms=%u rounds=%u wakes=%u signal_us=%.3f "
+      "sleep_us=%.3f woken_us=%.3f process_us=%.3f\n",
+      socket ? "socket" : "cond", pace_ms, r, w.wakes, sig / r, slept / r,
+      w.cpu_us / w.wakes, (p1 - p0) / r);
   return TRUE;
 }
 
@@ -191,23 +208,28 @@ main (int argc, char **argv)
     return 2;
   }
   paces = g_strsplit (paces_str ? paces_str : "0,1,10,100", ",", -1);
+  for (i = 0; paces[i]; i++) {
+    gchar *end = NULL;
+
+    if (g_ascii_strtoull (paces[i], &end, 10) > 10000 || end == paces[i]
+        || *end != '\0') {
+      g_printerr ("bench-wake: --paces: %s is not a pace (0 to 10000 ms)\n",
+          paces[i]);
+      g_strfreev (paces);
+      return 2;
+    }
+  }
   g_print ("== thread wake-ups: CPU us per round (thread CPU time) ==\n");
-  g_print ("| kind | pace ms | rounds | waker's signal | waker's sleep | "
-      "woken thread | process |\n|---|---|---|---|---|---|---|\n");
+  g_print ("| kind | pace ms | rounds | wakes | waker's signal | "
+      "waker's sleep | woken thread, a wake | process |\n"
+      "|---|---|---|---|---|---|---|---|\n");
   for (k = 0; k < 2; k++) {
     for (i = 0; paces[i]; i++) {
-      gchar *end = NULL;
-      guint64 p = g_ascii_strtoull (paces[i], &end, 10);
-      guint rounds;
-
-      if (end == paces[i] || *end != '\0' || p > 10000) {
-        g_printerr ("bench-wake: %s is not a pace (0 to 10000 ms)\n", paces[i]);
-        ok = FALSE;
-        continue;
-      }
-      rounds = rounds_arg > 0 ? (guint) rounds_arg :
+      guint p = (guint) g_ascii_strtoull (paces[i], NULL, 10);
+      guint rounds = rounds_arg > 0 ? (guint) rounds_arg :
           (guint) CLAMP (2000 / MAX (p, 1), 20, 300);
-      if (!run (k == 1, (guint) p, rounds))
+
+      if (!run (k == 1, p, rounds))
         ok = FALSE;
     }
   }
