@@ -1,12 +1,13 @@
 /* bench-host: the host plan (gpufft_plan_new_host(), no device) alone, fed
  * as a live stream feeds it: batches of 19 frames (--frames sets it; at N
  * 1024, hop 512, two 100 ms intervals of 48 kHz audio, a batch each), F32,
- * interleaved, each channel analysed, results in dB to a result function. Prints CPU µs per frame and channel (the
- * process's CPU time over the timed batches: the submit's copy and the
- * worker's analysis) and a checksum of the results (equal checksums: the
- * same results, for comparing two builds). --pace-ms=P submits a batch
- * every P ms (100: a live stream's pace, each interval's work on caches
- * gone cold meanwhile) instead of one after the other. */
+ * interleaved, each channel analysed, results in dB to a result function.
+ * Prints CPU µs per frame and channel (the process's CPU time over the
+ * timed batches: the submit's copy and the worker's analysis) and a
+ * checksum of the results (equal checksums: the same results, for
+ * comparing two builds). --pace-ms=P submits a batch every P ms (100: a
+ * live stream's pace, each interval's work on caches gone cold meanwhile)
+ * instead of one after the other. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -375,18 +375,27 @@ element_desc_base (const Case * c, const gchar * el, guint i)
   return g_strdup_printf ("%s name=a%u", el, i);
 }
 
+/* The NAME=VALUE part of a --set's ELEMENT:NAME=VALUE where ELEMENT is el;
+ * NULL where it names another element (or none). */
+static const gchar *
+set_property_of (const gchar * set, const gchar * el)
+{
+  gsize len = strlen (el);
+
+  return strncmp (set, el, len) == 0 && set[len] == ':' ? set + len + 1 : NULL;
+}
+
 /* (with --set's properties where the element is the one they name) */
 static gchar *
 element_desc (const Case * c, const gchar * el, guint i)
 {
   gchar *d = element_desc_base (c, el, i), *with;
+  const gchar *prop;
   guint k;
 
   for (k = 0; set_props && set_props[k]; k++) {
-    gsize len = strlen (el);
-
-    if (g_str_has_prefix (set_props[k], el) && set_props[k][len] == ':') {
-      with = g_strdup_printf ("%s %s", d, set_props[k] + len + 1);
+    if ((prop = set_property_of (set_props[k], el)) != NULL) {
+      with = g_strdup_printf ("%s %s", d, prop);
       g_free (d);
       d = with;
     }
@@ -758,19 +767,17 @@ main (int argc, char **argv)
     gst_object_unref (f);
   }
   for (i = 0; set_props && set_props[i]; i++) {
-    const gchar *colon = strchr (set_props[i], ':');
-    gboolean named = FALSE;
+    const gchar *prop = NULL;
     guint k;
 
-    for (k = 0; colon && elements[k]; k++)
-      named |= strlen (elements[k]) == (gsize) (colon - set_props[i])
-          && strncmp (elements[k], set_props[i], colon - set_props[i]) == 0;
-    if (!colon || !strchr (colon, '=') || !named) {
+    for (k = 0; !prop && elements[k]; k++)
+      prop = set_property_of (set_props[i], elements[k]);
+    if (!prop || !strchr (prop, '=')) {
       g_printerr ("--set: '%s' is not ELEMENT:NAME=VALUE with ELEMENT one "
           "of --elements\n", set_props[i]);
       return 2;
     }
-    if (g_str_has_prefix (colon + 1, "name=")) {
+    if (g_str_has_prefix (prop, "name=")) {
       g_printerr ("--set: the elements' names are the benchmark's\n");
       return 2;
     }
