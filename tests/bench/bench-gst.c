@@ -60,9 +60,10 @@ static const GOptionEntry entries[] = {
       "Print gpufftspectrum's stats structure after each run (@stats)", NULL},
   {"allocator", 0, 0, G_OPTION_ARG_NONE, &with_allocator,
       "Also run gpufftspectrum with the pushed memory from the element's "
-        "allocator (its answer to the ALLOCATION query, asked after the "
-        "first buffer opened the device): gpufft+alloc rows, CHECK where "
-        "the device read none of it in place", NULL},
+        "allocator (its answer to the ALLOCATION query, asked once the "
+        "first buffer's caps have passed it, and again after its "
+        "RECONFIGURE): gpufft+alloc rows, CHECK where the device read none "
+        "of it in place", NULL},
   {NULL}
 };
 
@@ -79,9 +80,11 @@ typedef struct
   gint msgs;
   gint bad_shape;
   gint checked;
-  /* the analyser's RECONFIGURE upstream (its device is open) */
+  /* the caps through the analyser (it answers ALLOCATION queries from
+   * then on) and its RECONFIGURE upstream (its device is open) */
   GMutex lock;
   GCond cond;
+  gboolean negotiated;
   gboolean reconfigured;
 } Run;
 
@@ -121,6 +124,11 @@ sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     if (GST_EVENT_TYPE (e) == GST_EVENT_EOS) {
       r->t_end = bench_now_ns ();
       r->cpu_end = bench_cpu_seconds ();
+    } else if (GST_EVENT_TYPE (e) == GST_EVENT_CAPS) {
+      g_mutex_lock (&r->lock);
+      r->negotiated = TRUE;
+      g_cond_broadcast (&r->cond);
+      g_mutex_unlock (&r->lock);
     }
   }
   return GST_PAD_PROBE_OK;
@@ -221,18 +229,26 @@ offered_allocator (GstPad * pad, GstCaps * caps)
 }
 
 /* tmpl's bytes in memory of the allocator the analyser offers upstream
- * once its device is open (it opens with the first buffer; an analyser
- * asked before then sends a RECONFIGURE upstream once it is open: waits up
- * to 60 s for it and asks again); tmpl itself when it offers none. */
+ * once its device is open; tmpl itself when it offers none. The analyser
+ * answers once its caps are set (the first buffer's), and its device
+ * opens with the first buffer, or at its start where the process has one
+ * open; asked before that, it sends a RECONFIGURE upstream once it is
+ * open. So: waits for the caps to pass it, asks, and if there is no
+ * allocator yet waits for the RECONFIGURE and asks again (up to 60 s in
+ * all). */
 static GstBuffer *
 in_element_memory (Run * r, GstElement * ana, GstCaps * caps, GstBuffer * tmpl)
 {
   GstPad *pad = gst_element_get_static_pad (ana, "sink");
-  GstAllocator *allocator = offered_allocator (pad, caps);
+  GstAllocator *allocator;
   GstBuffer *out = tmpl;
   GstMapInfo map;
   gint64 until = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
 
+  g_mutex_lock (&r->lock);
+  while (!r->negotiated && g_cond_wait_until (&r->cond, &r->lock, until));
+  g_mutex_unlock (&r->lock);
+  allocator = offered_allocator (pad, caps);
   if (allocator == NULL) {
     g_mutex_lock (&r->lock);
     while (!r->reconfigured && g_cond_wait_until (&r->cond, &r->lock, until));
@@ -291,7 +307,7 @@ run_one (const gchar * factory, gboolean alloc, guint channels,
   guint64 interval_frames = MAX (1, (guint64) (RATE * interval_ms / 1000 +
           0.5));
   gchar *ival;
-  gint64 t0;
+  gint64 t0, t_play, t_stop;
   gboolean ok = TRUE;
   gchar *dev = NULL;
 
@@ -353,6 +369,7 @@ run_one (const gchar * factory, gboolean alloc, guint channels,
   bus = gst_element_get_bus (pipe);
   gst_bus_set_sync_handler (bus, on_sync, &r, NULL);
 
+  t_play = bench_now_ns ();
   if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
     ok = FALSE;
@@ -404,7 +421,9 @@ run_one (const gchar * factory, gboolean alloc, guint channels,
     }
     g_clear_pointer (&st, gst_structure_free);
   }
+  t_stop = bench_now_ns ();
   gst_element_set_state (pipe, GST_STATE_NULL);
+  t_stop = bench_now_ns () - t_stop;
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   gst_object_unref (bus);
 
@@ -429,8 +448,9 @@ run_one (const gchar * factory, gboolean alloc, guint channels,
         good ? "ok" : "CHECK");
     printf ("@gst element=%s channels=%u samples=%.0f wall_s=%.4f cpu_s=%.4f "
         "msgs=%d expected=%d host_memory_bytes=%" G_GUINT64_FORMAT
-        " device=\"%s\"\n", label, channels, samples, wall, cpu,
-        r.msgs, expected, host_bytes, dev ? dev : "");
+        " device=\"%s\" start_s=%.3f stop_s=%.3f\n", label, channels,
+        samples, wall, cpu, r.msgs, expected, host_bytes, dev ? dev : "",
+        (r.t_start - t_play) * 1e-9, t_stop * 1e-9);
   } else if (ok) {
     printf ("%-14s %5u  too short to measure (%" G_GUINT64_FORMAT
         " buffers)\n", label, channels, r.buffers);
