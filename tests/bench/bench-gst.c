@@ -86,6 +86,7 @@ typedef struct
   GCond cond;
   gboolean negotiated;
   gboolean reconfigured;
+  gboolean failed;              /* an error was posted */
 } Run;
 
 /* appsrc's pad: the RECONFIGURE event the analyser sends upstream once its
@@ -169,6 +170,12 @@ on_sync (GstBus * bus, GstMessage * msg, gpointer user_data)
   Run *r = user_data;
   const GstStructure *s;
 
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    g_mutex_lock (&r->lock);
+    r->failed = TRUE;
+    g_cond_broadcast (&r->cond);
+    g_mutex_unlock (&r->lock);
+  }
   if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
     return GST_BUS_PASS;
   s = gst_message_get_structure (msg);
@@ -229,13 +236,15 @@ offered_allocator (GstPad * pad, GstCaps * caps)
 }
 
 /* tmpl's bytes in memory of the allocator the analyser offers upstream
- * once its device is open; tmpl itself when it offers none. The analyser
- * answers once its caps are set (the first buffer's), and its device
- * opens with the first buffer, or at its start where the process has one
- * open; asked before that, it sends a RECONFIGURE upstream once it is
- * open. So: waits for the caps to pass it, asks, and if there is no
- * allocator yet waits for the RECONFIGURE and asks again (up to 60 s in
- * all). */
+ * once its device is open; tmpl itself when it offers none. Before the
+ * first buffer's caps, GstBaseTransform leaves the analyser's ALLOCATION
+ * query unanswered (not negotiated, not passthrough); when those caps
+ * reach the sink, the analyser is passthrough (the same caps on both
+ * sides) and answers. Its automatic device opens at the first buffer (at
+ * once where the process has one open); an analyser asked before that
+ * sends a RECONFIGURE upstream once it is open. So: waits for the caps to
+ * reach the sink, asks, and if there is no allocator yet waits for the
+ * RECONFIGURE and asks again (up to 60 s in all, less on an error). */
 static GstBuffer *
 in_element_memory (Run * r, GstElement * ana, GstCaps * caps, GstBuffer * tmpl)
 {
@@ -246,12 +255,14 @@ in_element_memory (Run * r, GstElement * ana, GstCaps * caps, GstBuffer * tmpl)
   gint64 until = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
 
   g_mutex_lock (&r->lock);
-  while (!r->negotiated && g_cond_wait_until (&r->cond, &r->lock, until));
+  while (!r->negotiated && !r->failed
+      && g_cond_wait_until (&r->cond, &r->lock, until));
   g_mutex_unlock (&r->lock);
   allocator = offered_allocator (pad, caps);
   if (allocator == NULL) {
     g_mutex_lock (&r->lock);
-    while (!r->reconfigured && g_cond_wait_until (&r->cond, &r->lock, until));
+    while (!r->reconfigured && !r->failed
+        && g_cond_wait_until (&r->cond, &r->lock, until));
     g_mutex_unlock (&r->lock);
     allocator = offered_allocator (pad, caps);
   }
@@ -312,8 +323,6 @@ run_one (const gchar * factory, gboolean alloc, guint channels,
   gchar *dev = NULL;
 
   memset (&r, 0, sizeof r);
-  g_mutex_init (&r.lock);
-  g_cond_init (&r.cond);
   r.channels = channels;
   r.is_gpufft = gpufft;
   pipe = gst_pipeline_new (NULL);
@@ -323,8 +332,14 @@ run_one (const gchar * factory, gboolean alloc, guint channels,
   if (!pipe || !src || !ana || !sink) {
     printf ("%-14s %5u  missing element (appsrc, %s or fakesink)\n",
         label, channels, factory);
+    gst_clear_object (&pipe);
+    gst_clear_object (&src);
+    gst_clear_object (&ana);
+    gst_clear_object (&sink);
     return FALSE;
   }
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
   gst_bin_add_many (GST_BIN (pipe), src, ana, sink, NULL);
   gst_element_link_many (src, ana, sink, NULL);
 
