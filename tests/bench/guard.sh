@@ -19,6 +19,18 @@
 #       or the A/A spread, whichever is larger; 2 on a failed run.
 #   bash tests/bench/guard.sh [--ref REV] --small
 #       both, here.
+#   bash tests/bench/guard.sh table RESULTS [--tolerance PCT]
+#       the table again from a run's guard-results.txt (exit as for run).
+#   bash tests/bench/guard.sh self-test
+#       the table's verdicts on made-up results (the meson test
+#       guard-table): exits 0 when each is the expected one.
+#
+# Verdicts: WORSE (exit 1) when B's median is slower than A's by more
+# than the tolerance or the A/A spread, whichever is larger; better the
+# other way round; SUSPECT (exit 0) when B is slower by more than the
+# tolerance but within the A/A spread, and every B run is slower than
+# every A run: a shift the spread may hide (run again with more pairs);
+# same otherwise.
 #
 # Rows (lower is better in every row):
 #   kernel N     bench-kernel --sizes N --repeats 30: GPU ns per 1 GiB of
@@ -41,8 +53,10 @@ cd "$top" || exit 2
 guard=$top/.guard
 
 cmd=all
+results=""
 case "${1:-}" in
-  build|run) cmd=$1; shift ;;
+  build|run|self-test) cmd=$1; shift ;;
+  table) cmd=table; results=${2:-}; shift; [ $# -gt 0 ] && shift ;;
 esac
 ref=""
 small=""
@@ -58,6 +72,7 @@ while [ $# -gt 0 ]; do
     --tolerance) tol=$2; shift ;;
     --tolerance=*) tol=${1#*=} ;;
     *) echo "usage: $0 [build|run] [--ref REV] [--small] [--pairs N] [--tolerance PCT]" >&2
+       echo "       $0 table RESULTS [--tolerance PCT]; $0 self-test" >&2
        exit 2 ;;
   esac
   shift
@@ -182,6 +197,39 @@ run_variant() {
   fi
 }
 
+# print_table RESULTS: the table of a results file (rows "NAME A|B VALUE"
+# or "NAME A|B FAIL"); returns 0, 1 (a row WORSE) or 2 (a failed run).
+print_table() {
+  awk -v tol="$tol" -v ecpu="$ecpu" '
+    function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    { if ($3 == "FAIL") { fail[$1] = 1; if (!($1 in seen)) { order[++rows] = $1; seen[$1] = 1 }; next }
+      if (!($1 in seen)) { order[++rows] = $1; seen[$1] = 1 }
+      if ($2 == "A") { na[$1]++; A[$1, na[$1]] = $3 } else { nb[$1]++; B[$1, nb[$1]] = $3 } }
+    END {
+      unit["first_msg"] = "ms"
+      printf "%-14s %12s %12s %8s %9s %9s  %s\n", "row", "A median", "B median", "B/A", "A/A", "limit", "verdict"
+      bad = 0
+      suspect = 0
+      for (r = 1; r <= rows; r++) {
+        k = order[r]
+        if (k in fail || na[k] < 2 || nb[k] < 1) { printf "%-14s %12s %12s %8s %9s %9s  %s\n", k, "-", "-", "-", "-", "-", "FAILED RUN"; bad = 2; continue }
+        delete x; for (i = 1; i <= na[k]; i++) x[i] = A[k, i]; ma = med(x, na[k]); lo = x[1]; hi = x[na[k]]
+        delete y; for (i = 1; i <= nb[k]; i++) y[i] = B[k, i]; mb = med(y, nb[k]); blo = y[1]
+        spread = ma > 0 ? (hi - lo) / ma * 100 : 0
+        lim = spread > tol ? spread : tol
+        ratio = ma > 0 ? mb / ma : 0
+        verdict = (ratio - 1) * 100 > lim ? "WORSE" : (1 - ratio) * 100 > lim ? "better" : "same"
+        if (verdict == "same" && (ratio - 1) * 100 > tol && blo > hi) { verdict = "SUSPECT"; suspect = 1 }
+        if (verdict == "WORSE" && bad == 0) bad = 1
+        printf "%-14s %12.4g %12.4g %8.3f %8.1f%% %8.1f%%  %s\n", k, ma, mb, ratio, spread, lim, verdict
+      }
+      if (suspect) print "(SUSPECT: every B run slower than every A run, by more than the tolerance but within the A/A spread: run again with more pairs)"
+      print "(kernel_N: GPU ns per 1 GiB call; streams_S: element CPU ns/sample" (ecpu == "" ? ", the whole process (elem_ns: A has no --element-cpu)" : "") "; first_msg: ms; gst64_*: ns/sample; lower is better)"
+      exit bad
+    }' "$1"
+}
+
 do_run() {
   local p
   for v in A B; do
@@ -216,35 +264,73 @@ do_run() {
   echo "== performance guard: $(cat "$guard/info" | tr '\n' ';' | sed 's/;$//')"
   echo "device: $( (command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1) || (grep '^date: .*device: ' "$log" | sed 's/.*device: //' | grep -v -m1 '^-$'))"
   echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $pairs pairs, A B interleaved, one process per run; tolerance ${tol} %"
-  awk -v tol="$tol" -v ecpu="$ecpu" '
-    function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-    { if ($3 == "FAIL") { fail[$1] = 1; if (!($1 in seen)) { order[++rows] = $1; seen[$1] = 1 }; next }
-      if (!($1 in seen)) { order[++rows] = $1; seen[$1] = 1 }
-      if ($2 == "A") { na[$1]++; A[$1, na[$1]] = $3 } else { nb[$1]++; B[$1, nb[$1]] = $3 } }
-    END {
-      unit["first_msg"] = "ms"
-      printf "%-14s %12s %12s %8s %9s %9s  %s\n", "row", "A median", "B median", "B/A", "A/A", "limit", "verdict"
-      bad = 0
-      for (r = 1; r <= rows; r++) {
-        k = order[r]
-        if (k in fail || na[k] < 2 || nb[k] < 1) { printf "%-14s %12s %12s %8s %9s %9s  %s\n", k, "-", "-", "-", "-", "-", "FAILED RUN"; bad = 2; continue }
-        delete x; for (i = 1; i <= na[k]; i++) x[i] = A[k, i]; ma = med(x, na[k]); lo = x[1]; hi = x[na[k]]
-        delete y; for (i = 1; i <= nb[k]; i++) y[i] = B[k, i]; mb = med(y, nb[k])
-        spread = ma > 0 ? (hi - lo) / ma * 100 : 0
-        lim = spread > tol ? spread : tol
-        ratio = ma > 0 ? mb / ma : 0
-        verdict = (ratio - 1) * 100 > lim ? "WORSE" : (1 - ratio) * 100 > lim ? "better" : "same"
-        if (verdict == "WORSE" && bad == 0) bad = 1
-        printf "%-14s %12.4g %12.4g %8.3f %8.1f%% %8.1f%%  %s\n", k, ma, mb, ratio, spread, lim, verdict
-      }
-      print "(kernel_N: GPU ns per 1 GiB call; streams_S: element CPU ns/sample" (ecpu == "" ? ", the whole process (elem_ns: A has no --element-cpu)" : "") "; first_msg: ms; gst64_*: ns/sample; lower is better)"
-      exit bad
-    }' "$res"
+  print_table "$res"
+}
+
+# self_test: made-up results, one row per verdict, checked against the
+# expected verdicts (3 pairs, tolerance 10 %)
+self_test() {
+  local f; f=$(mktemp)
+  cat > "$f" <<'ROWS'
+same A 100
+same B 101
+same A 102
+same B 99
+same A 101
+same B 100
+better A 100
+better B 80
+better A 101
+better B 82
+better A 102
+better B 81
+worse A 100
+worse B 130
+worse A 101
+worse B 128
+worse A 102
+worse B 131
+spread A 100
+spread B 140
+spread A 150
+spread B 145
+spread A 120
+spread B 160
+suspect A 100
+suspect B 150
+suspect A 140
+suspect B 142
+suspect A 110
+suspect B 160
+failed A 1
+failed B FAIL
+failed A 1
+failed B 1
+failed A 1
+failed B 1
+ROWS
+  local out rc=0 row want got
+  out=$(tol=10 ecpu=x print_table "$f"); local st=$?
+  rm -f "$f"
+  for row in same:same better:better worse:WORSE spread:same suspect:SUSPECT failed:"FAILED RUN"; do
+    want=${row#*:}
+    got=$(grep "^${row%%:*} " <<< "$out" | sed 's/.*  //')
+    if [ "$got" != "$want" ]; then
+      echo "guard self-test: row ${row%%:*}: '$got', expected '$want'" >&2
+      rc=1
+    fi
+  done
+  [ "$st" = 2 ] || { echo "guard self-test: exit $st, expected 2 (a failed run)" >&2; rc=1; }
+  grep -q '^(SUSPECT' <<< "$out" || { echo "guard self-test: no SUSPECT legend" >&2; rc=1; }
+  [ $rc = 0 ] && echo "guard self-test: 6 verdicts as expected"
+  return $rc
 }
 
 case "$cmd" in
   build) do_build ;;
   run) do_run ;;
   all) do_build && do_run ;;
+  table) [ -r "$results" ] || { echo "guard: no results file '$results'" >&2; exit 2; }
+         ecpu=x print_table "$results" ;;
+  self-test) self_test ;;
 esac
