@@ -199,6 +199,8 @@ run_variant() {
 
 # print_table RESULTS: the table of a results file (rows "NAME A|B VALUE"
 # or "NAME A|B FAIL"); returns 0, 1 (a row WORSE) or 2 (a failed run).
+# ecpu: what the streams rows hold, for the legend ("" elem_ns,
+# "unknown" from a saved file, else elem_threads_ns).
 print_table() {
   awk -v tol="$tol" -v ecpu="$ecpu" '
     function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -207,7 +209,6 @@ print_table() {
       if (!($1 in seen)) { order[++rows] = $1; seen[$1] = 1 }
       if ($2 == "A") { na[$1]++; A[$1, na[$1]] = $3 } else { nb[$1]++; B[$1, nb[$1]] = $3 } }
     END {
-      unit["first_msg"] = "ms"
       printf "%-14s %12s %12s %8s %9s %9s  %s\n", "row", "A median", "B median", "B/A", "A/A", "limit", "verdict"
       bad = 0
       suspect = 0
@@ -225,7 +226,7 @@ print_table() {
         printf "%-14s %12.4g %12.4g %8.3f %8.1f%% %8.1f%%  %s\n", k, ma, mb, ratio, spread, lim, verdict
       }
       if (suspect) print "(SUSPECT: every B run slower than every A run, by more than the tolerance but within the A/A spread: run again with more pairs)"
-      print "(kernel_N: GPU ns per 1 GiB call; streams_S: element CPU ns/sample" (ecpu == "" ? ", the whole process (elem_ns: A has no --element-cpu)" : "") "; first_msg: ms; gst64_*: ns/sample; lower is better)"
+      print "(kernel_N: GPU ns per 1 GiB call; streams_S: element CPU ns/sample" (ecpu == "" ? ", the whole process (elem_ns: A has no --element-cpu)" : ecpu == "unknown" ? " (elem_threads_ns, or the whole process, elem_ns, where the run'"'"'s A had no --element-cpu: its guard.log says which)" : "") "; first_msg: ms; gst64_*: ns/sample; lower is better)"
       exit bad
     }' "$1"
 }
@@ -331,6 +332,6 @@ case "$cmd" in
   run) do_run ;;
   all) do_build && do_run ;;
   table) [ -r "$results" ] || { echo "guard: no results file '$results'" >&2; exit 2; }
-         ecpu=x print_table "$results" ;;
+         ecpu=unknown print_table "$results" ;;
   self-test) self_test ;;
 esac
