@@ -32,9 +32,13 @@ def parse_args():
     return ap.parse_args()
 
 
-def log_mel(source, mels):
-    """[mels][frames] float32 of Whisper's log-mel features."""
+def log_mel(source, mels, location=None):
+    """[mels][frames] float32 of Whisper's log-mel features of the source
+    description, or with location of that file (set as a property: the
+    name is no part of the description)."""
     Gst.init(None)
+    if location is not None:
+        source = "filesrc name=file ! decodebin"
     desc = ("%s ! audioconvert ! audioresample ! "
             "audio/x-raw,format=F32LE,rate=16000,channels=1 ! "
             "gpufftspectrum name=mel fft-size=400 hop-size=160 window=hann "
@@ -47,6 +51,8 @@ def log_mel(source, mels):
     except GLib.Error as e:         # a missing element: one line, exit 1
         sys.exit("log_mel.py: %s (is its plugin installed where GStreamer "
                  "looks? `gst-inspect-1.0 NAME` tells)" % e.message)
+    if location is not None:
+        pipeline.get_by_name("file").set_property("location", location)
     frames = []
     error = []
     loop = GLib.MainLoop()
@@ -84,15 +90,12 @@ def log_mel(source, mels):
 
 def main():
     args = parse_args()
-    if args.source:
-        source = args.source
-    elif args.file:
-        source = "filesrc location=\"%s\" ! decodebin" % args.file
-    else:
+    if not args.source and not args.file:
         print("give a file or --source", file=sys.stderr)
         return 2
     try:
-        m = log_mel(source, args.mels)
+        m = log_mel(args.source, args.mels,
+                    None if args.source else args.file)
     except RuntimeError as e:
         print("error: %s" % e, file=sys.stderr)
         return 1

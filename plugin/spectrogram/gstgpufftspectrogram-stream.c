@@ -15,7 +15,9 @@
  *   bands), gpufft_plan_collect() waiting (a blocking fence wait in the
  *   engine)
  *   -> the new columns go to the renderer, which composes the frame on the
- *   device; the frame is copied into a buffer of the pool and pushed.
+ *   device (at most RENDER_COLUMN_BYTES, 2^27, of new columns a run: a
+ *   frame with more hands them over in turns); the frame is copied into a
+ *   buffer of the pool and pushed.
  *
  * State is rebuilt (plan, renderer, layout, overlay) when the settings
  * cookie moved and something that shapes the picture changed; a change of
@@ -40,6 +42,9 @@
 /* how much audio a live stream keeps while its plan is being made */
 #define PLAN_WAIT_SECONDS 30
 #define PLAN_WAIT_BYTES (64u << 20)
+/* the most bytes of new columns one render run takes: the least storage
+ * buffer every Vulkan device binds (maxStorageBufferRange >= 2^27) */
+#define RENDER_COLUMN_BYTES ((gsize) 1 << 27)
 #define DB_OFFSET 3.0102999566398120    /* 10 log10 2: a sine reads 20 log10 A */
 
 static guint
@@ -297,6 +302,10 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
   if (tables.bands)
     self->bands = gst_gpu_fft_bands_ref (tables.bands);
   self->n_values = self->bands ? self->bands->n_bands : n / 2 + 1;
+  /* the renderer's columns fit one storage buffer on every device
+   * (render_frame () hands more over in turns) */
+  self->max_columns = CLAMP (RENDER_COLUMN_BYTES / ((gsize) self->n_values *
+          sizeof (gfloat)), 1, self->max_columns);
 
   /* the renderer */
   rc.width = l->width;
