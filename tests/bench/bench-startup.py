@@ -30,7 +30,7 @@ alone: the device opened, the host start until its plan is made).
 (fft65536 runs 140 buffers at least: its first message needs 1.4 s.)
 --child: where bench-startup-run is (default: in the build folder of
 --plugin-path, else of build/plugin). No GStreamer bindings are needed in
-this Python (the GPU machine has none).
+this Python (a machine with only a GStreamer runtime has none).
 Prints a table and one "@startup key=value ..." line per row.
 """
 import argparse

@@ -4,16 +4,16 @@
 # process per run), and a table of B/A ratios against the A/A spread.
 #
 #   bash tests/bench/guard.sh build [--ref REV] [--small]
-#       here (the development machine): builds A and B into .guard/A and
-#       .guard/B (git-ignored, about 4 MiB: carry it to the GPU machine).
-#       A is REV (default: the commit in tests/bench/guard-ref, the last one
-#       whose figures the README shows) in a git worktree, with the working
+#       on the build machine: builds A and B into .guard/A and .guard/B
+#       (git-ignored, about 4 MiB: copy it to the machine with the GPU).
+#       A is REV (default: the commit in tests/bench/guard-ref, the one
+#       whose figures the docs show) in a git worktree, with the working
 #       tree's tests/bench/ laid over it, so that A and B run the same
 #       benchmark programs and differ only in the engine, the shaders and
 #       the elements (where the working tree's benchmarks do not build
 #       against REV, A keeps its own and the table says so).
 #   bash tests/bench/guard.sh run [--pairs N] [--small] [--tolerance PCT]
-#       on the GPU machine (after `source .gpu/gpu-env.sh`), or here with
+#       on the machine with the GPU (its Vulkan driver, GStreamer), or with
 #       --small (lavapipe): runs the pairs and prints the table; exits 1 when
 #       any row of B is worse than A by more than the tolerance (default 10 %)
 #       or the A/A spread, whichever is larger; 2 on a failed run.
