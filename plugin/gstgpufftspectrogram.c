@@ -768,6 +768,7 @@ gst_gpu_fft_spectrogram_init (GstGpuFftSpectrogram * self)
   s->device_index = -1;
   self->qos_earliest = GST_CLOCK_TIME_NONE;
   self->settings_cookie = 1;
+  self->t0 = GST_CLOCK_TIME_NONE;
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
 }
 

@@ -1187,6 +1187,46 @@ GST_START_TEST (test_bad_range)
 
 GST_END_TEST;
 
+/* The first frame follows the audio's timestamps: audio from PTS 5 s
+ * (in a segment from 0, and in one from 5 s) gives frames from PTS 5 s,
+ * a frame (0.1 s) apart. */
+static void
+check_first_pts (GstClockTime segment_start)
+{
+  GstHarness *h = spectrogram_harness ("video/x-raw, format=RGBA, "
+      "width=64, height=64, framerate=10/1", NULL);
+  gdouble *x = tone (RATE / 2, 0.1, 1000);
+  gsize offset = 5 * RATE;
+  GstBuffer *b;
+  guint i = 0;
+
+  if (segment_start > 0) {
+    GstSegment seg;
+
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    seg.start = seg.time = seg.position = segment_start;
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  }
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), 5 * GST_SECOND +
+        i * (GST_SECOND / 10));
+    gst_buffer_unref (b);
+    i++;
+  }
+  fail_unless_equals_int (i, 5);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_START_TEST (test_first_pts_follows_audio)
+{
+  check_first_pts (0);
+  check_first_pts (5 * GST_SECOND);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1214,6 +1254,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_live_plan_wait);
   tcase_add_test (tc, test_live_ends_before_plan);
   tcase_add_test (tc, test_bad_range);
+  tcase_add_test (tc, test_first_pts_follows_audio);
   return s;
 }
 
