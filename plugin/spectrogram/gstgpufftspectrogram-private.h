@@ -97,6 +97,8 @@ struct _GstGpuFftSpectrogram
   GstGpuFftPlanJob *job;        /* making plan and renderer */
   GPtrArray *given_up;          /* jobs given up, until they are done */
   gint is_live;                 /* upstream: -1 not asked yet */
+  guint refusals;               /* frames refused in a row by downstream
+                                 * asking for new caps */
   gboolean gapped;              /* frames went out as GAP events since the
                                  * last one drawn */
   GstGpuFftBands *bands;        /* octave axis */

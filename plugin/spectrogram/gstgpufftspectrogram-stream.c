@@ -104,6 +104,8 @@ void
 gst_gpu_fft_spectrogram_stream_free (GstGpuFftSpectrogram * self)
 {
   gst_gpu_fft_spectrogram_stream_reset (self);
+  /* (the next start has no levels in use to keep) */
+  self->cur.min_db = self->cur.max_db = 0;
   if (self->fifo) {
     g_byte_array_unref (self->fifo);
     self->fifo = NULL;
@@ -445,7 +447,14 @@ ensure_state (GstGpuFftSpectrogram * self)
   s.title = g_strdup (s.title);
   GST_OBJECT_UNLOCK (self);
 
-  if (!(s.min_db < s.max_db)) {
+  if (!(s.min_db < s.max_db) && self->cur.min_db < self->cur.max_db) {
+    /* while playing (a change half made, say): the levels in use stay */
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, (NULL),
+        ("min-db %g must be below max-db %g: the levels stay %g .. %g dB",
+            s.min_db, s.max_db, self->cur.min_db, self->cur.max_db));
+    s.min_db = self->cur.min_db;
+    s.max_db = self->cur.max_db;
+  } else if (!(s.min_db < s.max_db)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL),
         ("min-db %g must be below max-db %g", s.min_db, s.max_db));
     g_free (s.title);

@@ -1227,6 +1227,148 @@ GST_START_TEST (test_first_pts_follows_audio)
 
 GST_END_TEST;
 
+typedef struct
+{
+  GstHarness *h;
+  gint refusals;                /* accept-caps queries still to refuse */
+  gboolean flush;               /* a flush starts at the next caps query */
+} Race;
+
+/* Downstream whose caps change between the element's query and its caps
+ * event: it refuses them (accept-caps) and asks upstream to negotiate
+ * again (RECONFIGURE), as a capsfilter whose caps change does. Or a flush
+ * (a seek from another thread) that starts while the element negotiates. */
+static GstPadProbeReturn
+race_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+  Race *r = data;
+
+  if (GST_QUERY_TYPE (q) == GST_QUERY_CAPS && r->flush) {
+    r->flush = FALSE;
+    fail_unless (gst_harness_push_event (r->h, gst_event_new_flush_start ()));
+  }
+  if (GST_QUERY_TYPE (q) != GST_QUERY_ACCEPT_CAPS || r->refusals == 0)
+    return GST_PAD_PROBE_OK;
+  r->refusals--;
+  gst_query_set_accept_caps_result (q, FALSE);
+  gst_pad_push_event (pad, gst_event_new_reconfigure ());
+  return GST_PAD_PROBE_HANDLED;
+}
+
+/* Caps changes racing with the element's negotiation are no error: caps
+ * refused (at the caps event, the allocation query and the first frame)
+ * while downstream asks for new ones: the first frame is lost, the
+ * element negotiates again with the next buffer and the other frames
+ * come; a flush starting during the negotiation: the
+ * buffer is refused as flushing, and after the flush the frames come. */
+GST_START_TEST (test_caps_race)
+{
+  GstHarness *h = spectrogram_harness ("video/x-raw, format=RGBA, "
+      "width=320, height=200, framerate=10/1", NULL);
+  GstBus *bus = gst_bus_new ();
+  gdouble *x = tone (RATE, 0.1, 1000);
+  gsize offset = 0;
+  Race r = { h, 0, FALSE };
+  gulong probe;
+  GstMessage *m;
+  GstBuffer *b;
+  GstSegment seg;
+  guint frames = 0;
+
+  gst_element_set_bus (h->element, bus);
+  probe = gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      race_probe, &r, NULL);
+  r.refusals = 3;
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  fail_unless_equals_int (r.refusals, 0);
+  while ((b = gst_harness_try_pull (h))) {
+    frames++;
+    gst_buffer_unref (b);
+  }
+  fail_unless (frames >= 4, "%u frames after the caps were refused",
+      frames);
+
+  /* a new size asked for, and a flush starting meanwhile */
+  r.flush = TRUE;
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=400, "
+      "height=300, framerate=10/1");
+  b = gst_buffer_new_allocate (NULL, 4800 * 4, NULL);
+  gst_buffer_memset (b, 0, 0, 4800 * 4);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_FLUSHING);
+  fail_unless (!r.flush);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  while ((b = gst_harness_try_pull (h)))
+    gst_buffer_unref (b);
+  frames = 0;
+  offset = 0;
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  gst_pad_remove_probe (h->sinkpad, probe);
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_int (gst_buffer_get_size (b), 400 * 300 * 4);
+    frames++;
+    gst_buffer_unref (b);
+  }
+  fail_unless_equals_int (frames, 5);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m == NULL, "an error: %" GST_PTR_FORMAT, m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* min-db set at or above max-db while playing: a warning naming the
+ * valid range, the old levels stay, the frames go on (no error); a valid
+ * value later takes effect. */
+GST_START_TEST (test_bad_range_while_playing)
+{
+  GstHarness *h = spectrogram_harness ("video/x-raw, format=RGBA, "
+      "width=64, height=64, framerate=10/1", NULL);
+  GstBus *bus = gst_bus_new ();
+  gdouble *x = tone (RATE / 2, 0.1, 1000);
+  gsize offset = 0;
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstBuffer *b;
+  guint frames = 0, warnings = 0;
+
+  gst_element_set_bus (h->element, bus);
+  push_mono (h, x, RATE / 10, 4800, &offset);
+  g_object_set (h->element, "min-db", 10.0, NULL);
+  push_mono (h, x, RATE / 5, 4800, &offset);
+  g_object_set (h->element, "min-db", -60.0, NULL);
+  push_mono (h, x, RATE / 5, 4800, &offset);
+  while ((b = gst_harness_try_pull (h))) {
+    frames++;
+    gst_buffer_unref (b);
+  }
+  fail_unless_equals_int (frames, 5);
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR |
+              GST_MESSAGE_WARNING))) {
+    fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING,
+        "an error: %" GST_PTR_FORMAT, m);
+    gst_message_parse_warning (m, &err, &dbg);
+    fail_unless (strstr (dbg, "min-db") && strstr (dbg, "max-db"), "%s", dbg);
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (m);
+    warnings++;
+  }
+  fail_unless_equals_int (warnings, 1);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1255,6 +1397,8 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_live_ends_before_plan);
   tcase_add_test (tc, test_bad_range);
   tcase_add_test (tc, test_first_pts_follows_audio);
+  tcase_add_test (tc, test_caps_race);
+  tcase_add_test (tc, test_bad_range_while_playing);
   return s;
 }
 
