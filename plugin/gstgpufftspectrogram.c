@@ -364,7 +364,9 @@ gst_gpu_fft_spectrogram_get_property (GObject * object, guint prop_id,
       g_value_take_boxed (value, gst_structure_new ("stats",
               "rendered", G_TYPE_UINT64, self->frames_rendered,
               "dropped", G_TYPE_UINT64, self->frames_dropped,
-              "device-written", G_TYPE_UINT64, self->frames_written, NULL));
+              "device-written", G_TYPE_UINT64, self->frames_written,
+              "fifo-peak-bytes", G_TYPE_UINT64, self->fifo_peak,
+              "columns-peak", G_TYPE_UINT64, self->columns_peak, NULL));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -762,6 +764,7 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
     GST_OBJECT_LOCK (self);
     self->qos_earliest = GST_CLOCK_TIME_NONE;
     self->frames_rendered = self->frames_dropped = self->frames_written = 0;
+    self->fifo_peak = self->columns_peak = 0;
     GST_OBJECT_UNLOCK (self);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
@@ -917,7 +920,8 @@ gst_gpu_fft_spectrogram_class_init (GstGpuFftSpectrogramClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames rendered, dropped (QoS) and written by the device straight "
-          "into the output buffer", GST_TYPE_STRUCTURE,
+          "into the output buffer; the most bytes of audio and the most "
+          "columns held (fifo-peak-bytes, columns-peak)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);

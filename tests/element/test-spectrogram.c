@@ -1369,6 +1369,99 @@ GST_START_TEST (test_bad_range_while_playing)
 
 GST_END_TEST;
 
+/* A frame an hour long (framerate 1/3600) of 20 s of audio: the audio is
+ * analysed as it comes, the element never holds more than an FFT frame,
+ * a hop and a buffer of audio, nor more columns than the waterfall shows;
+ * the frame at EOS (the last, shorter one) is, byte for byte, the picture
+ * a stream of 10 frames per second ends with (the same columns, the same
+ * times). */
+#define LONG_SAMPLES (20 * RATE + RATE / 20)
+
+static GstBuffer *
+last_frame (const gchar * framerate, const gdouble * x, GstStructure ** stats,
+    GstStructure ** layout, guint * n_frames)
+{
+  const gchar *props[] = { "colormap", "grayscale", "time-span", "2",
+    "fft-size", "1024", NULL
+  };
+  gchar *caps = g_strdup_printf ("video/x-raw, format=RGBA, width=320, "
+      "height=240, framerate=%s", framerate);
+  GstHarness *h = spectrogram_harness (caps, props);
+  GstBuffer *b, *last = NULL;
+  gsize offset = 0;
+
+  *n_frames = 0;
+  push_mono (h, x, LONG_SAMPLES, 4800, &offset);
+  g_object_get (h->element, "stats", stats, "layout", layout, NULL);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((b = gst_harness_try_pull (h))) {
+    if (last)
+      gst_buffer_unref (last);
+    last = b;
+    (*n_frames)++;
+  }
+  fail_unless (last != NULL);
+  gst_harness_teardown (h);
+  g_free (caps);
+  return last;
+}
+
+GST_START_TEST (test_long_frame_bounded)
+{
+  gdouble *x = g_new (gdouble, LONG_SAMPLES);
+  GstStructure *stats, *layout, *ref_stats, *ref_layout;
+  GstBuffer *frame, *ref;
+  GstMapInfo a, b;
+  guint64 fifo = 0, columns = 0;
+  guint fft = 0, hop = 0, wf_w = 0, n, n_ref, i, differ = 0;
+
+  /* a chirp, so that every column differs */
+  for (i = 0; i < LONG_SAMPLES; i++) {
+    gdouble t = (gdouble) i / RATE;
+
+    x[i] = 0.3 * sin (2 * G_PI * (200 * t + 500 * t * t));
+  }
+  frame = last_frame ("1/3600", x, &stats, &layout, &n);
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (frame), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_DURATION (frame),
+      gst_util_uint64_scale (LONG_SAMPLES, GST_SECOND, RATE));
+  fail_unless (gst_structure_get_uint64 (stats, "fifo-peak-bytes", &fifo));
+  fail_unless (gst_structure_get_uint64 (stats, "columns-peak", &columns));
+  fail_unless (gst_structure_get_uint (layout, "fft-size", &fft));
+  fail_unless (gst_structure_get_uint (layout, "frame-hop", &hop));
+  fail_unless (gst_structure_get_uint (layout, "waterfall-width", &wf_w));
+  fail_unless (fifo <= (guint64) (fft + hop + 4800) * 4,
+      "the FIFO held %" G_GUINT64_FORMAT " bytes: more than fft-size %u + "
+      "hop %u + a buffer 4800 samples", fifo, fft, hop);
+  fail_unless (columns <= wf_w, "%" G_GUINT64_FORMAT " columns held, the "
+      "waterfall shows %u", columns, wf_w);
+
+  ref = last_frame ("10/1", x, &ref_stats, &ref_layout, &n_ref);
+  fail_unless_equals_int (n_ref, 201);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (ref), 20 * GST_SECOND);
+  fail_unless (gst_buffer_map (frame, &a, GST_MAP_READ));
+  fail_unless (gst_buffer_map (ref, &b, GST_MAP_READ));
+  fail_unless_equals_int (a.size, b.size);
+  for (i = 0; i < a.size; i++)
+    if (a.data[i] != b.data[i] && differ++ < 10)
+      GST_ERROR ("byte %u (x %u, y %u): %u, at 10 fps %u", i, i / 4 % 320,
+          i / 4 / 320, a.data[i], b.data[i]);
+  fail_unless (differ == 0, "%u bytes of the hour's frame differ from the "
+      "last frame at 10 fps", differ);
+  gst_buffer_unmap (frame, &a);
+  gst_buffer_unmap (ref, &b);
+  gst_buffer_unref (frame);
+  gst_buffer_unref (ref);
+  gst_structure_free (stats);
+  gst_structure_free (layout);
+  gst_structure_free (ref_stats);
+  gst_structure_free (ref_layout);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1399,6 +1492,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_first_pts_follows_audio);
   tcase_add_test (tc, test_caps_race);
   tcase_add_test (tc, test_bad_range_while_playing);
+  tcase_add_test (tc, test_long_frame_bounded);
   return s;
 }
 
