@@ -218,12 +218,24 @@ fps (GstGpuFftSpectrogram * self)
       GST_VIDEO_INFO_FPS_D (&self->vinfo);
 }
 
+/* A hop in samples: v rounded, 1 .. G_MAXUINT (huge rates and spans are
+ * clamped, never wrapped). */
+static guint
+hop_of (gdouble v)
+{
+  v = round (v);
+  if (!(v >= 1))
+    return 1;
+  return v >= (gdouble) G_MAXUINT ? G_MAXUINT : (guint) v;
+}
+
 static gboolean
 build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
 {
   GstGpuFftLayout *l = &self->layout;
   gdouble rate = GST_AUDIO_INFO_RATE (&self->ainfo), nyq = rate / 2;
-  guint rows, n, n_map, per_frame;
+  guint rows, n, n_map;
+  gdouble per_frame;
   GpufftPlanConfig pc;
   GstGpuFftAnalysis an;
   GstGpuFftAnalysisTables tables;
@@ -266,14 +278,14 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
             rows), 256, 16384);
   self->fft_size = n;
   if (l->wf_w > 0)
-    self->column_hop = MAX (1, (guint) llround (rate * s->time_span / l->wf_w));
+    self->column_hop = hop_of (rate * s->time_span / l->wf_w);
   else
-    self->column_hop = MAX (1, (guint) llround (rate / fps (self)));
-  self->frame_hop = MAX (1, MIN (self->column_hop,
-          (guint) llround (n * (1.0 - s->overlap))));
-  /* columns and frames one video frame brings, with room to spare */
-  per_frame = (guint) ceil (rate / fps (self) / self->column_hop) + 2;
-  self->max_columns = l->wf_w > 0 ? MIN (l->wf_w, per_frame) : 1;
+    self->column_hop = hop_of (rate / fps (self));
+  self->frame_hop = MIN (self->column_hop, hop_of (n * (1.0 - s->overlap)));
+  /* columns and frames one video frame brings, with room to spare (in
+   * double: at a frame an hour they pass 32 bits) */
+  per_frame = ceil (rate / fps (self) / self->column_hop) + 2;
+  self->max_columns = l->wf_w > 0 ? (guint) MIN (l->wf_w, per_frame) : 1;
 
   gpufft_plan_config_init (&pc);
   pc.fft_size = n;
@@ -289,7 +301,7 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
   pc.downmix = TRUE;
   pc.scaling = GPUFFT_SCALING_SPECTRUM;
   pc.rate = rate;
-  pc.max_frames = CLAMP ((guint) ceil (rate / fps (self) / self->frame_hop) +
+  pc.max_frames = (guint) CLAMP (ceil (rate / fps (self) / self->frame_hop) +
       4, 16, 4096);
   pc.max_groups = pc.max_frames;
   pc.n_peaks = 0;

@@ -1462,6 +1462,35 @@ GST_START_TEST (test_long_frame_bounded)
 
 GST_END_TEST;
 
+/* Hops beyond 32 bits are clamped, not wrapped: at 2 MHz a spectrum-only
+ * picture at a frame an hour would take a column of 7.2e9 samples; it
+ * takes 2^32 - 1 (the largest hop) and the stream goes on. */
+GST_START_TEST (test_huge_hop)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GstStructure *l = NULL;
+  GstBuffer *b;
+  guint hop = 0;
+
+  gst_harness_set_live (h, FALSE);
+  gst_util_set_object_arg (G_OBJECT (h->element), "mode", "spectrum");
+  gst_util_set_object_arg (G_OBJECT (h->element), "fft-size", "256");
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=64, framerate=1/3600");
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, "
+      "rate=2000000, channels=1, layout=interleaved");
+  b = gst_buffer_new_allocate (NULL, 4800 * 4, NULL);
+  gst_buffer_memset (b, 0, 0, 4800 * 4);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  g_object_get (h->element, "layout", &l, NULL);
+  fail_unless (gst_structure_get_uint (l, "column-hop", &hop));
+  fail_unless_equals_uint64 (hop, G_MAXUINT);
+  gst_structure_free (l);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1493,6 +1522,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_caps_race);
   tcase_add_test (tc, test_bad_range_while_playing);
   tcase_add_test (tc, test_long_frame_bounded);
+  tcase_add_test (tc, test_huge_hop);
   return s;
 }
 
