@@ -1491,6 +1491,42 @@ GST_START_TEST (test_huge_hop)
 
 GST_END_TEST;
 
+/* A planar buffer whose audio meta claims more samples than the buffer
+ * holds (2^31 of 4 bytes: sizes past 32 bits) is an element error, not a
+ * crash (the FIFO's size wrapped and the memory after it was written). */
+GST_START_TEST (test_planar_meta_too_long)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GstBus *bus = gst_bus_new ();
+  GstAudioInfo info;
+  GstAudioMeta *meta;
+  GstMessage *m;
+  GstBuffer *b;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_live (h, FALSE);
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=64, framerate=10/1");
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=48000, "
+      "channels=1, layout=non-interleaved");
+  gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000, 1, NULL);
+  info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  b = gst_buffer_new_allocate (NULL, 4800 * 4, NULL);
+  gst_buffer_memset (b, 0, 0, 4800 * 4);
+  meta = gst_buffer_add_audio_meta (b, &info, 4800, NULL);
+  fail_unless (meta != NULL);
+  meta->samples = (gsize) 1 << 31;
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error");
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1523,6 +1559,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_bad_range_while_playing);
   tcase_add_test (tc, test_long_frame_bounded);
   tcase_add_test (tc, test_huge_hop);
+  tcase_add_test (tc, test_planar_meta_too_long);
   return s;
 }
 
