@@ -1286,8 +1286,7 @@ GST_START_TEST (test_caps_race)
     frames++;
     gst_buffer_unref (b);
   }
-  fail_unless (frames >= 4, "%u frames after the caps were refused",
-      frames);
+  fail_unless (frames >= 4, "%u frames after the caps were refused", frames);
 
   /* a new size asked for, and a flush starting meanwhile */
   r.flush = TRUE;
