@@ -21,7 +21,12 @@
  *
  * Negotiation: the video caps are fixated toward 1280x720 at 30/1 from
  * what downstream accepts, when the audio caps arrive and again whenever
- * downstream asks (RECONFIGURE): a new size rebuilds the picture.
+ * downstream asks (RECONFIGURE): a new size rebuilds the picture. Caps
+ * changing meanwhile are no error: caps refused right after they were
+ * offered are asked for again (NEGOTIATE_ATTEMPTS in all), a flush
+ * during the negotiation leaves it to the next buffer, and a frame that
+ * downstream refuses while asking for new caps is dropped and the next
+ * buffer negotiates again (MAX_REFUSALS frames in a row at most).
  * QoS: a frame already late is not composed nor pushed (its columns still
  * enter the waterfall).
  *
@@ -55,6 +60,13 @@ GST_DEBUG_CATEGORY (gst_gpu_fft_spectrogram_debug);
 #define DEFAULT_TIME_SPAN 10.0
 #define DEFAULT_OCTAVE_FRACTION 3
 #define DEFAULT_PEAK_FALL 20.0
+
+/* caps refused right after downstream offered them: asked again this many
+ * times in all before it is an error */
+#define NEGOTIATE_ATTEMPTS 3
+/* frames refused in a row by downstream that asks for new caps (each one
+ * renegotiated with the next buffer) before NOT_NEGOTIATED goes upstream */
+#define MAX_REFUSALS 16
 
 enum
 {
@@ -352,7 +364,9 @@ gst_gpu_fft_spectrogram_get_property (GObject * object, guint prop_id,
       g_value_take_boxed (value, gst_structure_new ("stats",
               "rendered", G_TYPE_UINT64, self->frames_rendered,
               "dropped", G_TYPE_UINT64, self->frames_dropped,
-              "device-written", G_TYPE_UINT64, self->frames_written, NULL));
+              "device-written", G_TYPE_UINT64, self->frames_written,
+              "fifo-peak-bytes", G_TYPE_UINT64, self->fifo_peak,
+              "columns-peak", G_TYPE_UINT64, self->columns_peak, NULL));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -405,21 +419,33 @@ setup_pool (GstGpuFftSpectrogram * self, GstCaps * caps)
   return gst_buffer_pool_set_active (pool, TRUE);
 }
 
-static gboolean
+/* Negotiates the video caps: OK, FLUSHING (the src pad is flushing: the
+ * caps are set again after the flush, no error) or NOT_NEGOTIATED (an
+ * error was posted). Caps that downstream refuses right after offering
+ * them (they changed meanwhile) are asked for again, NEGOTIATE_ATTEMPTS
+ * times in all. */
+static GstFlowReturn
 gst_gpu_fft_spectrogram_negotiate (GstGpuFftSpectrogram * self)
 {
-  GstCaps *templ = gst_pad_get_pad_template_caps (self->srcpad);
-  GstCaps *caps = gst_pad_peer_query_caps (self->srcpad, templ);
+  GstCaps *templ, *caps;
   GstStructure *s;
   GstVideoInfo vinfo;
   gboolean size_changed;
+  guint attempt = 0;
 
+again:
+  templ = gst_pad_get_pad_template_caps (self->srcpad);
+  caps = gst_pad_peer_query_caps (self->srcpad, templ);
   gst_caps_unref (templ);
   if (gst_caps_is_empty (caps)) {
     gst_caps_unref (caps);
+    if (GST_PAD_IS_FLUSHING (self->srcpad)) {
+      gst_pad_mark_reconfigure (self->srcpad);
+      return GST_FLOW_FLUSHING;
+    }
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("downstream takes none of %s", SRC_CAPS));
-    return FALSE;
+    return GST_FLOW_NOT_NEGOTIATED;
   }
   caps = gst_caps_truncate (caps);
   caps = gst_caps_make_writable (caps);
@@ -434,7 +460,7 @@ gst_gpu_fft_spectrogram_negotiate (GstGpuFftSpectrogram * self)
         ("cannot use the caps %" GST_PTR_FORMAT
             " (a frame rate above 0 is needed)", caps));
     gst_caps_unref (caps);
-    return FALSE;
+    return GST_FLOW_NOT_NEGOTIATED;
   }
   size_changed = !self->have_video
       || GST_VIDEO_INFO_WIDTH (&vinfo) != GST_VIDEO_INFO_WIDTH (&self->vinfo)
@@ -444,10 +470,25 @@ gst_gpu_fft_spectrogram_negotiate (GstGpuFftSpectrogram * self)
       || GST_VIDEO_INFO_FPS_D (&vinfo) != GST_VIDEO_INFO_FPS_D (&self->vinfo);
   GST_INFO_OBJECT (self, "video caps %" GST_PTR_FORMAT, caps);
   if (!gst_pad_set_caps (self->srcpad, caps)) {
-    gst_caps_unref (caps);
+    gst_pad_mark_reconfigure (self->srcpad);
+    if (GST_PAD_IS_FLUSHING (self->srcpad)) {
+      /* (a flush, a seek's, started meanwhile) */
+      GST_DEBUG_OBJECT (self, "flushing: the caps %" GST_PTR_FORMAT " are "
+          "set again after the flush", caps);
+      gst_caps_unref (caps);
+      return GST_FLOW_FLUSHING;
+    }
+    if (++attempt < NEGOTIATE_ATTEMPTS) {
+      GST_DEBUG_OBJECT (self, "the caps %" GST_PTR_FORMAT " were refused: "
+          "asking downstream again", caps);
+      gst_caps_unref (caps);
+      goto again;
+    }
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("downstream refused the caps it offered"));
-    return FALSE;
+        ("downstream refused the caps %" GST_PTR_FORMAT " it offered, %u "
+            "times", caps, attempt));
+    gst_caps_unref (caps);
+    return GST_FLOW_NOT_NEGOTIATED;
   }
   if (size_changed && self->have_video)
     /* frames restart from the next sample: timing and picture anew */
@@ -458,14 +499,14 @@ gst_gpu_fft_spectrogram_negotiate (GstGpuFftSpectrogram * self)
     gst_caps_unref (caps);
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
         ("could not set up a buffer pool"));
-    return FALSE;
+    return GST_FLOW_NOT_NEGOTIATED;
   }
   gst_caps_unref (caps);
   /* a new geometry: the picture is rebuilt */
   GST_OBJECT_LOCK (self);
   self->settings_cookie++;
   GST_OBJECT_UNLOCK (self);
-  return TRUE;
+  return GST_FLOW_OK;
 }
 
 /* GAP: silence from ts for dur, so that the picture keeps moving */
@@ -478,8 +519,11 @@ gst_gpu_fft_spectrogram_push_silence (GstGpuFftSpectrogram * self,
   guint64 n = gst_util_uint64_scale_round (dur, rate, GST_SECOND), done = 0;
   GstFlowReturn ret = GST_FLOW_OK;
 
-  if (!self->have_video && !gst_gpu_fft_spectrogram_negotiate (self))
-    return GST_FLOW_NOT_NEGOTIATED;
+  if (!self->have_video) {
+    ret = gst_gpu_fft_spectrogram_negotiate (self);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
   /* a second at a time, at most an hour */
   n = MIN (n, (guint64) rate * 3600);
   while (ret == GST_FLOW_OK && done < n) {
@@ -530,7 +574,7 @@ gst_gpu_fft_spectrogram_sink_event (GstPad * pad, GstObject * parent,
       }
       gst_event_unref (event);
       if (!self->have_video || gst_pad_check_reconfigure (self->srcpad))
-        return gst_gpu_fft_spectrogram_negotiate (self);
+        return gst_gpu_fft_spectrogram_negotiate (self) == GST_FLOW_OK;
       return TRUE;
     }
     case GST_EVENT_SEGMENT:
@@ -581,6 +625,7 @@ gst_gpu_fft_spectrogram_chain (GstPad * pad, GstObject * parent,
 {
   GstGpuFftSpectrogram *self = GST_GPU_FFT_SPECTROGRAM (parent);
   GstFlowReturn ret;
+  guint64 rendered;
 
   if (!self->have_audio) {
     gst_buffer_unref (buf);
@@ -589,14 +634,32 @@ gst_gpu_fft_spectrogram_chain (GstPad * pad, GstObject * parent,
     return GST_FLOW_NOT_NEGOTIATED;
   }
   if (!self->have_video || gst_pad_check_reconfigure (self->srcpad)) {
-    if (!gst_gpu_fft_spectrogram_negotiate (self)) {
+    ret = gst_gpu_fft_spectrogram_negotiate (self);
+    if (ret != GST_FLOW_OK) {
       gst_buffer_unref (buf);
       gst_pad_mark_reconfigure (self->srcpad);
-      return GST_FLOW_NOT_NEGOTIATED;
+      return ret;
     }
   }
+  GST_OBJECT_LOCK (self);
+  rendered = self->frames_rendered;
+  GST_OBJECT_UNLOCK (self);
   ret = gst_gpu_fft_spectrogram_stream_push (self, buf);
   gst_buffer_unref (buf);
+  if (ret == GST_FLOW_NOT_NEGOTIATED && gst_pad_needs_reconfigure
+      (self->srcpad) && self->refusals < MAX_REFUSALS) {
+    /* downstream refused the caps and asks for others (its caps changed
+     * since it offered them): the frame is lost, the next buffer
+     * negotiates again */
+    self->refusals++;
+    GST_DEBUG_OBJECT (self, "downstream refused the caps (%u in a row): "
+        "negotiating again", self->refusals);
+    return GST_FLOW_OK;
+  }
+  GST_OBJECT_LOCK (self);
+  if (self->frames_rendered > rendered)
+    self->refusals = 0;
+  GST_OBJECT_UNLOCK (self);
   return ret;
 }
 
@@ -695,11 +758,13 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
       return GST_STATE_CHANGE_FAILURE;
     gst_segment_init (&self->segment, GST_FORMAT_TIME);
     self->is_live = -1;
+    self->refusals = 0;
     self->have_audio = FALSE;
     self->have_video = FALSE;
     GST_OBJECT_LOCK (self);
     self->qos_earliest = GST_CLOCK_TIME_NONE;
     self->frames_rendered = self->frames_dropped = self->frames_written = 0;
+    self->fifo_peak = self->columns_peak = 0;
     GST_OBJECT_UNLOCK (self);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
@@ -768,6 +833,7 @@ gst_gpu_fft_spectrogram_init (GstGpuFftSpectrogram * self)
   s->device_index = -1;
   self->qos_earliest = GST_CLOCK_TIME_NONE;
   self->settings_cookie = 1;
+  self->t0 = GST_CLOCK_TIME_NONE;
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
 }
 
@@ -854,7 +920,8 @@ gst_gpu_fft_spectrogram_class_init (GstGpuFftSpectrogramClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Frames rendered, dropped (QoS) and written by the device straight "
-          "into the output buffer", GST_TYPE_STRUCTURE,
+          "into the output buffer; the most bytes of audio and the most "
+          "columns held (fifo-peak-bytes, columns-peak)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);

@@ -57,7 +57,10 @@ gst_gpu_fft_layout_axis_pixel (const GstGpuFftFreqAxis * a, gdouble f, guint n)
 {
   gdouble p = floor (gst_gpu_fft_layout_axis_u (a, f) * n);
 
-  return (guint) CLAMP (p, 0.0, (gdouble) n - 1);
+  /* (NaN: an axis narrower than its values' resolution) */
+  if (!(p >= 0))
+    return 0;
+  return (guint) MIN (p, (gdouble) n - 1);
 }
 
 /* ---- layout ------------------------------------------------------------- */
@@ -283,7 +286,11 @@ nice_step (gdouble least)
   return 10 * e;
 }
 
-/* Candidate frequency ticks, ascending (g_free). */
+/* Candidate frequency ticks (g_free): at most MAX_CANDIDATES per kind
+ * (the linear steps, the 1-2-5 decades, the mel axis' thousands): the tick
+ * search is quadratic in them. */
+#define MAX_CANDIDATES 1024
+
 static gdouble *
 freq_candidates (const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
     guint n_px, guint min_gap, guint * n_out)
@@ -292,10 +299,17 @@ freq_candidates (const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
 
   if (a->axis == GST_GPU_FFT_AXIS_LINEAR) {
     gdouble step = nice_step ((a->f_hi - a->f_lo) * min_gap / MAX (n_px, 1));
-    gdouble f;
+    gdouble f, next;
 
-    for (f = ceil (a->f_lo / step) * step; f <= a->f_hi + 1e-9; f += step)
+    /* (a step below half an ulp of f leaves it where it is: the loop stops
+     * there, and after MAX_CANDIDATES in any case) */
+    for (f = ceil (a->f_lo / step) * step; f <= a->f_hi + 1e-9
+        && out->len < MAX_CANDIDATES; f = next) {
       g_array_append_val (out, f);
+      next = f + step;
+      if (!(next > f))
+        break;
+    }
   } else if (a->axis == GST_GPU_FFT_AXIS_OCTAVE && bands && bands->nominal) {
     guint b;
 
@@ -314,8 +328,17 @@ freq_candidates (const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
           g_array_append_val (out, f);
       }
     if (a->axis == GST_GPU_FFT_AXIS_MEL) {
-      /* mel is nearly linear above 1 kHz: add the thousands */
-      for (d = 3000; d <= a->f_hi; d += 1000) {
+      /* mel is nearly linear above 1 kHz: add the thousands within the
+       * axis (those outside are never drawn; wider axes take every
+       * 10^k-th thousand), at most MAX_CANDIDATES of them */
+      gdouble step = 1000, first;
+      guint k;
+
+      while ((a->f_hi - a->f_lo) / step > MAX_CANDIDATES)
+        step *= 10;
+      first = MAX (3000, ceil ((a->f_lo - 1e-9) / step) * step);
+      for (k = 0, d = first; d <= a->f_hi && k < MAX_CANDIDATES;
+          k++, d = first + k * step) {
         if (d != 5000 && d != 10000 && d != 20000)
           g_array_append_val (out, d);
       }
@@ -347,8 +370,12 @@ freq_ticks (const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
   gint *pix = g_new (gint, n_c);
 
   qsort (c, n_c, sizeof (gdouble), cmp_double);
-  for (i = 0; i < n_c; i++)
-    pix[i] = (gint) floor (gst_gpu_fft_layout_axis_u (a, c[i]) * n);
+  for (i = 0; i < n_c; i++) {
+    gdouble p = floor (gst_gpu_fft_layout_axis_u (a, c[i]) * n);
+
+    /* (an axis narrower than its values' resolution gives NaN: no tick) */
+    pix[i] = p >= 0 && p < n ? (gint) p : -1;
+  }
   /* pass 0: powers of ten (the axis' landmarks); pass 1: the rest */
   for (pass = 0; pass < 2; pass++)
     for (i = 0; i < n_c; i++) {
@@ -371,6 +398,36 @@ freq_ticks (const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
   g_free (keep);
   g_free (pix);
   g_free (c);
+}
+
+typedef struct
+{
+  gdouble *f;
+  guint *pixel;
+  guint n, max;
+} TickList;
+
+static void
+add_tick (gpointer data, guint pixel, gdouble f)
+{
+  TickList *t = data;
+
+  if (t->n < t->max) {
+    t->f[t->n] = f;
+    t->pixel[t->n] = pixel;
+  }
+  t->n++;
+}
+
+guint
+gst_gpu_fft_layout_freq_ticks (const GstGpuFftFreqAxis * a,
+    const GstGpuFftBands * bands, guint n, guint min_gap, gdouble * f,
+    guint * pixel, guint max)
+{
+  TickList t = { f, pixel, 0, max };
+
+  freq_ticks (a, bands, n, min_gap, add_tick, &t);
+  return t.n;
 }
 
 typedef struct

@@ -120,6 +120,14 @@ gchar *gst_gpu_fft_layout_freq_label (gdouble f);
 gchar *gst_gpu_fft_layout_time_label (gdouble t, gdouble step);
 guint gst_gpu_fft_layout_text_width (const gchar * text, guint s);
 
+/* The frequency ticks drawn along an axis of n pixels, at least min_gap
+ * apart (also for tests): up to max of them into f (Hz) and pixel (from
+ * the bottom or left), ascending; returns how many there are. The search
+ * is bounded whatever the axis (at most 1024 candidates of each kind). */
+guint gst_gpu_fft_layout_freq_ticks (const GstGpuFftFreqAxis * a,
+    const GstGpuFftBands * bands, guint n, guint min_gap, gdouble * f,
+    guint * pixel, guint max);
+
 #define GST_GPU_FFT_LAYOUT_TEXT_GREY 0xe6       /* labels: (230, 230, 230) */
 
 G_END_DECLS

@@ -35,6 +35,13 @@
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_spectrogram_debug);
 
+/* The audio FIFO: bytes, sized in gsize (gstgpufftspectrogram-stream.c). */
+typedef struct
+{
+  guint8 *data;
+  gsize len, size;
+} GstGpuFftSpectrogramFifo;
+
 typedef struct
 {
   GstGpuFftSpectrogramMode mode;
@@ -76,6 +83,8 @@ struct _GstGpuFftSpectrogram
   gdouble qos_proportion;
   guint64 frames_rendered, frames_dropped;
   guint64 frames_written;       /* by the device into the output buffer */
+  guint64 fifo_peak;            /* most bytes the audio FIFO held */
+  guint64 columns_peak;         /* most columns held between buffers */
 
   /* set (atomically, any thread) from FLUSH_START to FLUSH_STOP and while
    * stopping: a streaming thread waiting for the plan lets go */
@@ -97,6 +106,8 @@ struct _GstGpuFftSpectrogram
   GstGpuFftPlanJob *job;        /* making plan and renderer */
   GPtrArray *given_up;          /* jobs given up, until they are done */
   gint is_live;                 /* upstream: -1 not asked yet */
+  guint refusals;               /* frames refused in a row by downstream
+                                 * asking for new caps */
   gboolean gapped;              /* frames went out as GAP events since the
                                  * last one drawn */
   GstGpuFftBands *bands;        /* octave axis */
@@ -105,9 +116,11 @@ struct _GstGpuFftSpectrogram
   guint fft_size, frame_hop, column_hop, n_values, max_columns;
 
   /* audio: the padded stream (fft_size / 2 mirrored samples, then the
-   * samples) from
-   * padded sample fifo_origin on, interleaved raw samples */
-  GByteArray *fifo;
+   * samples) from padded sample fifo_origin on, interleaved raw samples:
+   * what the next analysis frame needs and the last fft_size / 2 + 1
+   * samples, and one incoming buffer (while a live stream's plan is being
+   * made: PLAN_WAIT_SECONDS, PLAN_WAIT_BYTES at most) */
+  GstGpuFftSpectrogramFifo *fifo;
   guint64 fifo_origin;
   /* the start's pad (fft_size / 2 samples before the first) is not
    * written yet: it mirrors the first samples once they came */
@@ -119,7 +132,9 @@ struct _GstGpuFftSpectrogram
   GstClockTime t0;              /* PTS of real sample 0 */
   guint64 video_frame;          /* next video frame to push */
   GArray *columns;              /* closed columns not yet rendered (floats,
-                                 * n_values each) */
+                                 * n_values each): the newest waterfall
+                                 * width (or one) of them, and those of one
+                                 * plan batch */
   guint64 columns_rendered;     /* columns handed to the renderer */
   gboolean eos_pending;
 };

@@ -18,6 +18,20 @@
  *   device (at most RENDER_COLUMN_BYTES, 2^27, of new columns a run: a
  *   frame with more hands them over in turns); the frame is copied into a
  *   buffer of the pool and pushed.
+ *   After the frames due, the analysis frames complete so far are analysed
+ *   too (their columns all lie before the next frame's end, so each frame
+ *   shows the same columns as when they waited for it).
+ *
+ * Bounds, whatever the frame rate and the stream's length: the FIFO keeps
+ * what the next analysis frame needs and the last fft_size / 2 + 1
+ * samples (the end's pad reflects them), at most fft_size + frame_hop
+ * samples, and one incoming buffer; the closed columns waiting for their
+ * frame are at most the waterfall's width (one without a waterfall;
+ * older ones are never shown) and those of one plan batch. While a live
+ * stream's plan is being made the FIFO keeps PLAN_WAIT_SECONDS /
+ * PLAN_WAIT_BYTES at most. Sizes are gsize with checked arithmetic: a
+ * buffer too large to keep is an element error. The stats property
+ * reports the high-water marks (fifo-peak-bytes, columns-peak).
  *
  * State is rebuilt (plan, renderer, layout, overlay) when the settings
  * cookie moved and something that shapes the picture changed; a change of
@@ -90,7 +104,7 @@ gst_gpu_fft_spectrogram_stream_reset (GstGpuFftSpectrogram * self)
 {
   free_state (self);
   if (self->fifo)
-    g_byte_array_set_size (self->fifo, 0);
+    self->fifo->len = 0;
   if (self->columns)
     g_array_set_size (self->columns, 0);
   self->fifo_origin = 0;
@@ -109,8 +123,11 @@ void
 gst_gpu_fft_spectrogram_stream_free (GstGpuFftSpectrogram * self)
 {
   gst_gpu_fft_spectrogram_stream_reset (self);
+  /* (the next start has no levels in use to keep) */
+  self->cur.min_db = self->cur.max_db = 0;
   if (self->fifo) {
-    g_byte_array_unref (self->fifo);
+    g_free (self->fifo->data);
+    g_free (self->fifo);
     self->fifo = NULL;
   }
   if (self->columns) {
@@ -206,12 +223,24 @@ fps (GstGpuFftSpectrogram * self)
       GST_VIDEO_INFO_FPS_D (&self->vinfo);
 }
 
+/* A hop in samples: v rounded, 1 .. G_MAXUINT (huge rates and spans are
+ * clamped, never wrapped). */
+static guint
+hop_of (gdouble v)
+{
+  v = round (v);
+  if (!(v >= 1))
+    return 1;
+  return v >= (gdouble) G_MAXUINT ? G_MAXUINT : (guint) v;
+}
+
 static gboolean
 build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
 {
   GstGpuFftLayout *l = &self->layout;
   gdouble rate = GST_AUDIO_INFO_RATE (&self->ainfo), nyq = rate / 2;
-  guint rows, n, n_map, per_frame;
+  guint rows, n, n_map;
+  gdouble per_frame;
   GpufftPlanConfig pc;
   GstGpuFftAnalysis an;
   GstGpuFftAnalysisTables tables;
@@ -254,14 +283,14 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
             rows), 256, 16384);
   self->fft_size = n;
   if (l->wf_w > 0)
-    self->column_hop = MAX (1, (guint) llround (rate * s->time_span / l->wf_w));
+    self->column_hop = hop_of (rate * s->time_span / l->wf_w);
   else
-    self->column_hop = MAX (1, (guint) llround (rate / fps (self)));
-  self->frame_hop = MAX (1, MIN (self->column_hop,
-          (guint) llround (n * (1.0 - s->overlap))));
-  /* columns and frames one video frame brings, with room to spare */
-  per_frame = (guint) ceil (rate / fps (self) / self->column_hop) + 2;
-  self->max_columns = l->wf_w > 0 ? MIN (l->wf_w, per_frame) : 1;
+    self->column_hop = hop_of (rate / fps (self));
+  self->frame_hop = MIN (self->column_hop, hop_of (n * (1.0 - s->overlap)));
+  /* columns and frames one video frame brings, with room to spare (in
+   * double: at a frame an hour they pass 32 bits) */
+  per_frame = ceil (rate / fps (self) / self->column_hop) + 2;
+  self->max_columns = l->wf_w > 0 ? (guint) MIN (l->wf_w, per_frame) : 1;
 
   gpufft_plan_config_init (&pc);
   pc.fft_size = n;
@@ -277,7 +306,7 @@ build (GstGpuFftSpectrogram * self, const GstGpuFftSpectrogramSettings * s)
   pc.downmix = TRUE;
   pc.scaling = GPUFFT_SCALING_SPECTRUM;
   pc.rate = rate;
-  pc.max_frames = CLAMP ((guint) ceil (rate / fps (self) / self->frame_hop) +
+  pc.max_frames = (guint) CLAMP (ceil (rate / fps (self) / self->frame_hop) +
       4, 16, 4096);
   pc.max_groups = pc.max_frames;
   pc.n_peaks = 0;
@@ -418,7 +447,7 @@ restart_analysis (GstGpuFftSpectrogram * self)
   guint64 keep_samples = self->samples;
   GstClockTime keep_t0 = self->t0;
 
-  g_byte_array_set_size (self->fifo, 0);
+  self->fifo->len = 0;
   g_array_set_size (self->columns, 0);
   self->fifo_origin = 0;
   self->pad_pending = FALSE;
@@ -454,7 +483,14 @@ ensure_state (GstGpuFftSpectrogram * self)
   s.title = g_strdup (s.title);
   GST_OBJECT_UNLOCK (self);
 
-  if (!(s.min_db < s.max_db)) {
+  if (!(s.min_db < s.max_db) && self->cur.min_db < self->cur.max_db) {
+    /* while playing (a change half made, say): the levels in use stay */
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, (NULL),
+        ("min-db %g must be below max-db %g: the levels stay %g .. %g dB",
+            s.min_db, s.max_db, self->cur.min_db, self->cur.max_db));
+    s.min_db = self->cur.min_db;
+    s.max_db = self->cur.max_db;
+  } else if (!(s.min_db < s.max_db)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL),
         ("min-db %g must be below max-db %g", s.min_db, s.max_db));
     g_free (s.title);
@@ -483,14 +519,72 @@ fifo_at (GstGpuFftSpectrogram * self, guint64 padded)
       GST_AUDIO_INFO_BPF (&self->ainfo);
 }
 
+/* n more samples at the FIFO's end (not written): their first byte, or
+ * NULL after posting the error when the sizes overflow or the memory is
+ * not there. */
+static guint8 *
+fifo_grow (GstGpuFftSpectrogram * self, guint64 n)
+{
+  GstGpuFftSpectrogramFifo *q = self->fifo;
+  gsize add, len, size;
+  guint8 *data;
+
+  if (n > G_MAXSIZE || !g_size_checked_mul (&add, (gsize) n,
+          GST_AUDIO_INFO_BPF (&self->ainfo))
+      || !g_size_checked_add (&len, q->len, add)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("a buffer of %" G_GUINT64_FORMAT " samples of %u bytes is too "
+            "large to keep", n, GST_AUDIO_INFO_BPF (&self->ainfo)));
+    return NULL;
+  }
+  if (len > q->size) {
+    if (!g_size_checked_mul (&size, q->size, 2))
+      size = len;
+    size = MAX (size, len);
+    data = g_try_realloc (q->data, size);
+    if (!data) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
+          ("no memory for %" G_GSIZE_FORMAT " bytes of audio", size));
+      return NULL;
+    }
+    q->data = data;
+    q->size = size;
+  }
+  data = q->data + q->len;
+  q->len = len;
+  return data;
+}
+
+/* Drops the FIFO's first n samples (n at most what it holds); gives the
+ * memory of a buffer much larger than what stays back. */
 static void
+fifo_drop (GstGpuFftSpectrogram * self, gsize n)
+{
+  GstGpuFftSpectrogramFifo *q = self->fifo;
+  gsize bytes = n * GST_AUDIO_INFO_BPF (&self->ainfo);
+  guint8 *data;
+
+  memmove (q->data, q->data + bytes, q->len - bytes);
+  q->len -= bytes;
+  self->fifo_origin += n;
+  if (q->size > (1u << 20) && q->len < q->size / 4) {
+    data = g_try_realloc (q->data, MAX (q->len * 2, 4096));
+    if (data) {
+      q->data = data;
+      q->size = MAX (q->len * 2, 4096);
+    }
+  }
+}
+
+static gboolean
 fifo_append_zeros (GstGpuFftSpectrogram * self, guint64 n)
 {
-  guint len = self->fifo->len;
-  gsize add = (gsize) n * GST_AUDIO_INFO_BPF (&self->ainfo);
+  guint8 *dst = fifo_grow (self, n);
 
-  g_byte_array_set_size (self->fifo, len + add);
-  memset (self->fifo->data + len, 0, add);
+  if (!dst)
+    return FALSE;
+  memset (dst, 0, (gsize) n * GST_AUDIO_INFO_BPF (&self->ainfo));
+  return TRUE;
 }
 
 /* One raw sample of the FIFO's format as a double, and back (integers
@@ -577,20 +671,22 @@ fifo_mirror_start (GstGpuFftSpectrogram * self)
 /* Appends the end's pad: sample n - 1 - k of the stream reflected through
  * its last sample, k = 1 .. h (n samples so far), where the FIFO still
  * has it (zeros otherwise). */
-static void
+static gboolean
 fifo_append_mirror_end (GstGpuFftSpectrogram * self)
 {
   guint64 h = self->fft_size / 2, n = self->samples, k;
   guint64 last = h + n - 1;     /* padded index of the last sample */
 
-  fifo_append_zeros (self, h);
+  if (!fifo_append_zeros (self, h))
+    return FALSE;
   if (n == 0 || last < self->fifo_origin)
-    return;
+    return TRUE;
   for (k = 1; k <= h; k++) {
     if (k + 1 > n || last - k < self->fifo_origin)
       break;
     reflect_sample (self, last + k, last - k, last);
   }
+  return TRUE;
 }
 
 static guint64
@@ -613,6 +709,21 @@ on_result (const GpufftGroupResult * r, gpointer user_data)
   if (r->failed || v == NULL)
     return;
   g_array_append_vals (self->columns, v, self->n_values);
+}
+
+/* Drops the closed columns older than the waterfall shows (all but the
+ * newest without a waterfall): no frame would draw them (render_frame
+ * skips them alike). */
+static void
+columns_trim (GstGpuFftSpectrogram * self)
+{
+  guint keep = self->layout.wf_w > 0 ? self->layout.wf_w : 1;
+  guint n = self->columns->len / self->n_values;
+
+  if (n > keep) {
+    g_array_remove_range (self->columns, 0, (n - keep) * self->n_values);
+    self->columns_rendered += n - keep;
+  }
 }
 
 static gboolean
@@ -644,6 +755,7 @@ analyse (GstGpuFftSpectrogram * self, guint64 padded_avail, gboolean close_last)
     gboolean open_before = k > column_first_frame (self, self->next_column);
     GpufftSegment seg;
     GpufftBatch batch;
+    guint64 keep_from;
     gsize drop;
 
     left = n_avail > k ? MIN (n_avail - k, max_frames) : 0;
@@ -678,6 +790,7 @@ analyse (GstGpuFftSpectrogram * self, guint64 padded_avail, gboolean close_last)
                 &error) < 0)
           return engine_failed (self, error);
         self->next_column++;
+        columns_trim (self);
       }
       return TRUE;
     }
@@ -695,12 +808,18 @@ analyse (GstGpuFftSpectrogram * self, guint64 padded_avail, gboolean close_last)
         || gpufft_plan_collect (self->plan, TRUE, on_result, self, &error) < 0)
       return engine_failed (self, error);
     self->next_frame += n;
-    /* the FIFO keeps what the next frame needs */
-    drop = (gsize) (self->next_frame * self->frame_hop - self->fifo_origin);
-    drop = MIN (drop, self->fifo->len / GST_AUDIO_INFO_BPF (&self->ainfo));
-    g_byte_array_remove_range (self->fifo, 0,
-        drop * GST_AUDIO_INFO_BPF (&self->ainfo));
-    self->fifo_origin += drop;
+    columns_trim (self);
+    /* the FIFO keeps what the next frame needs, and the last fft_size / 2
+     * + 1 samples (from padded sample `samples - 1` on) that the end's
+     * pad reflects */
+    keep_from = self->next_frame * self->frame_hop;
+    if (self->samples > 0)
+      keep_from = MIN (keep_from, self->samples - 1);
+    if (keep_from > self->fifo_origin) {
+      drop = (gsize) MIN (keep_from - self->fifo_origin,
+          self->fifo->len / GST_AUDIO_INFO_BPF (&self->ainfo));
+      fifo_drop (self, drop);
+    }
   }
 }
 
@@ -931,48 +1050,68 @@ render_due (GstGpuFftSpectrogram * self)
   return ret;
 }
 
-static void
+/* Appends the n samples of buf (interleaving planar ones). FALSE after
+ * posting the error. */
+static gboolean
 fifo_append (GstGpuFftSpectrogram * self, GstBuffer * buf, guint64 n)
 {
   guint bpf = GST_AUDIO_INFO_BPF (&self->ainfo);
   guint bps = bpf / GST_AUDIO_INFO_CHANNELS (&self->ainfo);
   guint channels = GST_AUDIO_INFO_CHANNELS (&self->ainfo);
-  guint len = self->fifo->len;
+  guint8 *dst = fifo_grow (self, n);
 
-  g_byte_array_set_size (self->fifo, len + (gsize) n * bpf);
+  if (!dst)
+    return FALSE;
   if (GST_AUDIO_INFO_LAYOUT (&self->ainfo) == GST_AUDIO_LAYOUT_INTERLEAVED) {
-    gst_buffer_extract (buf, 0, self->fifo->data + len, (gsize) n * bpf);
+    gst_buffer_extract (buf, 0, dst, (gsize) n * bpf);
   } else {
     GstAudioBuffer ab;
     guint c;
     guint64 i;
 
     if (!gst_audio_buffer_map (&ab, &self->ainfo, buf, GST_MAP_READ)) {
-      memset (self->fifo->data + len, 0, (gsize) n * bpf);
-      return;
+      memset (dst, 0, (gsize) n * bpf);
+      return TRUE;
     }
     for (c = 0; c < channels; c++) {
       const guint8 *src = ab.planes[c];
-      guint8 *dst = self->fifo->data + len + (gsize) c * bps;
+      guint8 *d = dst + (gsize) c * bps;
 
       for (i = 0; i < n; i++)
-        memcpy (dst + i * bpf, src + i * bps, bps);
+        memcpy (d + i * bpf, src + i * bps, bps);
     }
     gst_audio_buffer_unmap (&ab);
   }
+  return TRUE;
+}
+
+/* the stats' high-water marks (fifo-peak-bytes, columns-peak) */
+static void
+note_peaks (GstGpuFftSpectrogram * self)
+{
+  guint64 fifo = self->fifo ? self->fifo->len : 0;
+  guint64 columns = self->columns && self->n_values > 0 ?
+      self->columns->len / self->n_values : 0;
+
+  GST_OBJECT_LOCK (self);
+  self->fifo_peak = MAX (self->fifo_peak, fifo);
+  self->columns_peak = MAX (self->columns_peak, columns);
+  GST_OBJECT_UNLOCK (self);
 }
 
 GstFlowReturn
 gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
     GstBuffer * buf)
 {
+  GstFlowReturn ret;
+
   guint bpf = GST_AUDIO_INFO_BPF (&self->ainfo);
   guint64 n;
   GstClockTime pts = GST_BUFFER_PTS (buf);
   gint rate = GST_AUDIO_INFO_RATE (&self->ainfo);
 
   if (!self->fifo)
-    self->fifo = g_byte_array_new ();
+    self->fifo = g_new0 (GstGpuFftSpectrogramFifo, 1);
   if (!self->columns)
     self->columns = g_array_new (FALSE, FALSE, sizeof (gfloat));
 
@@ -982,6 +1121,14 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
     GstAudioMeta *meta = gst_buffer_get_audio_meta (buf);
 
     n = meta ? meta->samples : gst_buffer_get_size (buf) / bpf;
+    /* (a meta that claims more samples than the buffer holds) */
+    if (n > gst_buffer_get_size (buf) / bpf) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+          ("a planar buffer of %" G_GSIZE_FORMAT " bytes claims %"
+              G_GUINT64_FORMAT " samples of %u bytes",
+              gst_buffer_get_size (buf), n, bpf));
+      return GST_FLOW_ERROR;
+    }
   }
 
   /* a jump in time: start again from this buffer */
@@ -1005,10 +1152,13 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
     self->video_frame = 0;
   }
   if (self->fifo_origin == 0 && self->next_frame == 0 && self->fifo->len == 0) {
-    fifo_append_zeros (self, self->fft_size / 2);
+    if (!fifo_append_zeros (self, self->fft_size / 2))
+      return GST_FLOW_ERROR;
     self->pad_pending = TRUE;
   }
-  fifo_append (self, buf, n);
+  if (!fifo_append (self, buf, n))
+    return GST_FLOW_ERROR;
+  note_peaks (self);
   self->samples += n;
   if (self->pad_pending && self->samples > self->fft_size / 2)
     fifo_mirror_start (self);
@@ -1024,7 +1174,15 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
       return failed ? GST_FLOW_ERROR : self->is_live == 0 ?
           GST_FLOW_FLUSHING : gaps_due (self);
   }
-  return render_due (self);
+  ret = render_due (self);
+  /* the frames not due yet: the columns complete so far (all before the
+   * next frame's end, the frames due being drawn), so that the FIFO keeps
+   * no more than the next analysis frame needs */
+  if (ret == GST_FLOW_OK && !self->pad_pending
+      && !analyse (self, self->fft_size / 2 + self->samples, FALSE))
+    ret = GST_FLOW_ERROR;
+  note_peaks (self);
+  return ret;
 }
 
 GstFlowReturn
@@ -1061,7 +1219,8 @@ gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self)
     return GST_FLOW_OK;
   /* the samples after the last whole frame: one shorter frame, with the
    * columns up to the last sample (the stream's end mirrored) */
-  fifo_append_mirror_end (self);
+  if (!fifo_append_mirror_end (self))
+    return GST_FLOW_ERROR;
   if (!analyse (self, self->fft_size / 2 + self->samples +
           self->fft_size / 2, TRUE))
     return GST_FLOW_ERROR;

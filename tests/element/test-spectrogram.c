@@ -1187,6 +1187,345 @@ GST_START_TEST (test_bad_range)
 
 GST_END_TEST;
 
+/* The first frame follows the audio's timestamps: audio from PTS 5 s
+ * (in a segment from 0, and in one from 5 s) gives frames from PTS 5 s,
+ * a frame (0.1 s) apart. */
+static void
+check_first_pts (GstClockTime segment_start)
+{
+  GstHarness *h = spectrogram_harness ("video/x-raw, format=RGBA, "
+      "width=64, height=64, framerate=10/1", NULL);
+  gdouble *x = tone (RATE / 2, 0.1, 1000);
+  gsize offset = 5 * RATE;
+  GstBuffer *b;
+  guint i = 0;
+
+  if (segment_start > 0) {
+    GstSegment seg;
+
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    seg.start = seg.time = seg.position = segment_start;
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  }
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), 5 * GST_SECOND +
+        i * (GST_SECOND / 10));
+    gst_buffer_unref (b);
+    i++;
+  }
+  fail_unless_equals_int (i, 5);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_START_TEST (test_first_pts_follows_audio)
+{
+  check_first_pts (0);
+  check_first_pts (5 * GST_SECOND);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstHarness *h;
+  gint refusals;                /* accept-caps queries still to refuse */
+  gboolean flush;               /* a flush starts at the next caps query */
+} Race;
+
+/* Downstream whose caps change between the element's query and its caps
+ * event: it refuses them (accept-caps) and asks upstream to negotiate
+ * again (RECONFIGURE), as a capsfilter whose caps change does. Or a flush
+ * (a seek from another thread) that starts while the element negotiates. */
+static GstPadProbeReturn
+race_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+  Race *r = data;
+
+  if (GST_QUERY_TYPE (q) == GST_QUERY_CAPS && r->flush) {
+    r->flush = FALSE;
+    fail_unless (gst_harness_push_event (r->h, gst_event_new_flush_start ()));
+  }
+  if (GST_QUERY_TYPE (q) != GST_QUERY_ACCEPT_CAPS || r->refusals == 0)
+    return GST_PAD_PROBE_OK;
+  r->refusals--;
+  gst_query_set_accept_caps_result (q, FALSE);
+  gst_pad_push_event (pad, gst_event_new_reconfigure ());
+  return GST_PAD_PROBE_HANDLED;
+}
+
+/* Caps changes racing with the element's negotiation are no error: caps
+ * refused (at the caps event, the allocation query and the first frame)
+ * while downstream asks for new ones: the first frame is lost, the
+ * element negotiates again with the next buffer and the other frames
+ * come; a flush starting during the negotiation: the
+ * buffer is refused as flushing, and after the flush the frames come. */
+GST_START_TEST (test_caps_race)
+{
+  GstHarness *h = spectrogram_harness ("video/x-raw, format=RGBA, "
+      "width=320, height=200, framerate=10/1", NULL);
+  GstBus *bus = gst_bus_new ();
+  gdouble *x = tone (RATE, 0.1, 1000);
+  gsize offset = 0;
+  Race r = { h, 0, FALSE };
+  gulong probe;
+  GstMessage *m;
+  GstBuffer *b;
+  GstSegment seg;
+  guint frames = 0;
+
+  gst_element_set_bus (h->element, bus);
+  probe = gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      race_probe, &r, NULL);
+  r.refusals = 3;
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  fail_unless_equals_int (r.refusals, 0);
+  while ((b = gst_harness_try_pull (h))) {
+    frames++;
+    gst_buffer_unref (b);
+  }
+  fail_unless (frames >= 4, "%u frames after the caps were refused", frames);
+
+  /* a new size asked for, and a flush starting meanwhile */
+  r.flush = TRUE;
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=400, "
+      "height=300, framerate=10/1");
+  b = gst_buffer_new_allocate (NULL, 4800 * 4, NULL);
+  gst_buffer_memset (b, 0, 0, 4800 * 4);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_FLUSHING);
+  fail_unless (!r.flush);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  while ((b = gst_harness_try_pull (h)))
+    gst_buffer_unref (b);
+  frames = 0;
+  offset = 0;
+  push_mono (h, x, RATE / 2, 4800, &offset);
+  gst_pad_remove_probe (h->sinkpad, probe);
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless_equals_int (gst_buffer_get_size (b), 400 * 300 * 4);
+    frames++;
+    gst_buffer_unref (b);
+  }
+  fail_unless_equals_int (frames, 5);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m == NULL, "an error: %" GST_PTR_FORMAT, m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* min-db set at or above max-db while playing: a warning naming the
+ * valid range, the old levels stay, the frames go on (no error); a valid
+ * value later takes effect. */
+GST_START_TEST (test_bad_range_while_playing)
+{
+  GstHarness *h = spectrogram_harness ("video/x-raw, format=RGBA, "
+      "width=64, height=64, framerate=10/1", NULL);
+  GstBus *bus = gst_bus_new ();
+  gdouble *x = tone (RATE / 2, 0.1, 1000);
+  gsize offset = 0;
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstBuffer *b;
+  guint frames = 0, warnings = 0;
+
+  gst_element_set_bus (h->element, bus);
+  push_mono (h, x, RATE / 10, 4800, &offset);
+  g_object_set (h->element, "min-db", 10.0, NULL);
+  push_mono (h, x, RATE / 5, 4800, &offset);
+  g_object_set (h->element, "min-db", -60.0, NULL);
+  push_mono (h, x, RATE / 5, 4800, &offset);
+  while ((b = gst_harness_try_pull (h))) {
+    frames++;
+    gst_buffer_unref (b);
+  }
+  fail_unless_equals_int (frames, 5);
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR |
+              GST_MESSAGE_WARNING))) {
+    fail_unless (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING,
+        "an error: %" GST_PTR_FORMAT, m);
+    gst_message_parse_warning (m, &err, &dbg);
+    fail_unless (strstr (dbg, "min-db") && strstr (dbg, "max-db"), "%s", dbg);
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (m);
+    warnings++;
+  }
+  fail_unless_equals_int (warnings, 1);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* A frame an hour long (framerate 1/3600) of 6 s of audio: the audio is
+ * analysed as it comes, the element never holds more than an FFT frame,
+ * a hop and a buffer of audio, nor more columns than the waterfall shows;
+ * the frame at EOS (the last, shorter one) is, byte for byte, the picture
+ * a stream of 10 frames per second ends with (the same columns, the same
+ * times). */
+#define LONG_SAMPLES (6 * RATE + RATE / 20)
+
+static GstBuffer *
+last_frame (const gchar * framerate, const gdouble * x, GstStructure ** stats,
+    GstStructure ** layout, guint * n_frames)
+{
+  const gchar *props[] = { "colormap", "grayscale", "time-span", "2",
+    "fft-size", "1024", NULL
+  };
+  gchar *caps = g_strdup_printf ("video/x-raw, format=RGBA, width=320, "
+      "height=240, framerate=%s", framerate);
+  GstHarness *h = spectrogram_harness (caps, props);
+  GstBuffer *b, *last = NULL;
+  gsize offset = 0;
+
+  *n_frames = 0;
+  push_mono (h, x, LONG_SAMPLES, 4800, &offset);
+  g_object_get (h->element, "stats", stats, "layout", layout, NULL);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((b = gst_harness_try_pull (h))) {
+    if (last)
+      gst_buffer_unref (last);
+    last = b;
+    (*n_frames)++;
+  }
+  fail_unless (last != NULL);
+  gst_harness_teardown (h);
+  g_free (caps);
+  return last;
+}
+
+GST_START_TEST (test_long_frame_bounded)
+{
+  gdouble *x = g_new (gdouble, LONG_SAMPLES);
+  GstStructure *stats, *layout, *ref_stats, *ref_layout;
+  GstBuffer *frame, *ref;
+  GstMapInfo a, b;
+  guint64 fifo = 0, columns = 0;
+  guint fft = 0, hop = 0, wf_w = 0, n, n_ref, i, differ = 0;
+
+  /* a chirp, so that every column differs */
+  for (i = 0; i < LONG_SAMPLES; i++) {
+    gdouble t = (gdouble) i / RATE;
+
+    x[i] = 0.3 * sin (2 * G_PI * (200 * t + 500 * t * t));
+  }
+  frame = last_frame ("1/3600", x, &stats, &layout, &n);
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (frame), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_DURATION (frame),
+      gst_util_uint64_scale (LONG_SAMPLES, GST_SECOND, RATE));
+  fail_unless (gst_structure_get_uint64 (stats, "fifo-peak-bytes", &fifo));
+  fail_unless (gst_structure_get_uint64 (stats, "columns-peak", &columns));
+  fail_unless (gst_structure_get_uint (layout, "fft-size", &fft));
+  fail_unless (gst_structure_get_uint (layout, "frame-hop", &hop));
+  fail_unless (gst_structure_get_uint (layout, "waterfall-width", &wf_w));
+  fail_unless (fifo <= (guint64) (fft + hop + 4800) * 4,
+      "the FIFO held %" G_GUINT64_FORMAT " bytes: more than fft-size %u + "
+      "hop %u + a buffer 4800 samples", fifo, fft, hop);
+  fail_unless (columns <= wf_w, "%" G_GUINT64_FORMAT " columns held, the "
+      "waterfall shows %u", columns, wf_w);
+
+  ref = last_frame ("10/1", x, &ref_stats, &ref_layout, &n_ref);
+  fail_unless_equals_int (n_ref, 61);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (ref), 6 * GST_SECOND);
+  fail_unless (gst_buffer_map (frame, &a, GST_MAP_READ));
+  fail_unless (gst_buffer_map (ref, &b, GST_MAP_READ));
+  fail_unless_equals_int (a.size, b.size);
+  for (i = 0; i < a.size; i++)
+    if (a.data[i] != b.data[i] && differ++ < 10)
+      GST_ERROR ("byte %u (x %u, y %u): %u, at 10 fps %u", i, i / 4 % 320,
+          i / 4 / 320, a.data[i], b.data[i]);
+  fail_unless (differ == 0, "%u bytes of the hour's frame differ from the "
+      "last frame at 10 fps", differ);
+  gst_buffer_unmap (frame, &a);
+  gst_buffer_unmap (ref, &b);
+  gst_buffer_unref (frame);
+  gst_buffer_unref (ref);
+  gst_structure_free (stats);
+  gst_structure_free (layout);
+  gst_structure_free (ref_stats);
+  gst_structure_free (ref_layout);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* Hops beyond 32 bits are clamped, not wrapped: at 2 MHz a spectrum-only
+ * picture at a frame an hour would take a column of 7.2e9 samples; it
+ * takes 2^32 - 1 (the largest hop) and the stream goes on. */
+GST_START_TEST (test_huge_hop)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GstStructure *l = NULL;
+  GstBuffer *b;
+  guint hop = 0;
+
+  gst_harness_set_live (h, FALSE);
+  gst_util_set_object_arg (G_OBJECT (h->element), "mode", "spectrum");
+  gst_util_set_object_arg (G_OBJECT (h->element), "fft-size", "256");
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=64, framerate=1/3600");
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, "
+      "rate=2000000, channels=1, layout=interleaved");
+  b = gst_buffer_new_allocate (NULL, 4800 * 4, NULL);
+  gst_buffer_memset (b, 0, 0, 4800 * 4);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  g_object_get (h->element, "layout", &l, NULL);
+  fail_unless (gst_structure_get_uint (l, "column-hop", &hop));
+  fail_unless_equals_uint64 (hop, G_MAXUINT);
+  gst_structure_free (l);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A planar buffer whose audio meta claims more samples than the buffer
+ * holds (2^31 of 4 bytes: sizes past 32 bits) is an element error, not a
+ * crash (the FIFO's size wrapped and the memory after it was written). */
+GST_START_TEST (test_planar_meta_too_long)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GstBus *bus = gst_bus_new ();
+  GstAudioInfo info;
+  GstAudioMeta *meta;
+  GstMessage *m;
+  GstBuffer *b;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_live (h, FALSE);
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=64, framerate=10/1");
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=48000, "
+      "channels=1, layout=non-interleaved");
+  gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000, 1, NULL);
+  info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  b = gst_buffer_new_allocate (NULL, 4800 * 4, NULL);
+  gst_buffer_memset (b, 0, 0, 4800 * 4);
+  meta = gst_buffer_add_audio_meta (b, &info, 4800, NULL);
+  fail_unless (meta != NULL);
+  meta->samples = (gsize) 1 << 31;
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error");
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1214,6 +1553,12 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_live_plan_wait);
   tcase_add_test (tc, test_live_ends_before_plan);
   tcase_add_test (tc, test_bad_range);
+  tcase_add_test (tc, test_first_pts_follows_audio);
+  tcase_add_test (tc, test_caps_race);
+  tcase_add_test (tc, test_bad_range_while_playing);
+  tcase_add_test (tc, test_long_frame_bounded);
+  tcase_add_test (tc, test_huge_hop);
+  tcase_add_test (tc, test_planar_meta_too_long);
   return s;
 }
 
