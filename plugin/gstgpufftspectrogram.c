@@ -509,6 +509,10 @@ again:
   return GST_FLOW_OK;
 }
 
+/* A GAP's silence goes to the analysis in buffers of this size at most
+ * (a whole frame at least) */
+#define SILENCE_CHUNK_BYTES 65536
+
 /* GAP: silence from ts for dur, so that the picture keeps moving */
 static GstFlowReturn
 gst_gpu_fft_spectrogram_push_silence (GstGpuFftSpectrogram * self,
@@ -524,10 +528,10 @@ gst_gpu_fft_spectrogram_push_silence (GstGpuFftSpectrogram * self,
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  /* a second at a time, at most an hour */
+  /* at most an hour, in buffers of at most SILENCE_CHUNK_BYTES */
   n = MIN (n, (guint64) rate * 3600);
   while (ret == GST_FLOW_OK && done < n) {
-    guint64 m = MIN (n - done, (guint64) rate);
+    guint64 m = MIN (n - done, MAX (SILENCE_CHUNK_BYTES / bpf, 1));
     GstBuffer *buf = gst_buffer_new_allocate (NULL, m * bpf, NULL);
 
     gst_buffer_memset (buf, 0, 0, m * bpf);

@@ -1526,6 +1526,44 @@ GST_START_TEST (test_planar_meta_too_long)
 
 GST_END_TEST;
 
+/* A GAP event's silence goes in chunks of at most 64 KiB: a second of
+ * 8-channel F64 audio (3 MB) was one buffer, and the FIFO held it whole
+ * (at extreme rates and channel counts, one allocation of gigabytes). */
+GST_START_TEST (test_gap_silence_chunked)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GstStructure *stats = NULL, *l = NULL;
+  GstBuffer *b;
+  guint64 fifo = 0;
+  guint fft = 0, hop = 0, bpf = 8 * 8;
+
+  gst_harness_set_live (h, FALSE);
+  gst_util_set_object_arg (G_OBJECT (h->element), "fft-size", "1024");
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=320, "
+      "height=240, framerate=1/10");
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F64LE, "
+      "rate=48000, channels=8, channel-mask=(bitmask)0x0, "
+      "layout=interleaved");
+  b = gst_buffer_new_allocate (NULL, 480 * bpf, NULL);
+  gst_buffer_memset (b, 0, 0, 480 * bpf);
+  GST_BUFFER_PTS (b) = 0;
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (GST_SECOND / 100,
+              GST_SECOND)));
+  g_object_get (h->element, "stats", &stats, "layout", &l, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "fifo-peak-bytes", &fifo));
+  fail_unless (gst_structure_get_uint (l, "fft-size", &fft));
+  fail_unless (gst_structure_get_uint (l, "frame-hop", &hop));
+  fail_unless (fifo <= (guint64) (fft + hop) * bpf + 65536,
+      "the FIFO held %" G_GUINT64_FORMAT " bytes: more than fft-size %u + "
+      "hop %u + 64 KiB of silence", fifo, fft, hop);
+  gst_structure_free (stats);
+  gst_structure_free (l);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1559,6 +1597,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_long_frame_bounded);
   tcase_add_test (tc, test_huge_hop);
   tcase_add_test (tc, test_planar_meta_too_long);
+  tcase_add_test (tc, test_gap_silence_chunked);
   return s;
 }
 
