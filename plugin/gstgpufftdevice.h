@@ -1,27 +1,38 @@
-/* gst-gpufft: an element opens its engine device on a thread of its own.
+/* gst-gpufft: an element opens its engine device beside its stream.
  *
  * Opening a Vulkan device takes 20 ms on lavapipe and 150 ms (0.6 s with
  * cold driver caches) on an NVIDIA GPU, mostly in the driver's
  * vkCreateInstance and vkCreateDevice. An element starts the opening
  * (at READY->PAUSED, or where its first plan needs a device) and goes on at
- * once, so that its first buffer is never held by it; the plan job
- * (gstgpufftplanjob.h) waits for the device on its own thread.
+ * once, so that its first buffer is never held by it; the work that needs
+ * the device (the plan job, gstgpufftplanjob.h) is pushed to the plugin's
+ * workers once it is open (gst_gpu_fft_device_when_open), and holds no
+ * thread meanwhile.
+ *
+ * Threads: the opening runs on the plugin's bounded pool of workers
+ * (gstgpufftworkers.h), one opening per device-index at a time in the
+ * process: an element that asks for a device-index being opened already
+ * joins that opening (each element keeps a GstGpuFftDevice of its own,
+ * and gets its own reference on the context). An opening whose elements
+ * all closed before it started is skipped.
  *
  * gst_gpu_fft_device_open() starts the opening of device-index `index`
- * (-1: automatic, gpufft_context_get()); it fails only when no thread can
- * be started (it posts RESOURCE FAILED then). When the opening fails the thread posts the element error
- * that says why (RESOURCE NOT_FOUND when there is no Vulkan loader, no
- * device, no such index or no compute queue; RESOURCE FAILED otherwise);
- * when it succeeds it calls `opened` (on that thread, no lock of the
- * opening held) so that the element can show the device's name. Both run
- * with a reference on the element. Neither happens once the element has
- * called gst_gpu_fft_device_close() (its stop), which waits for the
- * thread to return unless it is in one of them (the driver's calls cannot
- * be cut short: an application that stops its pipeline and exits at once
+ * (-1: automatic, gpufft_context_get()); it fails only when the opening
+ * cannot be queued (it posts RESOURCE FAILED then). When the opening
+ * fails the worker posts, for each element, the element error that says
+ * why (RESOURCE NOT_FOUND when there is no Vulkan loader, no device, no
+ * such index or no compute queue; RESOURCE FAILED otherwise); when it
+ * succeeds it calls each element's `opened` (on that worker, no lock of
+ * the opening held) so that the element can show the device's name.
+ * Both run with a reference on the element. Neither happens once the
+ * element has called gst_gpu_fft_device_close() (its stop), which waits
+ * for the driver's calls of the opening while they run (they cannot be
+ * cut short: an application that stops its pipeline and exits at once
  * must not exit under them; at most the opening's time, on the thread
- * that stops the element). Both happen before the opening counts as done:
- * whoever waits for it and then fails a buffer does so after the error is
- * on the bus.
+ * that stops the element), never for the callbacks (an application's
+ * handler there may stop the pipeline, on that thread or another). Both
+ * happen before the element's opening counts as done: whoever waits for
+ * it and then fails a buffer does so after the error is on the bus.
  *
  * A GstGpuFftDevice is shared by reference (the element, its plan jobs);
  * the context it opened is released with its last reference. All
@@ -33,6 +44,7 @@
 #include <gst/gst.h>
 
 #include "gpufft.h"
+#include "gstgpufftworkers.h"
 
 G_BEGIN_DECLS
 
@@ -47,8 +59,8 @@ GstGpuFftDevice *gst_gpu_fft_device_open (GstElement * element, gint index,
 /* The context once the opening is done: NULL when it failed (its error is
  * posted) or, while it is still being opened, when the element closed it,
  * when *cancel (when not NULL; looked at every 20 ms) is non-zero, or when
- * the caller is the opening's own thread (`opened`, or a synchronous bus
- * handler of its error). Borrowed: valid while the caller holds its
+ * the caller is a worker that is calling back for an opening (`opened`,
+ * or a synchronous bus handler of its error). Borrowed: valid while the caller holds its
  * reference on dev. */
 GpufftContext *gst_gpu_fft_device_wait (GstGpuFftDevice * dev,
     const gint * cancel);
@@ -60,11 +72,22 @@ GpufftContext *gst_gpu_fft_device_peek (GstGpuFftDevice * dev);
  * error when error is not NULL. */
 gboolean gst_gpu_fft_device_failed (GstGpuFftDevice * dev, GError ** error);
 
+/* Runs func (data) on the plugin's workers (gstgpufftworkers.h) once the
+ * opening is done or dev is closed: pushed now when it is already, else
+ * by the opening's worker (or the close). Meanwhile it holds no thread. The
+ * caller keeps what data needs alive until func ran (func may run on the
+ * thread that completes the opening or closes dev, should no worker take
+ * it then). FALSE (error set) when it was to be pushed now and could not
+ * be: it will not run. */
+gboolean gst_gpu_fft_device_when_open (GstGpuFftDevice * dev,
+    GstGpuFftWorkFunc func, gpointer data, GError ** error);
+
 /* The element stops, and drops its reference (NULL does nothing): the
- * opening, if still running, neither posts nor calls `opened`, waiters of
- * gst_gpu_fft_device_wait() return, and this waits for the thread to
- * return, except while the thread is in `opened` or posting (an
- * application's handler there may stop the pipeline, on that thread or
+ * opening, if not done, neither posts nor calls `opened` for it, waiters
+ * of gst_gpu_fft_device_wait() return, work waiting in
+ * gst_gpu_fft_device_when_open() is pushed, and this waits for the
+ * driver's calls of the opening while they run (never for the callbacks:
+ * an application's handler there may stop the pipeline, on that thread or
  * another). The element calls it before it goes (stop, finalize). */
 void gst_gpu_fft_device_close (GstGpuFftDevice * dev);
 

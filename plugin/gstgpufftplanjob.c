@@ -1,4 +1,4 @@
-/* A plan (and renderer) made on a thread of its own: see
+/* A plan (and renderer) made on the plugin's workers: see
  * gstgpufftplanjob.h. */
 #include <string.h>
 
@@ -6,17 +6,18 @@
 
 struct _GstGpuFftPlanJob
 {
-  gint ref_count;               /* atomic: the thread's and the owner's */
+  gint ref_count;               /* atomic: its work's and the owner's */
   GstGpuFftDevice *device;
   GpufftPlanConfig config;
   GstGpuFftAnalysisTables tables;
   gboolean want_render;
   GpufftRenderConfig render_config;     /* its map: a copy the job owns */
-  gboolean device_failed;       /* (written by the thread before done) */
+  gboolean device_failed;       /* (written by its work before done) */
 
   GMutex lock;
   GCond cond;
   /* --- under lock --- */
+  gboolean started;             /* its work began making the plan */
   gboolean done;
   GpufftPlan *plan;
   GpufftRender *render;
@@ -41,15 +42,26 @@ job_unref (GstGpuFftPlanJob * job)
   g_free (job);
 }
 
-static gpointer
-job_thread (gpointer data)
+/* (a worker, once the device's opening is done or the device closed) */
+static void
+job_work (gpointer data)
 {
   GstGpuFftPlanJob *job = data;
   GError *error = NULL;
-  GpufftContext *ctx = gst_gpu_fft_device_wait (job->device, NULL);
+  GpufftContext *ctx;
   GpufftPlan *plan = NULL;
   GpufftRender *render = NULL;
 
+  g_mutex_lock (&job->lock);
+  if (job->done) {
+    /* given up before it began: skipped */
+    g_mutex_unlock (&job->lock);
+    job_unref (job);
+    return;
+  }
+  job->started = TRUE;
+  g_mutex_unlock (&job->lock);
+  ctx = gst_gpu_fft_device_wait (job->device, NULL);
   if (ctx == NULL) {
     if (!gst_gpu_fft_device_failed (job->device, &error) || error == NULL)
       g_set_error (&error, GPUFFT_ERROR, GPUFFT_ERROR_FAILED,
@@ -77,7 +89,6 @@ job_thread (gpointer data)
   g_mutex_unlock (&job->lock);
   /* (an abandoned job's plan goes with the last reference) */
   job_unref (job);
-  return NULL;
 }
 
 GstGpuFftPlanJob *
@@ -86,7 +97,6 @@ gst_gpu_fft_plan_job_start (GstGpuFftDevice * device,
     const GpufftRenderConfig * render, GError ** error)
 {
   GstGpuFftPlanJob *job = g_new0 (GstGpuFftPlanJob, 1);
-  GThread *thread;
 
   job->ref_count = 2;
   job->device = gst_gpu_fft_device_ref (device);
@@ -101,15 +111,14 @@ gst_gpu_fft_plan_job_start (GstGpuFftDevice * device,
   }
   g_mutex_init (&job->lock);
   g_cond_init (&job->cond);
-  thread = g_thread_try_new ("gpufft-plan", job_thread, job, error);
-  if (thread == NULL) {
+  /* (no thread held while the device opens: the opening pushes it) */
+  if (!gst_gpu_fft_device_when_open (device, job_work, job, error)) {
     *tables = job->tables;
     memset (&job->tables, 0, sizeof (job->tables));
     job->ref_count = 1;
     job_unref (job);
     return NULL;
   }
-  g_thread_unref (thread);
   return job;
 }
 
@@ -168,6 +177,13 @@ job_drop (GstGpuFftPlanJob * job, gboolean wait)
 void
 gst_gpu_fft_plan_job_abandon (GstGpuFftPlanJob * job, GPtrArray * given_up)
 {
+  /* (one that has not begun never will: done now, with nothing made) */
+  g_mutex_lock (&job->lock);
+  if (!job->started && !job->done) {
+    job->done = TRUE;
+    g_cond_signal (&job->cond);
+  }
+  g_mutex_unlock (&job->lock);
   g_ptr_array_add (given_up, job);
   gst_gpu_fft_plan_job_prune (given_up);
 }

@@ -47,7 +47,9 @@
  *
  * Threads: the streaming thread converts each buffer's samples into the
  * device's staging (a bounded store while the device's kernels are being
- * made, on a thread of the element's: the audio is never held by it) and
+ * made by the maker, on the plugin's bounded pool of workers,
+ * gstgpufftworkers.h, once the device is open: the audio is never held by
+ * it; a maker given up before it began is skipped) and
  * queues the interval marks; the device's completion thread (on the host
  * path, the streaming thread) feeds the meter and builds the messages
  * (under the element's `lock`), which its poster posts, in order, outside
@@ -68,6 +70,7 @@
 #include "gstgpuffthostbudget.h"
 #include "gstgpufftlive.h"
 #include "gstgpufftposter.h"
+#include "gstgpufftworkers.h"
 #include "gpufft-loudness.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_loudness_debug);
@@ -125,6 +128,25 @@ typedef struct
   gboolean post;                /* post-messages when the interval ended */
 } Mark;
 
+/* The making of the device's kernels: queued for the plugin's workers
+ * once the device is open (gst_gpu_fft_device_when_open), shared by the
+ * element and its work. */
+typedef struct
+{
+  gint ref_count;               /* atomic: the element's and its work's */
+  GstGpuFftDevice *device;      /* (a reference) */
+  GpufftLoudnessConfig cfg;
+  gpointer element;             /* the results' (read once begun: a maker
+                                 * that began is waited for) */
+  GMutex lock;
+  GCond cond;
+  /* --- under lock --- */
+  gboolean begun;
+  gboolean done;                /* made, failed, or given up before begun */
+  GpufftLoudness *made;
+  GError *error;
+} Maker;
+
 struct _GstGpuLoudness
 {
   GstAudioFilter parent;
@@ -153,8 +175,9 @@ struct _GstGpuLoudness
   gdouble host_points;          /* > 0: on the host alone, this much of the
                                  * process's host budget taken; set under
                                  * the object lock */
-  GThread *maker;               /* makes `made` (see maker_func) */
-  gint maker_cancel;
+  Maker *maker;                 /* makes the kernels (see maker_work) */
+  gint adopt_cancel;            /* atomic: a flush or a stop lets a wait
+                                 * for the maker go */
   GpufftLoudness *lo;           /* once adopted from the maker */
   GArray *store;                /* floats, while lo is not made */
   gfloat *staging;
@@ -169,11 +192,8 @@ struct _GstGpuLoudness
   GstClockTime base_ts;         /* the time of frame base_frames */
   guint64 base_frames;
 
-  /* the maker's result and the measurement (lock) */
+  /* the measurement (lock) */
   GMutex lock;
-  GpufftLoudness *made;
-  GError *made_error;
-  gboolean maker_done;
   GstGpuLoudnessMeter *meter;
   guint gen;                    /* batches of older generations are
                                  * dropped (a reset, new caps) */
@@ -461,39 +481,64 @@ result_func (const GpufftLoudnessResult * r, const GError * error,
 
 /* ---- the device's kernels, made beside the stream ------------------------ */
 
-static gpointer
-maker_func (gpointer data)
+static void
+maker_unref (Maker * m)
 {
-  GstGpuLoudness *self = data;
-  GpufftContext *ctx = gst_gpu_fft_device_wait (self->device,
-      &self->maker_cancel);
+  if (!g_atomic_int_dec_and_test (&m->ref_count))
+    return;
+  g_clear_pointer (&m->made, gpufft_loudness_free);
+  g_clear_error (&m->error);
+  gst_gpu_fft_device_unref (m->device);
+  g_mutex_clear (&m->lock);
+  g_cond_clear (&m->cond);
+  g_free (m);
+}
+
+/* (a worker, once the device's opening is done or the device closed) */
+static void
+maker_work (gpointer data)
+{
+  Maker *m = data;
+  GpufftContext *ctx;
   GpufftLoudness *lo = NULL;
   GError *err = NULL;
 
+  g_mutex_lock (&m->lock);
+  if (m->done) {
+    /* given up before it began: skipped */
+    g_mutex_unlock (&m->lock);
+    maker_unref (m);
+    return;
+  }
+  m->begun = TRUE;
+  g_mutex_unlock (&m->lock);
+  ctx = gst_gpu_fft_device_wait (m->device, NULL);
   if (ctx)
-    lo = gpufft_loudness_new (ctx, &self->cfg, result_func, self, &err);
-  else if (!gst_gpu_fft_device_failed (self->device, NULL))
+    lo = gpufft_loudness_new (ctx, &m->cfg, result_func, m->element, &err);
+  else if (!gst_gpu_fft_device_failed (m->device, NULL))
     g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         "stopped before the device was open");
-  g_mutex_lock (&self->lock);
-  self->made = lo;
-  self->made_error = err;
-  self->maker_done = TRUE;
-  g_mutex_unlock (&self->lock);
-  return NULL;
+  g_mutex_lock (&m->lock);
+  m->made = lo;
+  m->error = err;
+  m->done = TRUE;
+  g_cond_broadcast (&m->cond);
+  g_mutex_unlock (&m->lock);
+  maker_unref (m);
 }
 
 /* The stream's first buffer since its caps: on the host alone (a live
  * stream within the host budget, with the automatic device, while no GPU
  * is open in the process; GPUFFT_HOST_START=off: never), or the device's
- * kernels made on the maker's thread, the device opened first if the
- * start did not. FALSE on failure (the element error posted). */
+ * kernels made by the maker, the device opened first if the start did
+ * not. FALSE on failure (the element error posted). */
 static gboolean
 begin_measuring (GstGpuLoudness * self)
 {
   const gchar *env = g_getenv ("GPUFFT_HOST_START");
   gdouble points = 2.0 * self->channels * self->rate;
   GError *err = NULL;
+  Maker *m;
 
   self->decided = TRUE;
   if (self->device == NULL && self->index_now < 0
@@ -532,21 +577,31 @@ begin_measuring (GstGpuLoudness * self)
     self->device = device;
     GST_OBJECT_UNLOCK (self);
   }
-  self->maker_done = FALSE;
-  self->maker = g_thread_try_new ("gpuloudness-make", maker_func, self, &err);
-  if (!self->maker) {
+  m = g_new0 (Maker, 1);
+  m->ref_count = 2;
+  m->device = gst_gpu_fft_device_ref (self->device);
+  m->cfg = self->cfg;
+  m->element = self;
+  g_mutex_init (&m->lock);
+  g_cond_init (&m->cond);
+  if (!gst_gpu_fft_device_when_open (self->device, maker_work, m, &err)) {
+    m->ref_count = 1;
+    maker_unref (m);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
         ("no thread to make the kernels: %s", err->message));
     g_clear_error (&err);
     self->failed = TRUE;
     return FALSE;
   }
+  self->maker = m;
   return TRUE;
 }
 
-/* Joins the maker (wait) or looks whether it is done; on success the
- * object is ours, the store goes to the device. FALSE on failure (the
- * element error posted, unless the device's opening posted it). */
+/* Waits for the maker (wait: until it is done, a flush or a stop) or looks
+ * whether it is done; on success the object is ours, the store goes to the
+ * device. FALSE on failure (the element error posted, unless the device's
+ * opening posted it), or when a flush or a stop came first
+ * (self->adopt_cancel set: nothing posted). */
 static gboolean put_floats (GstGpuLoudness * self, const gfloat * src, gsize n);
 
 static gboolean
@@ -555,23 +610,26 @@ adopt (GstGpuLoudness * self, gboolean wait)
   GError *err = NULL;
   GpufftLoudness *lo;
   GArray *store;
+  Maker *m = self->maker;
 
-  if (self->lo || !self->maker)
+  if (self->lo || !m)
     return self->lo != NULL;
-  g_mutex_lock (&self->lock);
-  if (!self->maker_done && !wait) {
-    g_mutex_unlock (&self->lock);
-    return TRUE;
+  g_mutex_lock (&m->lock);
+  /* (the cancel flag is looked at every 20 ms) */
+  while (wait && !m->done && !g_atomic_int_get (&self->adopt_cancel))
+    g_cond_wait_until (&m->cond, &m->lock, g_get_monotonic_time () +
+        20 * G_TIME_SPAN_MILLISECOND);
+  if (!m->done) {
+    g_mutex_unlock (&m->lock);
+    return !wait;
   }
-  g_mutex_unlock (&self->lock);
-  g_thread_join (self->maker);
+  lo = m->made;
+  m->made = NULL;
+  err = m->error;
+  m->error = NULL;
+  g_mutex_unlock (&m->lock);
   self->maker = NULL;
-  g_mutex_lock (&self->lock);
-  lo = self->made;
-  self->made = NULL;
-  err = self->made_error;
-  self->made_error = NULL;
-  g_mutex_unlock (&self->lock);
+  maker_unref (m);
   if (!lo) {
     self->failed = TRUE;
     if (!gst_gpu_fft_device_failed (self->device, NULL))
@@ -772,22 +830,27 @@ do_reset (GstGpuLoudness * self)
 static void
 release_device_work (GstGpuLoudness * self)
 {
-  if (self->maker) {
-    g_atomic_int_set (&self->maker_cancel, 1);
-    g_thread_join (self->maker);
+  Maker *m = self->maker;
+
+  if (m) {
+    /* (one not begun is given up; one that began is waited for: it may
+     * hand its results to the element) */
+    g_mutex_lock (&m->lock);
+    if (!m->begun)
+      m->done = TRUE;
+    while (!m->done)
+      g_cond_wait (&m->cond, &m->lock);
+    g_mutex_unlock (&m->lock);
     self->maker = NULL;
+    maker_unref (m);
   }
   g_mutex_lock (&self->lock);
-  g_clear_pointer (&self->made, gpufft_loudness_free);
-  g_clear_error (&self->made_error);
-  self->maker_done = FALSE;
   self->gen++;
   g_mutex_unlock (&self->lock);
   /* (waits for the batches in flight: no result after it) */
   g_clear_pointer (&self->lo, gpufft_loudness_free);
   self->staging = NULL;
   self->fill = 0;
-  g_atomic_int_set (&self->maker_cancel, 0);
   if (self->host_points > 0.0)
     gst_gpu_fft_host_budget_give (self->host_points);
   GST_OBJECT_LOCK (self);
@@ -950,6 +1013,9 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   self->next_ts = time_of (self, self->frames);
   if (ok)
     ok = submit_for_marks (self);
+  /* (a wait for the maker that a flush or a stop let go) */
+  if (!ok && !self->failed && g_atomic_int_get (&self->adopt_cancel))
+    return GST_FLOW_FLUSHING;
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -986,9 +1052,11 @@ gst_gpu_loudness_sink_event (GstBaseTransform * trans, GstEvent * event)
       gst_gpu_fft_poster_wait (self->poster);
       break;
     case GST_EVENT_FLUSH_START:
+      g_atomic_int_set (&self->adopt_cancel, 1);
       gst_gpu_fft_poster_set_flushing (self->poster, TRUE);
       break;
     case GST_EVENT_FLUSH_STOP:
+      g_atomic_int_set (&self->adopt_cancel, 0);
       gst_gpu_fft_poster_set_flushing (self->poster, FALSE);
       /* (the intervals that ended before the flush reach the bus before
        * it goes on, as gpufftspectrum's; the measurement goes on) */
@@ -1047,12 +1115,21 @@ static GstStateChangeReturn
 gst_gpu_loudness_change_state (GstElement * element, GstStateChange transition)
 {
   GstGpuLoudness *self = GST_GPU_LOUDNESS (element);
+  GstStateChangeReturn ret;
 
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    /* (the pads' deactivation takes the stream lock) */
+    g_atomic_int_set (&self->adopt_cancel, 1);
     gst_gpu_fft_poster_set_stopping (self->poster, TRUE);
-  else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+  } else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    g_atomic_int_set (&self->adopt_cancel, 0);
     gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
-  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (ret == GST_STATE_CHANGE_FAILURE
+      && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    g_atomic_int_set (&self->adopt_cancel, 0);
+  return ret;
 }
 
 static gboolean
