@@ -243,7 +243,7 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           GST_TYPE_GPU_FFT_FREQUENCY_SCALE, DEFAULT_FREQUENCY_SCALE, rw));
   g_object_class_install_property (gobject_class, PROP_OCTAVE_FRACTION,
       g_param_spec_uint ("octave-fraction", "Octave fraction",
-          "frequency-scale=octave: 1/b-octave bands, b = 1, 3, 6, 12 or 24",
+          "frequency-scale=octave: 1/b-octave bands, b = 1, 2, 3, 6, 12 or 24",
           1, 24, DEFAULT_OCTAVE_FRACTION, rw));
   g_object_class_install_property (gobject_class, PROP_MEL_BANDS,
       g_param_spec_uint ("mel-bands", "Mel bands",
@@ -371,8 +371,8 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
   }
   if (prop_id == PROP_OCTAVE_FRACTION
       && !gst_gpu_fft_bands_octave_fraction_valid (g_value_get_uint (value))) {
-    g_warning ("gpufftspectrum: octave-fraction %u refused: use 1, 3, 6, 12 "
-        "or 24; keeping %u", g_value_get_uint (value),
+    g_warning ("gpufftspectrum: octave-fraction %u refused: use 1, 2, 3, 6, "
+        "12 or 24; keeping %u", g_value_get_uint (value),
         s->analysis.octave_fraction);
     return;
   }
