@@ -1128,6 +1128,14 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
         self->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, flush, pos, planes, n))
       return FALSE;
+    /* a partial interval a restart closes before it holds a frame gets no
+     * message: the next message counts it in `dropped`, so that its
+     * timestamp + duration meets the next one's or the gap is counted */
+    if (bp.flushed_empty) {
+      GST_DEBUG_OBJECT (self, "partial interval without a frame at the "
+          "restart: counted in the next message's dropped");
+      self->dropped_pending++;
+    }
     if (!bp.submit || bp.flushed)
       break;
   }

@@ -11,7 +11,10 @@
  * Interval k covers [round (k*interval*rate/1e9), round ((k+1)*...)); a
  * frame belongs to the interval that holds its last sample; every frame is
  * analysed. An interval's messages are posted once it is complete (on EOS
- * and restarts: the partial interval), if it holds at least one frame.
+ * and restarts: the partial interval), if it holds at least one frame; a
+ * partial interval that a restart closes before it holds a frame is
+ * counted in the next message's `dropped`, so that messages tile the
+ * stream or say what they leave out.
  * Geometry settings (fft-size, hop-size, window, scaling, interval,
  * multi-channel, peaks, min/max-frequency, message-phase, batch-size and
  * the analyser modes) apply at once, as in `spectrum`: at the next buffer
