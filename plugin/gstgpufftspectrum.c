@@ -9,6 +9,11 @@
  *
  *   gst-launch-1.0 audiotestsrc ! gpufftspectrum ! fakesink -m
  *
+ * Frames holding a NaN, an infinite sample or a finite one beyond +-2^32
+ * are left out of their interval's average and counted in the message's
+ * frames-left-out (the first sample beyond +-2^32 also posts a warning:
+ * base/gstgpufftbound.h says why the bound is where it is).
+ *
  * This file is the element's own part: its properties (fft-size, window,
  * scaling, peaks, message options, the analyser modes, stats ...), their
  * defaults, and the `reset` action, mapped onto the settings of the

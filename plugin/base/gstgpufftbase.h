@@ -188,6 +188,9 @@ struct _GstGpuFftBase
   const guint8 *in_data;        /* ... and its mapped data */
   gsize buffer_hint;            /* samples of the first buffer after caps:
                                  * sizes the automatic batch */
+  /* a sample beyond the analysis's bound (gstgpufftbound.h) was reported
+   * since the element started */
+  gboolean bound_warned;
 
   /* live input: the analysis drops whole intervals rather than hold the
    * audio when the GPU falls behind (-1: not asked yet) */
