@@ -288,7 +288,10 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
       g_param_spec_boolean ("message-frames", "Frames in the message",
           "The spectrum message also carries every frame of the interval: "
           "frame-timestamps, frame-magnitude ([channels][frames][values]) "
-          "and frame-level", DEFAULT_MESSAGE_FRAMES, rw));
+          "and frame-level. A message carries at most 4096 frames and 2^18 "
+          "values (frames x channels x (bins or bands + 1); at least one "
+          "frame): a longer interval is shortened to the longest that fits "
+          "(4096 hops at most), with a warning", DEFAULT_MESSAGE_FRAMES, rw));
 
   /**
    * GstGpuFftSpectrum::reset:

@@ -407,6 +407,7 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   self->received = 0;
   self->next_pts = GST_CLOCK_TIME_NONE;
   self->bound_warned = FALSE;
+  self->frames_warned_ns = 0;
   self->is_live = -1;
   self->dropped_pending = 0;
   self->drop_warned_at = 0;

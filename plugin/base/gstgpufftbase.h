@@ -161,6 +161,10 @@ struct _GstGpuFftBase
   guint applied_gen;            /* geometry_gen of plan_config/framing */
   guint applied_reset_gen;      /* settings.reset_gen of the same */
   guint min_bin, max_bin;       /* peak range of the applied settings */
+  guint frame_values;           /* the plan's values a frame (bins or
+                                 * bands), for message-frames' bound */
+  guint64 frames_warned_ns;     /* message-frames: the shortened interval
+                                 * last warned about (0: none) */
   guint max_frames, max_groups; /* the plan's limits per batch */
 
   /* settings read once per buffer / event for thresholds and messages */

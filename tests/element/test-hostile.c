@@ -402,6 +402,95 @@ GST_START_TEST (test_huge_finite_samples)
 
 GST_END_TEST;
 
+/* frames of the list of spectrum messages: each message's frame-timestamps
+ * (as many as its `frames`), every message back to back; returns the
+ * frames in all, *most the most in one message */
+static guint
+frames_in_messages (const Msgs * m, guint * most)
+{
+  guint i, total = 0;
+
+  *most = 0;
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *s = g_ptr_array_index (m->spectrum, i);
+    const GValue *ts = gst_structure_get_value (s, "frame-timestamps");
+    guint nf = msg_uint (s, "frames");
+
+    fail_unless (ts != NULL && GST_VALUE_HOLDS_ARRAY (ts));
+    fail_unless_equals_int (gst_value_array_get_size (ts), nf);
+    if (i > 0) {
+      const GstStructure *p = g_ptr_array_index (m->spectrum, i - 1);
+
+      fail_unless_equals_uint64 (msg_u64 (p, "timestamp") + msg_u64 (p,
+              "duration"), msg_u64 (s, "timestamp"));
+    }
+    total += nf;
+    *most = MAX (*most, nf);
+  }
+  return total;
+}
+
+/* message-frames carries at most 4096 frames (and 2^18 values) a message:
+ * fft-size 16, hop-size 1 and an interval of 1 s would put 48000 frames
+ * into one message (10 s: 479 985 frames, 915 MB of process memory). The
+ * interval is shortened to the longest whose frames fit, 4096 hops (85.33
+ * ms), with one warning that says so and names what is valid; every frame
+ * is still in some message, the messages back to back. An interval within
+ * the bound (50 ms: 2400 frames) is left as it is, without a warning. */
+GST_START_TEST (test_message_frames_bound)
+{
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  const gsize n = 14400;        /* 0.3 s: 14385 frames */
+  gdouble *x = g_new0 (gdouble, n);
+  guint pass, i;
+
+  gen_tone (x, n, 1, 0.5, 3000.0, RATE, 0.0);
+  for (pass = 0; pass < 2; pass++) {
+    gboolean clamped = pass == 0;
+    GstBus *bus;
+    GstHarness *h = harness_new (&bus, caps, "fft-size", "16", "hop-size",
+        "1", "interval", clamped ? "1000000000" : "50000000",
+        "message-frames", "true", "message-format", "bytes", NULL);
+    guint most, warned = 0;
+    Msgs *m;
+
+    push_samples (h, &f, x, n, 4800, 0, FALSE);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    m = msgs_collect (bus, 0, 0);
+    fail_unless_equals_int (m->errors->len, 0);
+    for (i = 0; i < m->warnings->len; i++)
+      warned += strstr (g_ptr_array_index (m->warnings, i),
+          "message-frames") != NULL;
+    fail_unless_equals_int (frames_in_messages (m, &most), n - 16 + 1);
+    GST_INFO ("interval %s: %u messages, at most %u frames, %u warnings",
+        clamped ? "1 s" : "50 ms", m->spectrum->len, most, warned);
+    fail_unless (most <= 4096, "a message of %u frames", most);
+    if (clamped) {
+      const gchar *w = g_ptr_array_index (m->warnings, 0);
+
+      fail_unless_equals_int (warned, 1);
+      /* what is valid: the bound and the longest interval */
+      fail_unless (strstr (w, "4096") && strstr (w, "85333333"),
+          "warning: %s", w);
+      fail_unless_equals_int (most, 4096);
+      fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum,
+                  0), "duration"), 85333333);
+    } else {
+      fail_unless_equals_int (warned, 0);
+      fail_unless_equals_int (m->spectrum->len, 6);
+      fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum,
+                  0), "duration"), 50000000);
+    }
+    msgs_free (m);
+    harness_free (h, bus);
+  }
+  g_free (x);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
 /* Buffers outside the segment (after a seek: the segment starts at 0.5 s,
  * stops at 1.0 s; buffers cover 0..1.5 s) all pass through untouched;
  * only what lies in the segment is analysed. */
@@ -560,6 +649,7 @@ hostile_suite (void)
   tcase_add_test (tc, test_empty_buffers_change_nothing);
   tcase_add_test (tc, test_pts_near_end_of_clock);
   tcase_add_test (tc, test_huge_finite_samples);
+  tcase_add_test (tc, test_message_frames_bound);
   tcase_add_test (tc, test_buffers_outside_segment);
   tcase_add_test (tc, test_long_interval_then_short);
   tcase_add_test (tc, test_caps_channel_range);
