@@ -10,8 +10,8 @@
 gboolean
 gst_gpu_fft_bands_octave_fraction_valid (guint fraction)
 {
-  return fraction == 1 || fraction == 3 || fraction == 6 || fraction == 12
-      || fraction == 24;
+  return fraction == 1 || fraction == 2 || fraction == 3 || fraction == 6
+      || fraction == 12 || fraction == 24;
 }
 
 gdouble

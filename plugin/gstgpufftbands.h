@@ -13,7 +13,9 @@
  *   odd) or f_r G^((2x+1)/(2b)) (b even), edges f_m G^(-1/(2b)) and
  *   f_m G^(1/(2b)). Nominal: ISO 266's R10 series for b = 1 and 3; for
  *   other b the exact value rounded to three significant digits when it
- *   starts with 1..4, to two when it starts with 5..9 (IEC 61260-1 Annex E).
+ *   starts with 1..4, to two when it starts with 5..9 (IEC 61260-1 Annex E;
+ *   b = 2, 6, 12 and 24: 1/2-octave bands are centred on 1000 G^(+-1/4),
+ *   841.4 and 1188.5 Hz, nominal 840 and 1190).
  * Log: n bands with edges evenly spaced in log frequency from f_lo to f_hi,
  *   centres the geometric means of their edges.
  *   Both: a band's bins are those its edges overlap, each weighted by the
@@ -87,7 +89,7 @@ typedef struct
   gdouble rate;
   gdouble min_frequency;        /* Hz; octave and log: 0 means 20 Hz */
   gdouble max_frequency;        /* Hz; 0 (or above): rate / 2 */
-  guint octave_fraction;        /* 1, 3, 6, 12, 24 */
+  guint octave_fraction;        /* 1, 2, 3, 6, 12, 24 */
   guint mel_bands;
   GstGpuFftMelScale mel_scale;
   GstGpuFftMelNorm mel_norm;

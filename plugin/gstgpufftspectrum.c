@@ -9,6 +9,11 @@
  *
  *   gst-launch-1.0 audiotestsrc ! gpufftspectrum ! fakesink -m
  *
+ * Frames holding a NaN, an infinite sample or a finite one beyond +-2^32
+ * are left out of their interval's average and counted in the message's
+ * frames-left-out (the first sample beyond +-2^32 also posts a warning:
+ * base/gstgpufftbound.h says why the bound is where it is).
+ *
  * This file is the element's own part: its properties (fft-size, window,
  * scaling, peaks, message options, the analyser modes, stats ...), their
  * defaults, and the `reset` action, mapped onto the settings of the
@@ -243,7 +248,7 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
           GST_TYPE_GPU_FFT_FREQUENCY_SCALE, DEFAULT_FREQUENCY_SCALE, rw));
   g_object_class_install_property (gobject_class, PROP_OCTAVE_FRACTION,
       g_param_spec_uint ("octave-fraction", "Octave fraction",
-          "frequency-scale=octave: 1/b-octave bands, b = 1, 3, 6, 12 or 24",
+          "frequency-scale=octave: 1/b-octave bands, b = 1, 2, 3, 6, 12 or 24",
           1, 24, DEFAULT_OCTAVE_FRACTION, rw));
   g_object_class_install_property (gobject_class, PROP_MEL_BANDS,
       g_param_spec_uint ("mel-bands", "Mel bands",
@@ -283,7 +288,10 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
       g_param_spec_boolean ("message-frames", "Frames in the message",
           "The spectrum message also carries every frame of the interval: "
           "frame-timestamps, frame-magnitude ([channels][frames][values]) "
-          "and frame-level", DEFAULT_MESSAGE_FRAMES, rw));
+          "and frame-level. A message carries at most 4096 frames and 2^18 "
+          "values (frames x channels x (bins or bands + 1); at least one "
+          "frame): a longer interval is shortened to the longest that fits "
+          "(4096 hops at most), with a warning", DEFAULT_MESSAGE_FRAMES, rw));
 
   /**
    * GstGpuFftSpectrum::reset:
@@ -371,8 +379,8 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
   }
   if (prop_id == PROP_OCTAVE_FRACTION
       && !gst_gpu_fft_bands_octave_fraction_valid (g_value_get_uint (value))) {
-    g_warning ("gpufftspectrum: octave-fraction %u refused: use 1, 3, 6, 12 "
-        "or 24; keeping %u", g_value_get_uint (value),
+    g_warning ("gpufftspectrum: octave-fraction %u refused: use 1, 2, 3, 6, "
+        "12 or 24; keeping %u", g_value_get_uint (value),
         s->analysis.octave_fraction);
     return;
   }

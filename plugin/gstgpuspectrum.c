@@ -13,7 +13,8 @@
  * running-time, duration (the interval), then magnitude and phase as
  * spectrum lays them out (mono: GstValueList of `bands` floats;
  * multi-channel: GstValueArray of GstValueArray, [channel][band]), and no
- * other field and no other message.
+ * other field and no other message (but one WARNING where a finite sample
+ * is beyond +-2^32: its frames are left out, base/gstgpufftbound.h).
  *
  * The numbers are spectrum's: nfft = 2 * bands - 2 points, GStreamer's
  * Hamming window (0.53836/0.46164), levels 10 log10 (|X_k|^2 / nfft^2) dB

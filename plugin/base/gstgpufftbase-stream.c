@@ -335,6 +335,59 @@ free_retired_plans (GstGpuFftBase * self)
   self->retired_plans = keep;
 }
 
+/* message-frames: a message carries at most MESSAGE_FRAMES_MAX frames and
+ * MESSAGE_FRAME_VALUES_MAX frame values (frames x output channels x (bins
+ * or bands + the level); 1 MiB as bytes; at least one frame however big):
+ * the engine keeps every frame of an interval until it closes, and the
+ * message holds them all (a GValue each in the list format), so an
+ * interval of many frames (fft-size 16, hop-size 1, 10 s: 479 985 frames)
+ * would cost the process without bound. An interval that could hold more
+ * is shortened to the longest that cannot: one of L samples holds at most
+ * ceil (L / hop) frames (a frame belongs to the interval of its last
+ * sample), and boundaries rounded from k * interval * rate / 1e9 are at
+ * most M samples apart where interval * rate / 1e9 <= M. */
+#define MESSAGE_FRAMES_MAX 4096u
+#define MESSAGE_FRAME_VALUES_MAX (1u << 18)
+
+static guint64
+frames_interval (GstGpuFftBase * self, const GpufftPlanConfig * c,
+    guint64 interval)
+{
+  guint64 out_ch = c->downmix ? 1 : c->channels;
+  guint64 per_frame = out_ch * ((guint64) self->frame_values + 1);
+  guint64 most = MIN (MESSAGE_FRAMES_MAX,
+      MAX (1, MESSAGE_FRAME_VALUES_MAX / per_frame));
+  guint64 longest = gst_util_uint64_scale (most * c->hop, GST_SECOND,
+      (guint64) c->rate);
+  GError *err;
+  gchar *debug;
+
+  if (interval <= longest || longest == 0)
+    return interval;
+  if (self->frames_warned_ns != longest) {
+    self->frames_warned_ns = longest;
+    err = g_error_new (GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "message-frames: an interval of %" G_GUINT64_FORMAT " ns holds more "
+        "frames than a message carries (at most %u frames and %u values: "
+        "here %" G_GUINT64_FORMAT " frames of %" G_GUINT64_FORMAT
+        " values, hop-size %u at %g Hz): the intervals are %" G_GUINT64_FORMAT
+        " ns long instead; set an interval of at most %" G_GUINT64_FORMAT
+        " ns, a larger hop-size, or message-frames=false",
+        interval, MESSAGE_FRAMES_MAX, MESSAGE_FRAME_VALUES_MAX, most,
+        per_frame, c->hop, c->rate, longest, longest);
+    debug = g_strdup_printf ("fft-size %u, %" G_GUINT64_FORMAT " output "
+        "channels, %u values a frame and channel", c->fft_size, out_ch,
+        self->frame_values);
+    GST_WARNING_OBJECT (self, "%s (%s)", err->message, debug);
+    /* (in order with the messages of the intervals before) */
+    gst_gpu_fft_poster_push (self->poster, gst_message_new_warning
+        (GST_OBJECT (self), err, debug), NULL, FALSE, 0, FALSE);
+    g_error_free (err);
+    g_free (debug);
+  }
+  return longest;
+}
+
 /* Applies the current settings at a restart (framing from sample 0).
  * Rebuilds the plan when its configuration changed. */
 gboolean
@@ -392,6 +445,8 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
         config.rate, config.max_frames, config.n_peaks, config.peak_min_bin,
         config.peak_max_bin, config.complex_out ? " complex" : "");
     self->host_refused = FALSE;
+    self->frame_values = tables.bands ? tables.bands->n_bands :
+        config.fft_size / 2 + 1;
     self->plan_analysis = analysis;
     self->plan_config = config;
     /* (the arrays are the tables': the job's, or cleared) */
@@ -409,7 +464,8 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
   self->max_bin = max_bin;
 
   gst_gpu_fft_framing_init (&self->framing, config.fft_size, config.hop,
-      GST_AUDIO_INFO_RATE (&self->info), s.interval);
+      GST_AUDIO_INFO_RATE (&self->info), analysis.frames ?
+      frames_interval (self, &config, s.interval) : s.interval);
   /* (gpuspectrum: spectrum's intervals, and its frames restarting at each
    * of them) */
   if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
@@ -1128,6 +1184,14 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
         self->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, flush, pos, planes, n))
       return FALSE;
+    /* a partial interval a restart closes before it holds a frame gets no
+     * message: the next message counts it in `dropped`, so that its
+     * timestamp + duration meets the next one's or the gap is counted */
+    if (bp.flushed_empty) {
+      GST_DEBUG_OBJECT (self, "partial interval without a frame at the "
+          "restart: counted in the next message's dropped");
+      self->dropped_pending++;
+    }
     if (!bp.submit || bp.flushed)
       break;
   }

@@ -11,7 +11,10 @@
  * Interval k covers [round (k*interval*rate/1e9), round ((k+1)*...)); a
  * frame belongs to the interval that holds its last sample; every frame is
  * analysed. An interval's messages are posted once it is complete (on EOS
- * and restarts: the partial interval), if it holds at least one frame.
+ * and restarts: the partial interval), if it holds at least one frame; a
+ * partial interval that a restart closes before it holds a frame is
+ * counted in the next message's `dropped`, so that messages tile the
+ * stream or say what they leave out.
  * Geometry settings (fft-size, hop-size, window, scaling, interval,
  * multi-channel, peaks, min/max-frequency, message-phase, batch-size and
  * the analyser modes) apply at once, as in `spectrum`: at the next buffer
@@ -24,9 +27,14 @@
  * holding a non-finite sample (in the analysed channel, or in any channel
  * when downmixing) is left out of its interval's average by the engine, so
  * it spoils no other frame and no other interval. The message's `frames`
- * says how many frames were averaged (the smallest count over channels);
- * an interval whose frames were all left out reads the threshold in every
- * bin and has no dominant frequency (0). The audio passes through as is.
+ * says how many frames were averaged (the smallest count over channels),
+ * `frames-left-out` how many were not; an interval whose frames were all
+ * left out reads the threshold in every bin and has no dominant frequency
+ * (0). Finite samples beyond +-2^32 (F32, F64) would overflow the float
+ * power: the engine gets them as NaN (from a copy of the buffer), so
+ * their frames are left out the same way, and the first one since the
+ * start posts a WARNING naming the bound (gstgpufftbound.h). The audio
+ * passes through as is.
  *
  * Segments: every buffer passes through whole; only what lies in a TIME
  * segment is analysed (a buffer outside it is not, one across its edge in
@@ -70,11 +78,13 @@
 
 #include "gstgpufftbase-private.h"
 #include "gstgpufftallocator.h"
+#include "gstgpufftbound.h"
 #include "gstgpufftdevice.h"
 #include "gstgpuffthostbudget.h"
 #include "gstgpufftlive.h"
 
 #include <math.h>
+#include <string.h>
 
 GST_DEBUG_CATEGORY (gst_gpu_fft_base_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_base_debug
@@ -396,6 +406,8 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   self->running = FALSE;
   self->received = 0;
   self->next_pts = GST_CLOCK_TIME_NONE;
+  self->bound_warned = FALSE;
+  self->frames_warned_ns = 0;
   self->is_live = -1;
   self->dropped_pending = 0;
   self->drop_warned_at = 0;
@@ -743,6 +755,77 @@ clip_to_segment (GstGpuFftBase * self, GstBuffer * buf, gsize * skip,
   return TRUE;
 }
 
+/* Finite samples beyond +-2^32 among the n samples (per channel) of
+ * self->in_planes (F32 and F64 only, gstgpufftbound.h): the engine gets a
+ * copy with NaN in their place (self->in_planes then point into it), so
+ * that the frames holding them are left out as frames with NaN samples
+ * are, and the first such buffer since the start posts a warning, in
+ * order with the messages. Returns the copy (g_free it once the input is
+ * handled), NULL where there is none: the buffer itself passes on
+ * untouched either way. */
+static gpointer
+bound_input (GstGpuFftBase * self, gsize n, GstClockTime pts)
+{
+  const GstAudioInfo *info = &self->info;
+  gboolean f64 = self->format == GPUFFT_FORMAT_F64;
+  gboolean interleaved = GST_AUDIO_INFO_LAYOUT (info) ==
+      GST_AUDIO_LAYOUT_INTERLEAVED;
+  guint channels = GST_AUDIO_INFO_CHANNELS (info);
+  guint c, planes = interleaved ? 1 : channels;
+  gsize per_plane = interleaved ? n * channels : n, bps = f64 ? 8 : 4;
+  gsize first = per_plane, count = 0;
+  gdouble value = 0.0;
+  guint8 *copy;
+
+  if (self->format != GPUFFT_FORMAT_F32 && !f64)
+    return NULL;
+  for (c = 0; c < planes && first == per_plane; c++)
+    first = gst_gpu_fft_bound_find (self->in_planes[c], per_plane, f64);
+  if (first == per_plane)
+    return NULL;
+  c--;
+  if (f64) {
+    memcpy (&value, (const guint8 *) self->in_planes[c] + first * 8, 8);
+  } else {
+    gfloat v;
+
+    memcpy (&v, (const guint8 *) self->in_planes[c] + first * 4, 4);
+    value = v;
+  }
+  if (interleaved)
+    first /= channels;
+
+  copy = g_malloc ((gsize) planes * per_plane * bps);
+  for (c = 0; c < planes; c++) {
+    count += gst_gpu_fft_bound_copy (copy + c * per_plane * bps,
+        self->in_planes[c], per_plane, f64);
+    self->in_planes[c] = copy + c * per_plane * bps;
+  }
+  GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " samples beyond +-2^32 in a "
+      "buffer of %" G_GSIZE_FORMAT, count, n);
+  if (!self->bound_warned) {
+    GError *err;
+    gchar *debug;
+
+    self->bound_warned = TRUE;
+    err = g_error_new (GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "Samples beyond +-%.0f (2^32, 192.7 dB above full scale): the "
+        "frames holding them are left out of the analysis, as frames with "
+        "NaN or infinite samples are; each message's frames-left-out "
+        "counts them (the audio passes on untouched)", GST_GPU_FFT_BOUND_MAX);
+    debug = g_strdup_printf ("the first: %g, sample %" G_GSIZE_FORMAT
+        " of the buffer at %" GST_TIME_FORMAT " (%" G_GSIZE_FORMAT " such "
+        "samples in it); further buffers are not reported", value, first,
+        GST_TIME_ARGS (pts), count);
+    GST_WARNING_OBJECT (self, "%s (%s)", err->message, debug);
+    gst_gpu_fft_poster_push (self->poster, gst_message_new_warning
+        (GST_OBJECT (self), err, debug), NULL, FALSE, 0, FALSE);
+    g_error_free (err);
+    g_free (debug);
+  }
+  return copy;
+}
+
 static GstFlowReturn
 gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -753,6 +836,7 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gsize n, skip;
   guint c;
   gboolean ok, compat;
+  gpointer bounded = NULL;
 
   if (!self->have_format)
     return GST_FLOW_NOT_NEGOTIATED;
@@ -812,6 +896,7 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     for (c = 0; c < planes; c++)
       self->in_planes[c] = (guint8 *) self->in_planes[c] + skip * unit;
   }
+  bounded = bound_input (self, n, pts);
 
   /* A geometry setting changed: it applies at once, as in `spectrum`: the
    * open interval closes where the stream stands (posted as a partial
@@ -903,6 +988,7 @@ restart:
       gst_gpu_fft_store_keep_and_append (&self->store,
           self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
       self->received = pos + n;
+      g_free (bounded);
       gst_buffer_unmap (buf, &map);
       return GST_FLOW_OK;
     }
@@ -912,8 +998,9 @@ restart:
     self->catching_up = FALSE;
   /* (only ordinary host allocations can be imported: not dmabuf, GL or
    * file mappings; and the device's own memory is read in place; a host
-   * plan copies every segment) */
-  if (!self->on_host
+   * plan copies every segment; nor a buffer whose samples beyond the bound
+   * the engine gets as NaN, from a copy) */
+  if (!self->on_host && bounded == NULL
       && GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
       && gst_buffer_n_memory (buf) == 1
       && (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
@@ -931,11 +1018,13 @@ restart:
     gst_gpu_fft_store_keep_and_append (&self->store,
         self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
   self->received = pos + n;
+  g_free (bounded);
   gst_buffer_unmap (buf, &map);
 
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 
 error:
+  g_free (bounded);
   gst_buffer_unmap (buf, &map);
   return GST_FLOW_ERROR;
 }

@@ -161,6 +161,10 @@ struct _GstGpuFftBase
   guint applied_gen;            /* geometry_gen of plan_config/framing */
   guint applied_reset_gen;      /* settings.reset_gen of the same */
   guint min_bin, max_bin;       /* peak range of the applied settings */
+  guint frame_values;           /* the plan's values a frame (bins or
+                                 * bands), for message-frames' bound */
+  guint64 frames_warned_ns;     /* message-frames: the shortened interval
+                                 * last warned about (0: none) */
   guint max_frames, max_groups; /* the plan's limits per batch */
 
   /* settings read once per buffer / event for thresholds and messages */
@@ -188,6 +192,9 @@ struct _GstGpuFftBase
   const guint8 *in_data;        /* ... and its mapped data */
   gsize buffer_hint;            /* samples of the first buffer after caps:
                                  * sizes the automatic batch */
+  /* a sample beyond the analysis's bound (gstgpufftbound.h) was reported
+   * since the element started */
+  gboolean bound_warned;
 
   /* live input: the analysis drops whole intervals rather than hold the
    * audio when the GPU falls behind (-1: not asked yet) */

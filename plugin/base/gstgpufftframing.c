@@ -179,6 +179,7 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
   plan->submit = FALSE;
   plan->closes = FALSE;
   plan->flushed = FALSE;
+  plan->flushed_empty = FALSE;
 
   /* (restarting frames: where the interval's first frame starts) */
   if (f->restart_frames && kf == 0)
@@ -233,6 +234,8 @@ gst_gpu_fft_framing_next_batch (GstGpuFftFraming * f, guint64 avail_end,
     /* interval k is complete and closed (or empty) */
     if (flush && avail_end <= kend) {
       plan->flushed = TRUE;
+      plan->flushed_empty = kf == 0
+          && avail_end > gst_gpu_fft_framing_grid_boundary (&f->grid, k);
       plan->submit = plan->closes;
       k++;
       kf = 0;

@@ -34,6 +34,11 @@
  * frames of consecutive intervals only where they lie on one grid, else
  * one interval.
  *
+ * A flush closes the pending interval where the samples end; one that
+ * holds samples but no frame (a restart shortly after an interval began,
+ * or after the stream began) closes without a group: the plan says so
+ * (flushed_empty).
+ *
  * A geometry change (N, hop, interval) is a restart: the caller flushes
  * (closing the open interval) and initialises the framing anew.
  */
@@ -99,6 +104,10 @@ typedef struct
   gboolean submit;              /* hand this batch to the engine now */
   gboolean closes;              /* at least one group closes */
   gboolean flushed;             /* flush: the pending interval is closed */
+  gboolean flushed_empty;       /* ... and it held samples but no frame: it
+                                 * gets no message (the caller counts it,
+                                 * so that no stretch of the stream goes
+                                 * unaccounted) */
 } GstGpuFftBatchPlan;
 
 /* Restarts at sample 0: frames from 0, interval grid from 0. */

@@ -15,7 +15,7 @@ enum
   F_WEIGHTING, F_AVERAGING, F_LEVEL, F_MAGNITUDE, F_PHASE,
   F_FRAME_MAGNITUDE, F_FRAME_LEVEL, F_DOMINANT, F_FREQUENCY, F_BIN,
   F_PEAK_FREQUENCIES, F_PEAK_MAGNITUDES, F_BAND_FREQUENCIES, F_BAND_EDGES,
-  F_BAND_NOMINAL, F_RESOLVED_FROM, N_FIELDS
+  F_BAND_NOMINAL, F_RESOLVED_FROM, F_FRAMES_LEFT_OUT, N_FIELDS
 };
 
 static GQuark field_quarks[N_FIELDS];
@@ -33,7 +33,7 @@ fields (void)
       "level", "magnitude", "phase", "frame-magnitude", "frame-level",
       "dominant-frequency", "frequency", "bin", "peak-frequencies",
       "peak-magnitudes", "band-frequencies", "band-edges", "band-nominal",
-      "resolved-from"
+      "resolved-from", "frames-left-out"
     };
     guint i;
 
@@ -45,7 +45,8 @@ fields (void)
 }
 
 /* Frames averaged: those of the interval less any left out for NaN or
- * infinite samples (the smallest count over the channels). */
+ * infinite samples (the element hands samples beyond +-2^32 over as NaN,
+ * gstgpufftbound.h) (the smallest count over the channels). */
 static guint
 frames_averaged (const GpufftGroupResult * r)
 {
@@ -393,12 +394,13 @@ add_fixed_fields (GstStructure * s, const GstGpuFftMessageParams * p,
     const GpufftGroupResult * r)
 {
   const GQuark *q = fields ();
+  guint averaged = frames_averaged (r);
 
   gst_structure_id_set (s,
       q[F_RATE], G_TYPE_INT, p->rate,
       q[F_FFT_SIZE], G_TYPE_UINT, p->fft_size,
       q[F_HOP_SIZE], G_TYPE_UINT, p->hop,
-      q[F_FRAMES], G_TYPE_UINT, frames_averaged (r),
+      q[F_FRAMES], G_TYPE_UINT, averaged,
       q[F_CHANNELS], G_TYPE_INT, (gint) r->channels,
       q[F_BIN_WIDTH], G_TYPE_DOUBLE, (gdouble) p->rate / p->fft_size, NULL);
   set_nick (s, q[F_WINDOW], NICK_WINDOW, GST_TYPE_GPU_FFT_WINDOW, p->window);
@@ -406,6 +408,9 @@ add_fixed_fields (GstStructure * s, const GstGpuFftMessageParams * p,
       p->scaling);
   if (p->dropped > 0)
     gst_structure_id_set (s, q[F_DROPPED], G_TYPE_UINT, p->dropped, NULL);
+  if (averaged < r->n_frames)
+    gst_structure_id_set (s, q[F_FRAMES_LEFT_OUT], G_TYPE_UINT,
+        r->n_frames - averaged, NULL);
   set_nick (s, q[F_FREQUENCY_SCALE], NICK_FREQUENCY_SCALE,
       GST_TYPE_GPU_FFT_FREQUENCY_SCALE, p->analysis.scale);
   set_nick (s, q[F_WEIGHTING], NICK_WEIGHTING, GST_TYPE_GPU_FFT_WEIGHTING,

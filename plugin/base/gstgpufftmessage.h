@@ -3,7 +3,12 @@
  *
  * spectrum:
  *   timestamp, stream-time, running-time, duration, endtime   guint64 ns
- *   rate (gint), fft-size, hop-size, frames (guint), channels (gint: rows of
+ *   rate (gint), fft-size, hop-size, frames (guint: frames averaged),
+ *   frames-left-out (guint, only where some were: frames of the interval
+ *   left out of the average for a NaN, an infinite sample, or a finite one
+ *   beyond +-2^32, gstgpufftbound.h; the most of any channel), dropped
+ *   (guint, only where some were: intervals since the previous message
+ *   left unanalysed), channels (gint: rows of
  *   magnitude/phase: 1 when the channels are mixed down), bin-width (double
  *   Hz), window, scaling (nick strings),
  *   magnitude  dB, n_bins = fft-size/2 + 1 values per channel (with a
@@ -16,7 +21,10 @@
  *   message-frames: frame-timestamps (GstValueArray of guint64: each
  *   frame's first sample), frame-magnitude (bytes: [channels][frames]
  *   [values] float32; list: per channel an array of frames of arrays),
- *   frame-level (the same, one value per frame)
+ *   frame-level (the same, one value per frame); at most 4096 frames and
+ *   2^18 values (frames x channels x (values + 1), at least one frame) a
+ *   message: the element shortens a longer interval
+ *   (gstgpufftbase-stream.c, frames_interval)
  *   phase      radians of the interval's last frame (when asked and available;
  *              gpuspectrum: the mean of its frames' angles, as spectrum's)
  *   list format: mono GstValueList of float; multi-channel GstValueArray

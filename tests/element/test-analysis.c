@@ -781,7 +781,8 @@ GST_START_TEST (test_bands_error)
 
 GST_END_TEST;
 
-/* A bad octave fraction is refused with a warning naming the valid ones. */
+/* A bad octave fraction is refused with a warning naming the valid ones;
+ * 2 is taken. */
 GST_START_TEST (test_octave_fraction_refused)
 {
   GstElement *el = gst_element_factory_make ("gpufftspectrum", NULL);
@@ -790,6 +791,10 @@ GST_START_TEST (test_octave_fraction_refused)
   ASSERT_WARNING (g_object_set (el, "octave-fraction", 5, NULL));
   g_object_get (el, "octave-fraction", &v, NULL);
   fail_unless_equals_int (v, 3);
+  /* 1/2 octave is one of them */
+  g_object_set (el, "octave-fraction", 2, NULL);
+  g_object_get (el, "octave-fraction", &v, NULL);
+  fail_unless_equals_int (v, 2);
   gst_object_unref (el);
 }
 

@@ -4,8 +4,8 @@
  *   norm='slaney') and torchaudio.functional.melscale_fbanks (n_freqs,
  *   f_min, f_max, n_mels, sample_rate, norm=None, mel_scale='htk'):
  *   every weight within 1e-6;
- *   IEC 61260-1 fractional-octave bands for b = 1, 3, 6, 12, 24 (odd and
- *   even fractions): mid-band and edge frequencies, and the nominal
+ *   IEC 61260-1 fractional-octave bands for b = 1, 2, 3, 6, 12, 24 (odd
+ *   and even fractions): mid-band and edge frequencies, and the nominal
  *   frequencies; IEC 61672-1's C weighting table; ITU-R BS.1770-4's K
  *   weighting coefficients (Tables 1 and 2). */
 #include <glib.h>
@@ -132,7 +132,7 @@ test_mel_torchaudio (void)
 static void
 test_octave_iec (void)
 {
-  static const guint fractions[] = { 1, 3, 6, 12, 24 };
+  static const guint fractions[] = { 1, 2, 3, 6, 12, 24 };
   const gdouble g = pow (10.0, 0.3);
   guint i, j;
 
@@ -215,6 +215,54 @@ test_octave_iec (void)
       g_assert_cmpuint (b->resolved_from, ==, 0);
     gst_gpu_fft_bands_unref (b);
   }
+}
+
+/* 1/2-octave bands (b = 2, an even fraction): accepted, mid-band
+ * frequencies 1000 G^((2x+1)/4) with G = 10^(3/10), and their nominal
+ * values, IEC 61260-1 Annex E (three significant digits for a mantissa
+ * starting with 1..4, two for 5..9), written out from the exact values
+ * (18.836 -> 18.8, 53.088 -> 53, 595.66 -> 600, 841.40 -> 840, 1188.5 ->
+ * 1190, 6683.4 -> 6700 ...) */
+static void
+test_octave_half (void)
+{
+  static const gdouble exact[] = { 18.836, 26.607, 37.584, 53.088, 74.989,
+    105.925, 149.624, 211.349, 298.538, 421.697, 595.662, 841.395, 1188.502,
+    1678.804, 2371.374, 3349.654, 4731.513, 6683.439, 9440.609, 13335.214,
+    18836.491
+  };
+  static const gdouble nominal[] = { 18.8, 26.6, 37.6, 53, 75, 106, 150, 211,
+    299, 422, 600, 840, 1190, 1680, 2370, 3350, 4730, 6700, 9400, 13300,
+    18800
+  };
+  const gdouble g = pow (10.0, 0.3);
+  GstGpuFftBandSpec spec = { 0 };
+  GstGpuFftBands *b;
+  gchar *why = NULL;
+  guint j;
+
+  g_assert_true (gst_gpu_fft_bands_octave_fraction_valid (2));
+  spec.scale = GST_GPU_FFT_FREQUENCY_SCALE_OCTAVE;
+  spec.fft_size = 65536;
+  spec.rate = 48000;
+  spec.octave_fraction = 2;
+  b = gst_gpu_fft_bands_new (&spec, &why);
+  g_assert_null (why);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->n_bands, ==, G_N_ELEMENTS (exact));
+  for (j = 0; j < b->n_bands; j++) {
+    gdouble fm = 1000.0 * pow (g, (2.0 * ((gint) j - 12) + 1) / 4.0);
+
+    g_assert_cmpfloat (fabs (fm - exact[j]), <=, 1e-3);
+    g_assert_cmpfloat (fabs (b->centre[j] - fm), <=, 1e-9 * fm);
+    g_assert_cmpfloat (fabs (b->lower[j] - fm / pow (g, 0.25)), <=, 1e-9 * fm);
+    g_assert_cmpfloat (fabs (b->upper[j] - fm * pow (g, 0.25)), <=, 1e-9 * fm);
+    g_assert_cmpfloat (fabs (b->nominal[j] - nominal[j]), <=,
+        1e-9 * nominal[j]);
+  }
+  /* a half octave: the edges a factor 10^(3/20) apart, 1 kHz an edge */
+  g_assert_cmpfloat (fabs (b->upper[11] - 1000.0), <=, 1e-9);
+  gst_gpu_fft_bands_unref (b);
 }
 
 /* IEC 61672-1 Table 3, C weighting (rounded to 0.1 dB), at the exact
@@ -305,6 +353,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bands/mel-librosa", test_mel_librosa);
   g_test_add_func ("/bands/mel-torchaudio", test_mel_torchaudio);
   g_test_add_func ("/bands/octave-iec", test_octave_iec);
+  g_test_add_func ("/bands/octave-half", test_octave_half);
   g_test_add_func ("/bands/weighting-c", test_weighting_c);
   g_test_add_func ("/bands/weighting-k", test_weighting_k);
   return g_test_run ();

@@ -234,54 +234,253 @@ GST_START_TEST (test_pts_near_end_of_clock)
 
 GST_END_TEST;
 
-/* Huge but finite samples (a 1 kHz sine of amplitude 6e16 to 1e30, F32,
- * hann, N=1024) give finite levels and no frame is left out (only NaN/Inf
- * samples may be); up to 9e18 the level and the dominant frequency are
- * exact (beyond, the loudest bins saturate at the largest float). */
+/* One interval (200 ms, 17 frames of 1024 every 512) of a 1 kHz sine:
+ * amplitude `lo` in samples 0..5999, `hi` from 6000 on (frames 10..16
+ * reach there), in `format`, on the device or on the host alone (a live
+ * stream within a host budget: its host plan, which computes in double).
+ * Returns the messages (one spectrum and one dominant-frequency message
+ * expected). */
+static Msgs *
+huge_run (const gchar * format, gdouble lo, gdouble hi, gboolean host)
+{
+  Fmt f = { format, RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  const gsize n = RATE / 5, split = 6000;
+  gdouble *x = g_new0 (gdouble, n);
+  gchar *old = g_strdup (g_getenv ("GPUFFT_HOST_BUDGET"));
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *m;
+  gsize i;
+
+  if (host)
+    g_setenv ("GPUFFT_HOST_BUDGET", "1000000", TRUE);
+  h = harness_new (&bus, caps, "fft-size", "1024", "interval", "200000000",
+      NULL);
+  if (host)
+    gst_harness_set_live (h, TRUE);
+  gen_tone (x, n, 1, 1.0, 1000.0, RATE, 0.0);
+  for (i = 0; i < n; i++)
+    x[i] *= i < split ? lo : hi;
+  push_samples (h, &f, x, n, CHUNK, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 1, 60);
+  /* (the path it took: the host alone opens no device) */
+  fail_unless_equals_uint64 (stats_u64 (h->element, "host-intervals"),
+      host ? 1 : 0);
+  harness_free (h, bus);
+  if (old)
+    g_setenv ("GPUFFT_HOST_BUDGET", old, TRUE);
+  else
+    g_unsetenv ("GPUFFT_HOST_BUDGET");
+  g_free (old);
+  g_free (x);
+  g_free (caps);
+  return m;
+}
+
+/* warnings that name the bound */
+static guint
+bound_warnings (const Msgs * m)
+{
+  guint i, n = 0;
+
+  for (i = 0; i < m->warnings->len; i++)
+    n += strstr (g_ptr_array_index (m->warnings, i), "2^32") != NULL;
+  return n;
+}
+
+/* Huge but finite samples. Up to the bound, +-2^32, a 1 kHz sine of
+ * amplitude up to 4.29e9 reads its level (20 log10 A) at 1000 Hz, every
+ * frame averaged. Beyond it (2e19, 2e30, 3.4e38 in F32, 2e19 and 1e300 in
+ * F64: the power would overflow the float the analysis computes in,
+ * saturating bins: 2e30 read 388.3 dB in every bin, 2e19 put the peak at
+ * 984.38 Hz, 3.4e38 and F64's 1e300 were left out as if non-finite) the
+ * frames holding such samples are left out and counted in frames-left-out,
+ * with one warning naming the bound; the frames before them still give the
+ * right peak and level; an interval of nothing else has no peak (0 Hz)
+ * and reads the threshold. On the device and on the host alone. */
 GST_START_TEST (test_huge_finite_samples)
 {
-  static const gdouble amps[] = { 6e16, 7.5e16, 8e16, 9e18, 1e19, 1e30 };
+  /* (path: 0 the device, 1 the host alone; whole: beyond the bound from
+   * the first sample, else after 6000 samples of amplitude 0.5) */
+  static const struct
+  {
+    guint path;
+    const gchar *format;
+    gdouble amp;
+    gboolean whole;
+  } beyond[] = {
+    {0, "F32LE", 2e19, FALSE}, {0, "F64LE", 1e300, FALSE},
+    {0, "F32LE", 3.4e38, TRUE},
+    {1, "F32LE", 2e19, FALSE}, {1, "F32LE", 2e30, FALSE},
+    {1, "F32LE", 3.4e38, FALSE}, {1, "F64LE", 1e300, FALSE},
+    {1, "F32LE", 2e30, TRUE}, {1, "F64LE", 1e300, TRUE}
+  };
+  /* (the host alone takes every case: it costs no plan on the device) */
+  static const gdouble within[] = { 4.29e9 };
+  guint a, k, path;
+
+  for (path = 0; path < 2; path++) {
+    gboolean host = path == 1;
+
+    for (a = 0; a < G_N_ELEMENTS (within); a++) {
+      Msgs *m = huge_run ("F32LE", within[a], within[a], host);
+      const GstStructure *s, *d;
+      guint ch, nb;
+      gfloat *mag;
+
+      fail_unless_equals_int (m->spectrum->len, 1);
+      s = g_ptr_array_index (m->spectrum, 0);
+      d = g_ptr_array_index (m->dominant, 0);
+      fail_unless_equals_int (msg_uint (s, "frames"), 17);
+      fail_if (gst_structure_has_field (s, "frames-left-out"));
+      fail_unless_equals_int (bound_warnings (m), 0);
+      fail_unless (fabs (msg_double (d, "frequency") - 1000.0) < 1.0,
+          "%s amplitude %g: dominant %g Hz", host ? "host" : "device",
+          within[a], msg_double (d, "frequency"));
+      fail_unless (fabs (msg_double (d, "magnitude") - 20.0 *
+              log10 (within[a])) < 0.1, "%s amplitude %g: %g dB",
+          host ? "host" : "device", within[a], msg_double (d, "magnitude"));
+      fail_unless (isfinite (msg_double (s, "level")));
+      mag = msg_floats (s, "magnitude", &ch, &nb, NULL);
+      for (k = 0; k < nb; k++)
+        fail_unless (isfinite (mag[k]));
+      g_free (mag);
+      msgs_free (m);
+    }
+
+    for (a = 0; a < G_N_ELEMENTS (beyond); a++) {
+      gboolean whole = beyond[a].whole;
+
+      if (beyond[a].path != path)
+        continue;
+      {
+        Msgs *m = huge_run (beyond[a].format, whole ? beyond[a].amp : 0.5,
+            beyond[a].amp, host);
+        const GstStructure *s, *d;
+        gdouble freq, db;
+        guint ch, nb;
+        gfloat *mag;
+
+        fail_unless_equals_int (m->errors->len, 0);
+        fail_unless_equals_int (m->spectrum->len, 1);
+        s = g_ptr_array_index (m->spectrum, 0);
+        d = g_ptr_array_index (m->dominant, 0);
+        freq = msg_double (d, "frequency");
+        db = msg_double (d, "magnitude");
+        GST_INFO ("%s %s %g%s: frames %u, dominant %g Hz %g dB", host ?
+            "host" : "device", beyond[a].format, beyond[a].amp,
+            whole ? "" : " after 0.5", msg_uint (s, "frames"), freq, db);
+        fail_unless_equals_int (bound_warnings (m), 1);
+        fail_unless_equals_int (msg_uint (s, "frames"), whole ? 0 : 10);
+        fail_unless_equals_int (msg_uint (s, "frames-left-out"),
+            whole ? 17 : 7);
+        if (whole) {
+          fail_unless (freq == 0.0, "%s %s %g: a peak at %g Hz", host ?
+              "host" : "device", beyond[a].format, beyond[a].amp, freq);
+        } else {
+          fail_unless (fabs (freq - 1000.0) < 1.0, "%s %s %g: dominant %g Hz",
+              host ? "host" : "device", beyond[a].format, beyond[a].amp,
+              freq);
+          fail_unless (fabs (db - 20.0 * log10 (0.5)) < 0.1, "%s %s %g: %g "
+              "dB", host ? "host" : "device", beyond[a].format,
+              beyond[a].amp, db);
+        }
+        fail_unless (isfinite (msg_double (s, "level")));
+        mag = msg_floats (s, "magnitude", &ch, &nb, NULL);
+        for (k = 0; k < nb; k++)
+          fail_unless (isfinite (mag[k]) && mag[k] < 1.0f, "%s %s %g: bin %u "
+              "reads %g", host ? "host" : "device", beyond[a].format,
+              beyond[a].amp, k, mag[k]);
+        g_free (mag);
+        msgs_free (m);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* frames of the list of spectrum messages: each message's frame-timestamps
+ * (as many as its `frames`), every message back to back; returns the
+ * frames in all, *most the most in one message */
+static guint
+frames_in_messages (const Msgs * m, guint * most)
+{
+  guint i, total = 0;
+
+  *most = 0;
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *s = g_ptr_array_index (m->spectrum, i);
+    const GValue *ts = gst_structure_get_value (s, "frame-timestamps");
+    guint nf = msg_uint (s, "frames");
+
+    fail_unless (ts != NULL && GST_VALUE_HOLDS_ARRAY (ts));
+    fail_unless_equals_int (gst_value_array_get_size (ts), nf);
+    if (i > 0) {
+      const GstStructure *p = g_ptr_array_index (m->spectrum, i - 1);
+
+      fail_unless_equals_uint64 (msg_u64 (p, "timestamp") + msg_u64 (p,
+              "duration"), msg_u64 (s, "timestamp"));
+    }
+    total += nf;
+    *most = MAX (*most, nf);
+  }
+  return total;
+}
+
+/* message-frames carries at most 4096 frames (and 2^18 values) a message:
+ * fft-size 16, hop-size 1 and an interval of 1 s would put 48000 frames
+ * into one message (10 s: 479 985 frames, 915 MB of process memory). The
+ * interval is shortened to the longest whose frames fit, 4096 hops (85.33
+ * ms), with one warning that says so and names what is valid; every frame
+ * is still in some message, the messages back to back. An interval within
+ * the bound (50 ms: 2400 frames) is left as it is, without a warning. */
+GST_START_TEST (test_message_frames_bound)
+{
   Fmt f = { "F32LE", RATE, 1, FALSE };
   gchar *caps = fmt_caps_string (&f);
-  const gsize n = RATE / 5;
+  const gsize n = 14400;        /* 0.3 s: 14385 frames */
   gdouble *x = g_new0 (gdouble, n);
-  guint a, i, k;
+  guint pass, i;
 
-  for (a = 0; a < G_N_ELEMENTS (amps); a++) {
+  gen_tone (x, n, 1, 0.5, 3000.0, RATE, 0.0);
+  for (pass = 0; pass < 2; pass++) {
+    gboolean clamped = pass == 0;
     GstBus *bus;
-    GstHarness *h = harness_new (&bus, caps, "fft-size", "1024", NULL);
+    GstHarness *h = harness_new (&bus, caps, "fft-size", "16", "hop-size",
+        "1", "interval", clamped ? "1000000000" : "50000000",
+        "message-frames", "true", "message-format", "bytes", NULL);
+    guint most, warned = 0;
     Msgs *m;
 
-    memset (x, 0, n * sizeof (gdouble));        /* (gen_tone adds) */
-    gen_tone (x, n, 1, amps[a], 1000.0, RATE, 0.0);
-    push_samples (h, &f, x, n, CHUNK, 0, FALSE);
+    push_samples (h, &f, x, n, 4800, 0, FALSE);
     fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
     m = msgs_collect (bus, 0, 0);
-    fail_unless_equals_int (m->spectrum->len, 2);
-    for (i = 0; i < m->spectrum->len; i++) {
-      guint ch, nb;
-      gfloat *mag = msg_floats (g_ptr_array_index (m->spectrum, i),
-          "magnitude", &ch, &nb, NULL);
-      gdouble freq = msg_double (g_ptr_array_index (m->dominant, i),
-          "frequency");
-      /* a full-scale sine reads 0 dB: 20 log10 (amplitude) */
-      gdouble want = 20.0 * log10 (amps[a]);
+    fail_unless_equals_int (m->errors->len, 0);
+    for (i = 0; i < m->warnings->len; i++)
+      warned += strstr (g_ptr_array_index (m->warnings, i),
+          "message-frames") != NULL;
+    fail_unless_equals_int (frames_in_messages (m, &most), n - 16 + 1);
+    GST_INFO ("interval %s: %u messages, at most %u frames, %u warnings",
+        clamped ? "1 s" : "50 ms", m->spectrum->len, most, warned);
+    fail_unless (most <= 4096, "a message of %u frames", most);
+    if (clamped) {
+      const gchar *w = g_ptr_array_index (m->warnings, 0);
 
-      fail_unless (msg_uint (g_ptr_array_index (m->spectrum, i), "frames")
-          > 0, "amplitude %g: every frame was left out", amps[a]);
-      for (k = 0; k < nb; k++)
-        fail_unless (isfinite (mag[k]), "amplitude %g: bin %u is %g",
-            amps[a], k, mag[k]);
-      /* (beyond, the level saturates: finite is all it promises) */
-      if (amps[a] <= 9e18) {
-        fail_unless (fabs (freq - 1000.0) < 1.0, "amplitude %g: dominant %g "
-            "Hz", amps[a], freq);
-        fail_unless (fabs (msg_double (g_ptr_array_index (m->dominant, i),
-                    "magnitude") - want) < 0.1, "amplitude %g: %g dB, want %g",
-            amps[a], msg_double (g_ptr_array_index (m->dominant, i),
-                "magnitude"), want);
-      }
-      g_free (mag);
+      fail_unless_equals_int (warned, 1);
+      /* what is valid: the bound and the longest interval */
+      fail_unless (strstr (w, "4096") && strstr (w, "85333333"),
+          "warning: %s", w);
+      fail_unless_equals_int (most, 4096);
+      fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum,
+                  0), "duration"), 85333333);
+    } else {
+      fail_unless_equals_int (warned, 0);
+      fail_unless_equals_int (m->spectrum->len, 6);
+      fail_unless_equals_uint64 (msg_u64 (g_ptr_array_index (m->spectrum,
+                  0), "duration"), 50000000);
     }
     msgs_free (m);
     harness_free (h, bus);
@@ -450,6 +649,7 @@ hostile_suite (void)
   tcase_add_test (tc, test_empty_buffers_change_nothing);
   tcase_add_test (tc, test_pts_near_end_of_clock);
   tcase_add_test (tc, test_huge_finite_samples);
+  tcase_add_test (tc, test_message_frames_bound);
   tcase_add_test (tc, test_buffers_outside_segment);
   tcase_add_test (tc, test_long_interval_then_short);
   tcase_add_test (tc, test_caps_channel_range);

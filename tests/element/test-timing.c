@@ -508,6 +508,113 @@ GST_START_TEST (test_message_without_more_data)
 
 GST_END_TEST;
 
+/* New caps close the pending interval where the stream stands and restart
+ * the framing. Buffers of 10 ms, the caps switching between F32 and S16
+ * after 1 to 12, 21, 22 and 32 buffers (a partial interval from 10 ms to
+ * whole intervals and more; frames of 1024 every 1024 samples, so that
+ * the 10 ms at the start of the stream and those at the start of interval
+ * 2, 9600..10079, hold no frame): every message's timestamp + duration is
+ * the next one's timestamp, or the next one counts what lies between in
+ * `dropped`; and a count only where something lies between. Not live,
+ * and live (closed intervals only to the engine, the host start's plan
+ * while each new plan is made). */
+static void
+caps_change_case (gboolean live)
+{
+  static const guint at[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 21, 22,
+    32
+  };
+  Fmt f32 = { "F32LE", 48000, 1, FALSE }, s16 = { "S16LE", 48000, 1, FALSE };
+  gchar *caps_f32 = fmt_caps_string (&f32), *caps_s16 = fmt_caps_string (&s16);
+  const gsize chunk = 480;
+  gdouble *x = g_new0 (gdouble, chunk * 32);
+  guint64 sent = 0;
+  GstHarness *h;
+  GstBus *bus;
+  Msgs *m;
+  guint i, j, holes = 0;
+
+  gen_tone (x, chunk * 32, 1, 0.5, 1000, 48000, 0);
+  h = harness_new (&bus, caps_f32, "fft-size", "1024", "hop-size", "1024",
+      "interval", "100000000", NULL);
+  /* (live: the first intervals of each format on the host start's plan,
+   * or dropped and counted while a plan is made) */
+  gst_harness_set_live (h, live);
+  for (i = 0; i < G_N_ELEMENTS (at); i++) {
+    const Fmt *f = i % 2 ? &s16 : &f32;
+
+    if (i > 0)
+      gst_harness_set_src_caps_str (h, i % 2 ? caps_s16 : caps_f32);
+    for (j = 0; j < at[i]; j++) {
+      push_samples (h, f, x + j * chunk, chunk, chunk,
+          gst_util_uint64_scale_int_round (sent, GST_SECOND, 48000), FALSE);
+      sent += chunk;
+    }
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  fail_unless (m->spectrum->len > 10);
+  for (i = 0; i < m->spectrum->len; i++) {
+    const GstStructure *a = i > 0 ? g_ptr_array_index (m->spectrum, i - 1) :
+        NULL;
+    const GstStructure *b = g_ptr_array_index (m->spectrum, i);
+    /* (the stream starts at 0) */
+    guint64 end = a ? msg_u64 (a, "timestamp") + msg_u64 (a, "duration") : 0;
+    guint dropped = 0;
+
+    gst_structure_get_uint (b, "dropped", &dropped);
+    GST_INFO ("message %u: %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT
+        ", %u frames, dropped %u", i, msg_u64 (b, "timestamp"),
+        msg_u64 (b, "duration"), msg_uint (b, "frames"), dropped);
+    fail_unless (end <= msg_u64 (b, "timestamp"), "message %u overlaps", i);
+    if (end < msg_u64 (b, "timestamp")) {
+      fail_unless (dropped > 0, "message %u: %" G_GUINT64_FORMAT " ns before "
+          "it (from %" G_GUINT64_FORMAT ") in no message and not counted in "
+          "`dropped`", i, msg_u64 (b, "timestamp") - end, end);
+      holes++;
+    } else {
+      fail_unless_equals_int (dropped, 0);
+    }
+  }
+  /* the last message ends where the stream does */
+  if (!live) {
+    const GstStructure *z = g_ptr_array_index (m->spectrum,
+        m->spectrum->len - 1);
+
+    fail_unless_equals_uint64 (msg_u64 (z, "timestamp") + msg_u64 (z,
+            "duration"), gst_util_uint64_scale_int_round (sent, GST_SECOND,
+            48000));
+  }
+  GST_INFO ("%s: %u messages, %u of them after something left out",
+      live ? "live" : "not live", m->spectrum->len, holes);
+  /* (after the first two restarts, and after the 21st buffer of a run;
+   * live, perhaps more: intervals dropped while a plan is made) */
+  if (live)
+    fail_unless (holes >= 2);
+  else
+    fail_unless_equals_int (holes, 2);
+  msgs_free (m);
+  harness_free (h, bus);
+  g_free (caps_f32);
+  g_free (caps_s16);
+  g_free (x);
+}
+
+GST_START_TEST (test_caps_change_no_hole)
+{
+  caps_change_case (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_caps_change_no_hole_live)
+{
+  caps_change_case (TRUE);
+}
+
+GST_END_TEST;
+
 static Suite *
 timing_suite (void)
 {
@@ -526,6 +633,8 @@ timing_suite (void)
   tcase_add_test (tc, test_geometry_change_at_once);
   tcase_add_test (tc, test_geometry_shrink_no_gap);
   tcase_add_test (tc, test_message_without_more_data);
+  tcase_add_test (tc, test_caps_change_no_hole);
+  tcase_add_test (tc, test_caps_change_no_hole_live);
   return s;
 }
 
