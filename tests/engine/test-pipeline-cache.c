@@ -3,7 +3,9 @@
  * line saying why, when it is truncated, corrupt, foreign or not ours;
  * no file where GPUFFT_CACHE_DIR is empty, the default folder
  * ($XDG_CACHE_HOME/gst-gpufft) where it is unset, and plans still made
- * where the folder cannot be written.
+ * where the folder cannot be written; no file written, and the plan made
+ * without the driver's cache, once the driver's data are beyond
+ * GPUFFT_PIPELINE_CACHE_MAX_BYTES.
  *
  * Each run is a fresh process (g_test_trap_subprocess), as a new
  * pipeline is: a context reads its file once. The file's layout is written
@@ -252,6 +254,41 @@ test_no_file (void)
   g_free (blocker);
 }
 
+/* The driver's data of one plan's pipelines, D bytes: written with a limit
+ * of D, not with D - 1 (the plan made all the same). */
+static void
+test_limit (void)
+{
+  gchar *data = NULL, *path, *limit;
+  gsize len = 0, d;
+
+  if (!et_context ())
+    return;
+  run_child ("*pipeline cache *bytes written*");
+  path = the_file (&data, &len);
+  g_assert_nonnull (path);
+  d = len - PREFIX;
+  g_free (data);
+  g_remove (path);
+
+  limit = g_strdup_printf ("%" G_GSIZE_FORMAT, d - 1);
+  g_setenv ("GPUFFT_PIPELINE_CACHE_MAX_BYTES", limit, TRUE);
+  run_child ("*pipeline cache of * bytes is beyond its limit*");
+  g_test_trap_assert_stdout_unmatched ("*bytes written*");
+  g_assert_null (the_file (NULL, NULL));
+  g_free (limit);
+
+  limit = g_strdup_printf ("%" G_GSIZE_FORMAT, d);
+  g_setenv ("GPUFFT_PIPELINE_CACHE_MAX_BYTES", limit, TRUE);
+  run_child ("*pipeline cache *bytes written*");
+  g_unsetenv ("GPUFFT_PIPELINE_CACHE_MAX_BYTES");
+  g_free (limit);
+  g_free (the_file (&data, &len));
+  g_assert_cmpuint (len - PREFIX, ==, d);
+  g_free (data);
+  g_free (path);
+}
+
 /* empties cache_dir before each test */
 static void
 clear_dir (void)
@@ -300,6 +337,7 @@ main (int argc, char **argv)
       test_written_and_read, wrap);
   g_test_add_data_func ("/pipeline-cache/bad-files", test_bad_files, wrap);
   g_test_add_data_func ("/pipeline-cache/no-file", test_no_file, wrap);
+  g_test_add_data_func ("/pipeline-cache/limit", test_limit, wrap);
   ret = et_run ();
   if (cache_dir) {
     clear_dir ();

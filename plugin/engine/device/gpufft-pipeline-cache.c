@@ -17,6 +17,8 @@ typedef struct
   GMutex lock;                  /* the file, and: */
   guint8 sum[32];               /* SHA-256 of the data last read or written */
   gboolean dirty;               /* a pipeline was made since */
+  gsize max_bytes;              /* of the driver's data */
+  gint full;                    /* atomic: beyond max_bytes: no longer used */
 } PipelineCache;
 
 static guint32
@@ -135,6 +137,26 @@ create_cache (GpufftContext * ctx, const guint8 * data, gsize len)
   return cache;
 }
 
+/* GPUFFT_PIPELINE_CACHE_MAX_BYTES, else the default. */
+static gsize
+max_bytes_from_env (void)
+{
+  const gchar *v = g_getenv ("GPUFFT_PIPELINE_CACHE_MAX_BYTES");
+  gchar *end = NULL;
+  guint64 b;
+
+  if (v == NULL)
+    return GPUFFT_PIPELINE_CACHE_MAX_BYTES_DEFAULT;
+  b = g_ascii_strtoull (v, &end, 10);
+  if (end == v || *end != '\0' || v[0] == '-' || b > G_MAXSIZE) {
+    g_warning ("gpufft: GPUFFT_PIPELINE_CACHE_MAX_BYTES must be a number of "
+        "bytes (0 to %" G_GSIZE_FORMAT "); the default, %u, is used",
+        (gsize) G_MAXSIZE, GPUFFT_PIPELINE_CACHE_MAX_BYTES_DEFAULT);
+    return GPUFFT_PIPELINE_CACHE_MAX_BYTES_DEFAULT;
+  }
+  return (gsize) b;
+}
+
 static gpointer
 pipeline_cache_new (GpufftContext * ctx, gconstpointer unused, GError ** error)
 {
@@ -147,6 +169,7 @@ pipeline_cache_new (GpufftContext * ctx, gconstpointer unused, GError ** error)
 
   pc->ctx = ctx;
   g_mutex_init (&pc->lock);
+  pc->max_bytes = max_bytes_from_env ();
   pc->path = gpufft_pipeline_cache_path (ctx);
   if (pc->path && !g_file_get_contents (pc->path, &contents, &len, &err)) {
     if (!g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT))
@@ -195,7 +218,29 @@ get (GpufftContext * ctx)
 VkPipelineCache
 gpufft_pipeline_cache_get (GpufftContext * ctx)
 {
-  return get (ctx)->cache;
+  PipelineCache *pc = get (ctx);
+
+  return g_atomic_int_get (&pc->full) ? VK_NULL_HANDLE : pc->cache;
+}
+
+/* TRUE while the driver's data are within the limit; else the cache is
+ * no longer used (lock held). */
+static gboolean
+within_limit (PipelineCache * pc)
+{
+  gsize size = 0;
+  VkResult res = vkGetPipelineCacheData (pc->ctx->device, pc->cache, &size,
+      NULL);
+
+  /* (a size the driver cannot tell: the writing says why) */
+  if (res != VK_SUCCESS || size <= pc->max_bytes)
+    return TRUE;
+  g_debug ("pipeline cache of %" G_GSIZE_FORMAT " bytes is beyond its limit "
+      "(%" G_GSIZE_FORMAT ", GPUFFT_PIPELINE_CACHE_MAX_BYTES): pipelines are "
+      "made without it from here on, and its file is no longer written",
+      size, pc->max_bytes);
+  g_atomic_int_set (&pc->full, TRUE);
+  return FALSE;
 }
 
 /* Writes the file: the driver's data behind the prefix. TRUE when it is
@@ -270,10 +315,11 @@ gpufft_pipeline_cache_save (GpufftContext * ctx)
 {
   PipelineCache *pc = get (ctx);
 
-  if (pc->path == NULL || pc->cache == VK_NULL_HANDLE)
+  if (pc->cache == VK_NULL_HANDLE || g_atomic_int_get (&pc->full))
     return;
   g_mutex_lock (&pc->lock);
-  if (pc->dirty && write_file (pc))
+  if (pc->dirty && (!within_limit (pc) || pc->path == NULL
+          || write_file (pc)))
     pc->dirty = FALSE;
   g_mutex_unlock (&pc->lock);
 }

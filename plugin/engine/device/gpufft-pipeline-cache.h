@@ -24,6 +24,17 @@
  * the driver made, on the thread that made it (a plan's maker, never a
  * stream's: gpufft-cache.h), and never when nothing new was made.
  *
+ * Bounded: the driver's data grow with every distinct pipeline made with
+ * the cache (in memory, and in the file). Once they are beyond
+ * GPUFFT_PIPELINE_CACHE_MAX_BYTES (environment, bytes; default
+ * GPUFFT_PIPELINE_CACHE_MAX_BYTES_DEFAULT), checked after each pipeline the
+ * driver made (at the next save), the context makes its pipelines without
+ * the cache (gpufft_pipeline_cache_get() returns VK_NULL_HANDLE: the
+ * driver's cache stops growing) and no longer writes the file (the one on
+ * disk, written while within the limit, stays): a process that makes many
+ * geometries keeps the first ones'. A file beyond the limit (written with
+ * a larger one) is read all the same.
+ *
  * The context's service GPUFFT_SERVICE_PIPELINE_CACHE: loaded on the first
  * pipeline, destroyed with the context. Thread-safe (the driver's cache is
  * internally synchronized; the file is written under a lock of its own). */
@@ -33,9 +44,12 @@
 #include "gpufft-context-private.h"
 
 G_BEGIN_DECLS
+/* The limit of the driver's data: 32 MiB (a few hundred of the engine's
+ * pipelines on a GPU's driver). */
+#define GPUFFT_PIPELINE_CACHE_MAX_BYTES_DEFAULT (32u << 20)
 /* The context's VkPipelineCache (loaded from its file on first use), or
- * VK_NULL_HANDLE when the driver could not make one (pipelines are then
- * made without). */
+ * VK_NULL_HANDLE when the driver could not make one or its data are beyond
+ * the limit (pipelines are then made without). */
     VkPipelineCache gpufft_pipeline_cache_get (GpufftContext * ctx);
 
 /* A pipeline was made with the cache (gpufft-cache.c). */

@@ -527,6 +527,8 @@ gpufft_loudness_free (GpufftLoudness * lo)
       gpufft_buffer_clear (&lo->slots[i].results, ctx);
     }
     gpufft_descriptor_pool_clear (&lo->pool, ctx);
+    for (i = 0; i < N_MODES; i++)
+      gpufft_cache_release (ctx, lo->pipes[i]);
     gpufft_buffer_clear (&lo->input, ctx);
     gpufft_buffer_clear (&lo->table, ctx);
     gpufft_buffer_clear (&lo->chunks, ctx);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "gpufft-merge.h"
+#include "gpufft-cache.h"
 #include "gpufft-vk-error.h"
 
 #define MERGE_INPUT_BYTES (16u << 20)
@@ -11,11 +12,13 @@
 #define MERGE_ALIGN 16          /* floats: start of a dispatch's rows */
 #define NONE G_MAXUINT
 
-/* The descriptor sets of one geometry's shared dispatch, per record. */
+/* The descriptor sets of one geometry's shared dispatch, per record. The
+ * geometry is known by its cached objects' serials (gpufft_cache_serial ()):
+ * an object the cache destroyed once no plan used it may leave its address
+ * to another, never its serial. */
 typedef struct
 {
-  const GpufftPipeline *fft;
-  GpufftBuffer *window, *twiddles;
+  guint64 fft, window, twiddles;
   VkDescriptorSet *sets;        /* [n_records], made on first use */
 } Geometry;
 
@@ -166,17 +169,19 @@ geometry_set (GpufftMerge * m, GpufftSlot * s)
   Geometry *g = NULL;
   GpufftBuffer *bufs[9];
   GError *err = NULL;
+  guint64 fft = gpufft_cache_serial (m->ctx, s->fft);
+  guint64 window = gpufft_cache_serial (m->ctx, plan->window);
+  guint64 twiddles = gpufft_cache_serial (m->ctx, plan->twiddles);
   guint i;
 
   for (i = 0; i < m->geometries->len && !g; i++) {
     Geometry *x = &g_array_index (m->geometries, Geometry, i);
 
-    if (x->fft == s->fft && x->window == plan->window
-        && x->twiddles == plan->twiddles)
+    if (x->fft == fft && x->window == window && x->twiddles == twiddles)
       g = x;
   }
   if (!g) {
-    Geometry n = { s->fft, plan->window, plan->twiddles,
+    Geometry n = { fft, window, twiddles,
       g_new0 (VkDescriptorSet, m->n_records)
     };
 

@@ -295,7 +295,8 @@ struct _GpufftCpuUpgrade
   GpufftContext *ctx;
   const Module *module;
   guint32 spec[4];
-  const GpufftPipeline *ready;  /* atomic: set once it is made */
+  const GpufftPipeline *ready;  /* atomic: set once it is made (a cache
+                                 * reference, the plan's once it takes it) */
 };
 
 static void
@@ -303,6 +304,8 @@ upgrade_unref (GpufftCpuUpgrade * u)
 {
   if (!g_atomic_int_dec_and_test (&u->ref_count))
     return;
+  /* (made, and the plan gone before it took it) */
+  gpufft_cache_release (u->ctx, g_atomic_pointer_get (&u->ready));
   gpufft_context_unref (u->ctx);
   g_free (u);
 }
@@ -402,6 +405,10 @@ gpufft_plan_cpu_maybe_upgrade (GpufftPlan * plan)
   p = g_atomic_pointer_get (&plan->cpu_upgrade->ready);
   if (!p)
     return;
+  /* (the plan's reference now; slots in flight may still run the quick
+   * pipeline: released with the plan) */
+  g_atomic_pointer_set (&plan->cpu_upgrade->ready, NULL);
+  plan->cpu_quick = plan->fft;
   plan->fft = p;
   upgrade_unref (plan->cpu_upgrade);
   plan->cpu_upgrade = NULL;
@@ -415,6 +422,8 @@ gpufft_plan_cpu_free (GpufftPlan * plan)
   if (plan->cpu_upgrade)
     upgrade_unref (plan->cpu_upgrade);
   plan->cpu_upgrade = NULL;
+  gpufft_cache_release (plan->ctx, plan->cpu_quick);
+  plan->cpu_quick = NULL;
 }
 
 gboolean

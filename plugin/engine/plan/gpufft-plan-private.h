@@ -225,6 +225,8 @@ struct _GpufftPlan
   guint cpu_chunks;             /* chunks a large batch is cut into */
   struct _GpufftCpuUpgrade *cpu_upgrade;        /* the unrolled pipeline
                                                  * being made (submitter) */
+  const GpufftPipeline *cpu_quick;      /* the quick start's, once
+                                         * upgraded (slots may hold it) */
   guint cpu_chunk_cap;          /* gpufft_plan_cpu_chunk_cap() */
   guint any_l, slice_chunks;
   GpufftBuffer scratch;
@@ -358,7 +360,8 @@ void gpufft_plan_cpu_start_upgrade (GpufftPlan * plan);
  * thread when it is time; the plan runs it from this slot on once it is
  * made */
 void gpufft_plan_cpu_maybe_upgrade (GpufftPlan * plan);
-/* drops the plan's share of the pipeline being made */
+/* drops the plan's share of the pipeline being made and its reference to
+ * the quick start's (with the plan's Vulkan objects) */
 void gpufft_plan_cpu_free (GpufftPlan * plan);
 /* the most frames one chunk may hold (lavapipe's loop limit) */
 guint gpufft_plan_cpu_chunk_cap (GpufftPlan * plan);

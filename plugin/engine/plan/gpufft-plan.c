@@ -231,6 +231,21 @@ fill_constants (GpufftPlan * plan, GError ** error)
   return plan->twiddles != NULL;
 }
 
+/* Gives the context's cache back the plan's references to its shared
+ * objects (with the plan's own Vulkan objects: no work of the plan uses
+ * them any more). */
+static void
+release_shared (GpufftPlan * plan)
+{
+  gpufft_cache_release (plan->ctx, plan->fft);
+  gpufft_cache_release (plan->ctx, plan->reduce);
+  gpufft_cache_release (plan->ctx, plan->rows);
+  gpufft_cache_release (plan->ctx, plan->window);
+  gpufft_cache_release (plan->ctx, plan->twiddles);
+  gpufft_cache_release (plan->ctx, plan->twiddles_l);
+  gpufft_cache_release (plan->ctx, plan->chirp);
+}
+
 /* ---- plan creation ------------------------------------------------------ */
 
 /* The bytes of the input (and staging) buffer for a span of `span`
@@ -875,6 +890,7 @@ gpufft_plan_free (GpufftPlan * plan)
   gpufft_buffer_clear (&plan->counts_dev, ctx);
   gpufft_buffer_clear (&plan->peaks_dev, ctx);
   gpufft_buffer_clear (&plan->cplx_dev, ctx);
+  release_shared (plan);
   gpufft_plan_stash_clear (plan);
   g_clear_error (&plan->error);
   g_mutex_clear (&plan->lock);

@@ -243,6 +243,8 @@ gpufft_render_free (GpufftRender * r)
   gpufft_command_clear (&r->cmd, ctx);
   gpufft_render_forget_targets (r);
   gpufft_descriptor_pool_clear (&r->pool, ctx);
+  gpufft_cache_release (ctx, r->columns_pipe);
+  gpufft_cache_release (ctx, r->compose_pipe);
   gpufft_buffer_clear (&r->cols, ctx);
   gpufft_buffer_clear (&r->map, ctx);
   gpufft_buffer_clear (&r->ring, ctx);
