@@ -3,7 +3,7 @@
  * octave axis) add to a plan configuration: the engine's bin gains, level
  * weights and band rows, computed in double on the calling element's
  * streaming thread when a plan is made (see gstgpufftbands.h for the
- * definitions and the README for the formulas):
+ * definitions and docs/gpufftspectrum.md for the formulas):
  *   gain[k]    10^(W(f_k)/10), W the A or C weighting (1 for Z)
  *   level      10 log10 (2 sum_k D_k df), D_k the one-sided power density
  *              of the weighted bins (dBFS: a full-scale sine reads 0 dB)

@@ -1,8 +1,8 @@
 /* gst-gpufft: an element opens its engine device beside its stream.
  *
- * Opening a Vulkan device takes 20 ms on lavapipe and 150 ms (0.6 s with
- * cold driver caches) on an NVIDIA GPU, mostly in the driver's
- * vkCreateInstance and vkCreateDevice. An element starts the opening
+ * Opening a Vulkan device takes tens to hundreds of milliseconds, mostly
+ * in the driver's vkCreateInstance and vkCreateDevice (figures:
+ * docs/performance.md). An element starts the opening
  * (at READY->PAUSED, or where its first plan needs a device) and goes on at
  * once, so that its first buffer is never held by it; the work that needs
  * the device (the plan job, gstgpufftplanjob.h) is pushed to the plugin's

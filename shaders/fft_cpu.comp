@@ -10,7 +10,8 @@
 // SIMD register and has neither shared memory nor barriers of its own:
 // it emulates them (a barrier is a coroutine switch; a storage-buffer
 // access with a per-invocation address is a loop over the lanes), which
-// made the GPU kernel 28x slower per core than FFTW. Here:
+// made the GPU kernel many times slower per core than FFTW
+// (docs/performance.md). Here:
 //  - one workgroup = one subgroup of 8 lanes works on one frame at a time
 //    (the chunk's frames in turn), so a batch of one frame still fills the
 //    SIMD register; no shared memory, no barrier;
@@ -30,9 +31,9 @@
 // Sizes N = 32 Q, Q = 1..32 (N = 32..1024). From 2048 fft_cpu_large.comp
 // runs (its four-step keeps the unrolled code, and the driver's compile
 // time, small: this kernel's 2048 and 4096, summing E = 4 and 8
-// subsequences per lane pass after pass, ran 1.5x faster but took lavapipe
-// 0.4-0.9 s to translate in every process and 5-7 s to compile on an empty
-// shader cache); gpufft-plan-cpu.c chooses.
+// subsequences per lane pass after pass, ran faster but took lavapipe far
+// longer to translate in every process and to compile on an empty shader
+// cache: docs/performance.md); gpufft-plan-cpu.c chooses.
 //
 // Bindings and push constants: cpu_kernel.glsl (the twiddle table is
 // unused here). One workgroup per (chunk, output channel).

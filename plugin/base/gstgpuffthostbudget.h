@@ -4,7 +4,7 @@
  * A light live stream (a microphone, a monitor) costs less CPU analysed in
  * C on the CPU, without any Vulkan device, than through a device, whose
  * opening and whose driver's own threads cost more than its analysis
- * (tests/bench/README.md). Many streams are the device's: the budget
+ * (docs/performance.md). Many streams are the device's: the budget
  * bounds what the host-only streams of one process take together, in FFT
  * points a second (each stream's output channels x rate / hop x fft-size;
  * a gpuloudness stream's 2 x channels x rate).

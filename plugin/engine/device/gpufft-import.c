@@ -4,7 +4,8 @@
 #include "gpufft-import.h"
 #include "gpufft-vk-error.h"
 
-/* Where importing pays (tests/bench/README.md, "Input read in place"): on
+/* Where importing pays (docs/performance.md, "Figures behind engine
+ * choices"): on
  * a CPU device (lavapipe) the import only wraps the pointer and saves one of
  * the two copies, so segments from IMPORT_MIN_BYTES_CPU are imported. On a
  * GPU each import pins the buffer's pages and unpins them after the fence,

@@ -3,7 +3,7 @@
  * lavapipe (Mesa's CPU Vulkan driver) turns a compute pipeline into
  * machine code (LLVM) at its first dispatch, not in
  * vkCreateComputePipelines (without Mesa's shader disk cache, long enough
- * to delay a live stream: tests/bench/README.md, "Figures behind engine
+ * to delay a live stream: docs/performance.md, "Figures behind engine
  * choices"). gpufft_warmup_pipeline() records a dispatch of no workgroup
  * with the pipeline and waits for it,
  * so that the compilation happens where the pipeline is made (with the
