@@ -24,7 +24,8 @@
  *   WATCH_ACTIVE_US) wakes or starts another thread for the rest of the
  *   run queue: a blocked handler holds its own element alone (its later
  *   messages wait for it, in order), while no more than MAX_THREADS - 1
- *   handlers block at once.
+ *   handlers block at once (the watcher is for the messages pushed last,
+ *   where no push nor wait follows: live streams push every interval);
  *
  * Bounds: at most MAX_THREADS posting threads in the process (started on
  * demand, never ended); at most MAX_QUEUED messages queued per element of
@@ -59,6 +60,7 @@ struct _GstGpuFftPoster
   gsize len;                    /* Items queued */
   gboolean scheduled;           /* in the run queue or being posted (the
                                  * element is referenced meanwhile) */
+  gboolean draining;            /* a thread posts its messages */
   gboolean stopping;
   gboolean flushing;
   guint64 dropped;              /* messages dropped from a full queue since
@@ -77,8 +79,8 @@ struct _GstGpuFftPoster
 #define STALL_US 4000
 #define LINGER_US 1000
 #define BURST_US 2000
-#define WATCH_US 50000
-#define WATCH_ACTIVE_US G_USEC_PER_SEC
+#define WATCH_US G_USEC_PER_SEC
+#define WATCH_ACTIVE_US (2 * G_USEC_PER_SEC)
 
 /* The run queue and its posting threads (process-wide; static storage:
  * the mutex and conds need no init) */
@@ -174,9 +176,9 @@ ensure_server (gint64 now)
   if (runner.n_awake == 0) {
     wake_one (now);
   } else if (serving (now) == 0) {
-    GST_DEBUG ("messages wait %" G_GINT64_FORMAT " µs behind a bus handler: "
-        "another thread posts them", now -
-        ((GstGpuFftPoster *) runner.run_queue.head->data)->queued_at);
+    GST_DEBUG ("every thread awake has posted for one element for more "
+        "than %d µs (a bus handler that blocks): another posts the others",
+        STALL_US);
     wake_one (now);
   }
   if (runner.has_watcher && !runner.watcher_armed && !runner.watch_token) {
@@ -200,8 +202,10 @@ drain (GstGpuFftPoster * p)
   g_private_set (&current_poster, p);
   for (;;) {
     g_mutex_lock (&p->lock);
+    p->draining = TRUE;
     if (p->len == 0) {
       p->scheduled = FALSE;
+      p->draining = FALSE;
       g_cond_broadcast (&p->idle_cond);
       g_mutex_unlock (&p->lock);
       break;
@@ -481,9 +485,14 @@ gst_gpu_fft_poster_wait (GstGpuFftPoster * p)
     return;
   g_mutex_lock (&p->lock);
   while (p->scheduled && !p->stopping && !p->flushing) {
+    if (p->draining) {
+      /* (its own bus handler, however long it takes) */
+      g_cond_wait (&p->idle_cond, &p->lock);
+      continue;
+    }
     hurry (p);
-    /* (the deadline: to call another thread where p waits behind a bus
-     * handler that blocks) */
+    /* (the deadline: to call another thread where p waits behind another
+     * element's bus handler that blocks) */
     g_cond_wait_until (&p->idle_cond, &p->lock, g_get_monotonic_time () +
         STALL_US);
   }
@@ -506,7 +515,7 @@ gst_gpu_fft_poster_wait_until (GstGpuFftPoster * p, GstGpuFftPosterDone done,
     g_mutex_lock (&p->lock);
     if (p->stopping || p->flushing)
       break;
-    if (p->scheduled)
+    if (p->scheduled && !p->draining)
       hurry (p);
     /* (woken when a posting ends, or the element stops or flushes; the
      * timeout for what done () learns after the posting) */

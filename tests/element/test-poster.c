@@ -24,7 +24,9 @@ test_poster_init (TestPoster * self)
 }
 
 #define MAX_ELEMENTS 64
-#define BLOCK_US (2 * G_USEC_PER_SEC)
+/* (element 0's handler blocks for this long unless released; element 1's
+ * messages are expected long before) */
+#define BLOCK_US (5 * G_USEC_PER_SEC)
 
 /* what the bus handler saw, per element */
 typedef struct
@@ -190,7 +192,7 @@ GST_END_TEST;
 GST_START_TEST (test_blocked_handler_holds_its_element_only)
 {
   Ctx *c = ctx_new (2);
-  gint64 deadline = g_get_monotonic_time () + BLOCK_US;
+  gint64 deadline = g_get_monotonic_time () + BLOCK_US - G_USEC_PER_SEC;
   gboolean b_meanwhile;
   guint k, b_seen;
 
@@ -198,7 +200,7 @@ GST_START_TEST (test_blocked_handler_holds_its_element_only)
   push (c, 0, 0, TRUE);
   push (c, 1, 0, TRUE);
   /* (nothing more pushed and nobody waiting for element 1's poster: the
-   * message is posted nonetheless) */
+   * message is posted nonetheless, by the watcher's look at the latest) */
   g_mutex_lock (&c->lock);
   while ((c->seen[1]->len < 1 || !c->blocking)
       && g_cond_wait_until (&c->cond, &c->lock, deadline));
@@ -267,6 +269,49 @@ GST_START_TEST (test_bounded_queue_drops_oldest)
 
 GST_END_TEST;
 
+/* A stop while element 0's handler blocks: element 1's queued messages
+ * are dropped (or posted before) and the stop returns; element 0's stop
+ * drops what waits behind its handler; both post again after */
+GST_START_TEST (test_stop_beside_blocked_handler)
+{
+  Ctx *c = ctx_new (2);
+  gint64 deadline = g_get_monotonic_time () + BLOCK_US - G_USEC_PER_SEC;
+  guint k, b_before;
+
+  c->block_first = TRUE;
+  push (c, 0, 0, TRUE);
+  g_mutex_lock (&c->lock);
+  while (!c->blocking && g_cond_wait_until (&c->cond, &c->lock, deadline));
+  g_mutex_unlock (&c->lock);
+  fail_unless (c->blocking);
+  for (k = 1; k <= 10; k++) {
+    push (c, 0, k, TRUE);
+    push (c, 1, k, TRUE);
+  }
+  gst_gpu_fft_poster_stop (c->posters[1]);
+  b_before = seen (c, 1);
+  fail_unless (b_before <= 10);
+  check_seen (c, 1, 0, 1, b_before);
+  push (c, 1, 100, TRUE);
+  gst_gpu_fft_poster_wait (c->posters[1]);
+  check_seen (c, 1, b_before, 100, 1);
+  /* (element 0's stop from another thread than its posting one: what
+   * waits is dropped, then the stop waits for the handler) */
+  g_mutex_lock (&c->lock);
+  c->released = TRUE;
+  g_cond_broadcast (&c->cond);
+  g_mutex_unlock (&c->lock);
+  gst_gpu_fft_poster_stop (c->posters[0]);
+  fail_unless (seen (c, 0) <= 11);
+  push (c, 0, 200, TRUE);
+  gst_gpu_fft_poster_wait (c->posters[0]);
+  fail_unless_equals_int (g_array_index (c->seen[0], guint,
+          c->seen[0]->len - 1), 200);
+  ctx_free (c);
+}
+
+GST_END_TEST;
+
 /* A bus handler that waits for its own poster returns at once */
 GST_START_TEST (test_handler_waits_for_its_own_poster)
 {
@@ -298,6 +343,7 @@ poster_suite (void)
   tcase_add_test (tc, test_wakeups_coalesced);
   tcase_add_test (tc, test_blocked_handler_holds_its_element_only);
   tcase_add_test (tc, test_bounded_queue_drops_oldest);
+  tcase_add_test (tc, test_stop_beside_blocked_handler);
   tcase_add_test (tc, test_handler_waits_for_its_own_poster);
   return s;
 }
