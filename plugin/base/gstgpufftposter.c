@@ -25,7 +25,9 @@
  *   run queue: a blocked handler holds its own element alone (its later
  *   messages wait for it, in order), while no more than MAX_THREADS - 1
  *   handlers block at once (the watcher is for the messages pushed last,
- *   where no push nor wait follows: live streams push every interval);
+ *   where no push nor wait follows: live streams push every interval; a
+ *   thread is started to be it where posters wait while every thread
+ *   awake posts and none is idle);
  *
  * Bounds: at most MAX_THREADS posting threads in the process (started on
  * demand, never ended); at most MAX_QUEUED messages queued per element of
@@ -74,6 +76,9 @@ struct _GstGpuFftPoster
 
 #define MAX_QUEUED 1024
 #define MAX_THREADS 32
+/* (post_thread's data: its index, and this where it starts as the
+ * watcher) */
+#define WATCHER_FLAG 0x10000
 #define FIRST_RING 8
 /* (µs) */
 #define STALL_US 4000
@@ -97,6 +102,7 @@ static struct
   guint n_idle;                 /* waiting on work_cond */
   guint tokens;                 /* wake-ups of work_cond not yet taken */
   gboolean has_watcher;         /* an idle thread waits on watch_cond */
+  gboolean watcher_starting;    /* a thread started to be it */
   gboolean watcher_armed;       /* it looks every WATCH_US */
   gboolean watch_token;         /* it is woken to serve */
   gboolean linger;              /* threads woken now pause when done */
@@ -154,6 +160,38 @@ wake_one (gint64 now)
   /* (else every thread is posting: the first done takes the run queue) */
 }
 
+/* Where posters wait while every thread awake posts for one element, and
+ * no idle thread watches, starts one to be the watcher (runner's lock
+ * held) */
+static void
+ensure_watcher (void)
+{
+  GError *error = NULL;
+  GThread *thread;
+  guint i, busy = 0;
+
+  if (runner.has_watcher || runner.watcher_starting
+      || runner.run_queue.head == NULL || runner.n_threads >= MAX_THREADS)
+    return;
+  for (i = 0; i < runner.n_threads; i++)
+    if (runner.busy_since[i] != 0)
+      busy++;
+  if (busy == 0 || busy < runner.n_awake)
+    return;
+  thread = g_thread_try_new ("gpufft-post", post_thread,
+      GUINT_TO_POINTER (runner.n_threads | WATCHER_FLAG), &error);
+  if (thread == NULL) {
+    GST_WARNING ("no thread to watch the posting threads: %s",
+        error->message);
+    g_clear_error (&error);
+    return;
+  }
+  g_thread_unref (thread);
+  runner.n_threads++;
+  runner.watcher_starting = TRUE;
+  runner.idle_wakeups++;
+}
+
 /* The threads awake that serve the run queue: not those posting for one
  * element for longer than STALL_US (runner's lock held) */
 static guint
@@ -181,6 +219,7 @@ ensure_server (gint64 now)
         STALL_US);
     wake_one (now);
   }
+  ensure_watcher ();
   if (runner.has_watcher && !runner.watcher_armed && !runner.watch_token) {
     /* (the watcher slept for want of pushes: it looks again) */
     runner.watcher_armed = TRUE;
@@ -276,7 +315,7 @@ sleep_idle (void)
 static gpointer
 post_thread (gpointer data)
 {
-  guint index = GPOINTER_TO_UINT (data);
+  guint index = GPOINTER_TO_UINT (data) & ~WATCHER_FLAG;
   GstGpuFftPoster *p;
   GList *link;
   gboolean linger;
@@ -284,6 +323,10 @@ post_thread (gpointer data)
   guint hurry;
 
   g_mutex_lock (&runner.lock);
+  if (GPOINTER_TO_UINT (data) & WATCHER_FLAG) {
+    runner.watcher_starting = FALSE;
+    sleep_idle ();
+  }
   linger = runner.linger;
   for (;;) {
     link = g_queue_pop_head_link (&runner.run_queue);
@@ -291,11 +334,9 @@ post_thread (gpointer data)
       p = link->data;
       p->in_run_queue = FALSE;
       runner.busy_since[index] = g_get_monotonic_time ();
-      /* (others wait behind p, and no idle thread would look for them
-       * should p's bus handler block: one more thread, once) */
-      if (runner.run_queue.head != NULL && !runner.has_watcher
-          && runner.n_idle == 0 && runner.n_awake < 2)
-        wake_one (runner.busy_since[index]);
+      /* (others wait behind p: should p's bus handler block, an idle
+       * thread looks for them) */
+      ensure_watcher ();
       g_mutex_unlock (&runner.lock);
       drain (p);
       g_mutex_lock (&runner.lock);
