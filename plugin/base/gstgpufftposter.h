@@ -2,10 +2,13 @@
  * thread.
  *
  * The completion thread hands each interval's messages to the element's
- * poster and goes on; a thread of a pool shared by the process posts
- * them, in order, one element at a time per thread. A synchronous bus
- * handler that blocks then delays its own element's messages only: the
- * device's work and the other elements' messages go on. A thread that
+ * poster and goes on; a few posting threads shared by the process (at
+ * most 32) post them, in order per element: one thread's wake-up serves
+ * the messages of every element that a completion round produced. A
+ * synchronous bus handler that blocks then delays its own element's
+ * messages only: a thread posting for one element for more than 4 ms no
+ * longer counts as serving the others, and another takes them (the
+ * device's work and the other elements' messages go on). A thread that
  * works for one element alone may post them itself
  * (gst_gpu_fft_poster_post_here). A stream that is
  * not live waits for it before each batch (gst_gpu_fft_poster_wait); on a
@@ -13,9 +16,10 @@
  * queued messages (a debug warning says so once, and they are counted:
  * gst_gpu_fft_poster_get_dropped). A stop drops what is queued.
  *
- * Threads: push, wait, stop and the flags from any thread; free once the element is done with
- * it (its finalize), when no thread of the pool holds it any more (a
- * posting thread holds a reference to the element). No lock of the poster
+ * Threads: push, wait, stop and the flags from any thread; free once the
+ * element is done with it (its finalize), when no posting thread holds it
+ * any more (the element is referenced while its messages wait or are
+ * posted). No lock of the poster
  * is held while a message is posted. */
 #ifndef __GST_GPU_FFT_POSTER_H__
 #define __GST_GPU_FFT_POSTER_H__
@@ -41,7 +45,7 @@ void gst_gpu_fft_poster_push (GstGpuFftPoster * poster, GstMessage * first,
 
 /* As push, but where no thread is posting the element's messages, the
  * calling thread posts them itself, with those queued meanwhile, instead
- * of handing them to a thread of the pool (whose wake-up costs more than
+ * of handing them to a posting thread (whose wake-up costs more than
  * the posting): for a thread that works for this element alone (the host
  * plan's worker of a stream on the host alone). A synchronous bus handler
  * that blocks then holds that thread, and with it this element's
@@ -93,6 +97,13 @@ void gst_gpu_fft_poster_set_stopping (GstGpuFftPoster * poster,
 /* TRUE on the poster's posting thread while it posts (in a synchronous
  * bus handler of one of the element's messages). */
 gboolean gst_gpu_fft_poster_is_posting (GstGpuFftPoster * poster);
+
+/* The process's posting threads' wake-ups so far: those that found
+ * messages to post (a thread started, woken by a push, or back from a
+ * pause with messages waiting) and, in idle (may be NULL), those that
+ * found none (a pause that ended empty, the watcher's look). For tests and
+ * benchmarks. */
+guint64 gst_gpu_fft_poster_get_wakeups (guint64 * idle);
 
 /* Drops the messages not posted yet and frees the poster. */
 void gst_gpu_fft_poster_free (GstGpuFftPoster * poster);
