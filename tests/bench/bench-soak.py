@@ -204,7 +204,12 @@ class Stream:
         self.last_msg_at = time.monotonic()
         if pts == Gst.CLOCK_TIME_NONE or dur == Gst.CLOCK_TIME_NONE:
             return Gst.PadProbeReturn.OK
-        if self.pic_expect is not None and abs(pts - self.pic_expect) > 1000000:
+        if pts >= 2 ** 63 or (self.pic_expect is not None
+                              and self.pic_expect >= 2 ** 63):
+            # (a wrapped upstream timestamp, as for the messages)
+            self.wrapped += 1
+        elif (self.pic_expect is not None
+              and abs(pts - self.pic_expect) > 1000000):
             if time.monotonic() < self.forgive_until:
                 self.forgive_until = 0
             elif pts > self.pic_expect:
