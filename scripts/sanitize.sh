@@ -14,8 +14,8 @@
 #       and element-fuzz for GPUFFT_FUZZ_SECONDS (default 90) from a seed
 #       of the same rotation
 #   scripts/sanitize.sh tsan [TEST...]
-#       the named tests of build-tsan, or element-concurrency and
-#       element-stress
+#       the named tests of build-tsan, or element-concurrency (for
+#       GPUFFT_CONCURRENCY_SECONDS, default 20) and element-stress
 #   scripts/sanitize.sh ci           setup, asan, tsan; exit 1 when either
 #                                    failed (both run)
 # Environment: GPUFFT_SANITIZE_ROTATE (how many rotating tests, default 4),
@@ -128,6 +128,8 @@ run_tsan () {
   local tests
   tsan_env
   tests="${*:-element-concurrency element-stress}"
+  # (the concurrency stress for longer than in the plain suite)
+  export GPUFFT_CONCURRENCY_SECONDS=${GPUFFT_CONCURRENCY_SECONDS:-20}
   echo "sanitize: TSan tests: $tests"
   # shellcheck disable=SC2086
   # (GLib's futex locks, reference counts and g_once made visible to TSan:

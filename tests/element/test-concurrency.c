@@ -222,9 +222,6 @@ one_pipeline (Shared * sh, Kind k, GRand * r)
   fail_if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
   g_atomic_int_inc (&sh->pipelines);
-  g_mutex_lock (&sh->lock);
-  g_ptr_array_add (sh->running, gst_object_ref (el));
-  g_mutex_unlock (&sh->lock);
 
   /* the first analysis (the device's kernels are made at the first
    * buffer: seconds on a busy CPU device), at most 60 s */
@@ -245,6 +242,11 @@ one_pipeline (Shared * sh, Kind k, GRand * r)
       }
     }
   }
+  /* (then the other thread may change its properties too: a spectrogram
+   * whose settings change every 100 ms draws nothing) */
+  g_mutex_lock (&sh->lock);
+  g_ptr_array_add (sh->running, gst_object_ref (el));
+  g_mutex_unlock (&sh->lock);
   steps = g_rand_int_range (r, 4, 12);
   for (i = 0; i < steps; i++) {
     g_usleep (g_rand_int_range (r, 20, 150) * 1000);

@@ -11,11 +11,15 @@
  * (and before a wait), an acquire after locking (and after a wait).
  * Reference counts get the same: a release then an acquire before each
  * unref (the thread that frees the object is ordered after every thread
- * that dropped a reference before it). Only calls made across libraries
- * (ours into GLib, GStreamer into GLib) go through these wrappers. */
+ * that dropped a reference before it). A GThreadPool's push is ordered
+ * before the call of its function for that item. Only calls made across
+ * libraries (ours into GLib, GStreamer into GLib) go through these
+ * wrappers. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <glib.h>
+#include <pthread.h>
+#include <stdlib.h>
 
 #undef g_once_init_enter
 #undef g_once_init_leave
@@ -45,6 +49,10 @@ static void (*real_g_object_unref) (gpointer);
 static void (*real_gst_mini_object_unref) (gpointer);
 static void (*real_g_once_init_leave) (volatile void *, gsize);
 static gboolean (*real_g_once_init_enter) (volatile void *);
+static GThreadPool *(*real_g_thread_pool_new) (GFunc, gpointer, gint,
+    gboolean, GError **);
+static gboolean (*real_g_thread_pool_push) (GThreadPool *, gpointer,
+    GError **);
 
 #define RESOLVE(name) *(void **) (&real_##name) = dlsym (RTLD_NEXT, #name)
 
@@ -75,6 +83,8 @@ resolve (void)
   RESOLVE (gst_mini_object_unref);
   RESOLVE (g_once_init_leave);
   RESOLVE (g_once_init_enter);
+  RESOLVE (g_thread_pool_new);
+  RESOLVE (g_thread_pool_push);
 }
 
 void
@@ -277,4 +287,74 @@ g_once_init_enter (volatile void *location)
   r = real_g_once_init_enter (location);
   __tsan_acquire ((void *) location);
   return r;
+}
+
+/* GThreadPool: a push is a release, and the pool's function is called
+ * through a trampoline that acquires first (the hand-over goes through
+ * GLib's internal queue). The pools' trampolines are kept in a small
+ * table under a pthread mutex (TSan sees those); a pool that does not fit
+ * is left as it is. */
+typedef struct
+{
+  GThreadPool *pool;
+  GFunc func;
+  gpointer user_data;
+} Pool;
+
+#define MAX_POOLS 64
+static Pool *pools[MAX_POOLS];
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+pool_trampoline (gpointer data, gpointer user_data)
+{
+  Pool *p = user_data;
+
+  __tsan_acquire (p);
+  p->func (data, p->user_data);
+}
+
+GThreadPool *
+g_thread_pool_new (GFunc func, gpointer user_data, gint max_threads,
+    gboolean exclusive, GError ** error)
+{
+  Pool *p = calloc (1, sizeof (Pool));
+  GThreadPool *pool;
+  guint i;
+
+  if (G_UNLIKELY (!real_g_thread_pool_new))
+    resolve ();
+  p->func = func;
+  p->user_data = user_data;
+  pool = real_g_thread_pool_new (pool_trampoline, p, max_threads, exclusive,
+      error);
+  if (!pool) {
+    free (p);
+    return NULL;
+  }
+  p->pool = pool;
+  pthread_mutex_lock (&pools_lock);
+  for (i = 0; i < MAX_POOLS && pools[i]; i++);
+  if (i < MAX_POOLS)
+    pools[i] = p;
+  pthread_mutex_unlock (&pools_lock);
+  return pool;
+}
+
+gboolean
+g_thread_pool_push (GThreadPool * pool, gpointer data, GError ** error)
+{
+  Pool *p = NULL;
+  guint i;
+
+  if (G_UNLIKELY (!real_g_thread_pool_push))
+    resolve ();
+  pthread_mutex_lock (&pools_lock);
+  for (i = 0; i < MAX_POOLS && pools[i]; i++)
+    if (pools[i]->pool == pool)
+      p = pools[i];
+  pthread_mutex_unlock (&pools_lock);
+  if (p)
+    __tsan_release (p);
+  return real_g_thread_pool_push (pool, data, error);
 }
