@@ -3,7 +3,8 @@
 # with UndefinedBehaviorSanitizer (build-asan), the fuzzer under both for a
 # bounded time, and the concurrency tests under ThreadSanitizer
 # (build-tsan). Each run is one `meson test` of its build, so that its
-# meson-logs/testlog.json holds every verdict (.ci/run counts them).
+# meson-logs/testlog.json (build-tsan: testlog-env.json, the name meson
+# gives a run with a wrapper) holds every verdict (.ci/run counts them).
 #
 #   scripts/sanitize.sh setup        configures and builds build-asan and
 #                                    build-tsan (ccache when present)
@@ -149,7 +150,7 @@ case "${1:-}" in
   ci)
     start=$(date +%s)
     rm -f "$asan_build/meson-logs/testlog.json" \
-      "$tsan_build/meson-logs/testlog.json"
+      "$tsan_build/meson-logs/testlog-env.json"
     configure "$asan_build" address,undefined
     configure "$tsan_build" thread
     echo "sanitize: builds took $(( $(date +%s) - start )) s"
