@@ -1,37 +1,55 @@
 #!/usr/bin/python3
 """bench-soak: many live streams for a long time, poked at random.
 
-S pipelines in one process (GStreamer's Python bindings), each
+S pipelines in one process (GStreamer's Python bindings), the elements of
+--elements in turn (default all four):
   audiotestsrc is-live=true samplesperbuffer=480 freq=F
     ! capsfilter caps=audio/x-raw,format=F32LE,rate=R,channels=C
-    ! gpufftspectrum fft-size=N interval=100 ms ! fakesink sync=true
+    ! gpufftspectrum fft-size=N interval=100 ms   (or gpuspectrum, or
+      gpuloudness interval=100 ms)                ! fakesink sync=true
+  ... ! gpufftspectrogram ! video/x-raw,width=320,height=200,framerate=10/1
+    ! fakesink sync=true
 and every --poke-ms one of them, at random (seeded), gets one of:
   restart   NULL, then PLAYING again
   pause     PAUSED for 0.3 s, then PLAYING
-  fft-size  a new fft-size while playing (1024, 2048, 4096, 960)
+  property  a new analysis while playing: gpufftspectrum's fft-size (1024,
+            2048, 4096, 960), gpuspectrum's bands (64, 128, 256, 100),
+            gpuloudness's mode, gpufftspectrogram's fft-size (0, 1024, 2048)
   caps      a new rate or channel count while playing (renegotiation)
-  reset     the `reset` action signal
+  reset     the `reset` action signal (where the element has one;
+            gpuloudness's intervals start again there)
   flush     a flushing seek to 0 (the live source starts its timestamps
             again; the element drops what it held and starts anew)
 Checked for every stream, from its bus (a watch on the main loop):
-  - between two spectrum messages, the second's timestamp is the first's
-    timestamp + duration, plus one interval per interval counted in its
-    `dropped` field: nothing lost that is not counted ("holes"; a message
-    next to a timestamp below 0, which a live audiotestsrc gives after some
-    flushing seeks, wraps round and is counted apart); the next
-    jump within 60 s of a poke of the stream starts a new run instead;
+  - between two analysis messages, the second's interval starts where the
+    first's ended (spectrum: timestamp + duration; ebur128-level, whose
+    timestamp is the interval's end: the end, then end - duration), plus
+    one interval per interval counted in its `dropped` field: nothing lost
+    that is not counted ("holes"; a message next to a timestamp below 0,
+    which a live audiotestsrc gives after some flushing seeks, wraps round
+    and is counted apart); the next jump within 60 s of a poke of the
+    stream starts a new run instead; the spectrogram's pictures likewise
+    (PTS + duration = the next PTS, a probe on the sink), a jump counted
+    in the element's stats `dropped` not a hole;
   - no ERROR message; WARNING messages are counted;
   - each stream posts: its longest silence while PLAYING is reported (a
     new plan's compile, on a busy CPU device, can take seconds), and one
     silent for 60 s, or still silent at the end, is "stalled".
-Sampled every 10 s: the process's resident memory and open file
-descriptors (flat: the last third's mean within --rss-tolerance of the
-second third's).
+Sampled every 10 s: the process's resident memory, open file descriptors
+and threads. Their slopes (least squares over the samples after the
+warm-up: the first third, or --warmup-min, 2, if longer) per minute are
+reported: flat is a pass (RSS
+within --rss-slope % of its mean a minute, fds and threads less than one
+more over the run), and the last third's mean RSS against the middle
+third's (within --rss-tolerance).
+Pokes that hold the application's thread over 1 s (a state change or a
+property set that does not return promptly) are listed.
 Prints a summary table and one "@soak key=value ..." line; exit 1 when a
 check failed.
 
-  tests/bench/bench-soak.py [--plugin-path DIR] [--streams 32]
+  nice tests/bench/bench-soak.py [--plugin-path DIR] [--streams 32]
       [--minutes 20] [--poke-ms 500] [--seed 1]
+      [--elements gpufftspectrum,gpuspectrum,gpuloudness,gpufftspectrogram]
 """
 import argparse
 import os
@@ -41,10 +59,18 @@ import time
 
 import gi
 gi.require_version('Gst', '1.0')
-from gi.repository import GLib, Gst  # noqa: E402
+from gi.repository import GLib, GObject, Gst  # noqa: E402
 
 INTERVAL = 100 * Gst.MSECOND
 FFT_SIZES = [1024, 2048, 4096, 960]
+BANDS = [64, 128, 256, 100]
+SPECTROGRAM_FFT = [0, 1024, 2048]
+LOUDNESS_MODES = ['momentary', 'momentary+short-term',
+                  'momentary+short-term+global+loudness-range+sample-peak',
+                  'true-peak+sample-peak+loudness-range+global+short-term'
+                  '+momentary']
+ELEMENTS = ['gpufftspectrum', 'gpuspectrum', 'gpuloudness',
+            'gpufftspectrogram']
 RATES = [48000, 44100]
 CHANNELS = [2, 1]
 
@@ -61,21 +87,61 @@ def fd_count():
     return len(os.listdir('/proc/self/fd'))
 
 
+def thread_count():
+    with open('/proc/self/status') as f:
+        for line in f:
+            if line.startswith('Threads:'):
+                return int(line.split()[1])
+    return 0
+
+
+def slope(points):
+    """Least-squares slope of (x, y) points (0 with fewer than 2)."""
+    n = len(points)
+    if n < 2:
+        return 0.0
+    mx = sum(p[0] for p in points) / n
+    my = sum(p[1] for p in points) / n
+    sxx = sum((p[0] - mx) ** 2 for p in points)
+    if sxx == 0:
+        return 0.0
+    return sum((p[0] - mx) * (p[1] - my) for p in points) / sxx
+
+
 class Stream:
-    def __init__(self, i, rng):
+    def __init__(self, i, rng, kind):
         self.i = i
         self.rng = rng
+        self.kind = kind
         self.rate = 48000
         self.channels = 2
         self.fft = 1024
+        if kind == 'gpufftspectrum':
+            el = 'gpufftspectrum name=el fft-size=%d interval=%d' % (
+                self.fft, INTERVAL)
+        elif kind == 'gpuspectrum':
+            el = 'gpuspectrum name=el bands=128 interval=%d' % INTERVAL
+        elif kind == 'gpuloudness':
+            el = 'gpuloudness name=el interval=%d' % INTERVAL
+        else:
+            el = ('gpufftspectrogram name=el ! video/x-raw,width=320,'
+                  'height=200,framerate=10/1')
         self.pipe = Gst.parse_launch(
             'audiotestsrc is-live=true samplesperbuffer=480 freq=%d '
-            '! capsfilter name=cf ! gpufftspectrum name=el fft-size=%d '
-            'interval=%d ! fakesink sync=true'
-            % (200 + 37 * i, self.fft, INTERVAL))
+            '! capsfilter name=cf ! %s ! fakesink name=sink sync=true'
+            % (200 + 37 * i, el))
         self.cf = self.pipe.get_by_name('cf')
         self.el = self.pipe.get_by_name('el')
         self.set_caps()
+        self.has_reset = GObject.signal_lookup(
+            'reset', self.el.__gtype__) != 0
+        # the spectrogram's pictures (from the streaming thread)
+        self.pic_expect = None
+        self.pic_jumps = 0           # frames missing, not yet accounted
+        self.pic_dropped = 0         # the element's stats dropped, last read
+        if kind == 'gpufftspectrogram':
+            pad = self.pipe.get_by_name('sink').get_static_pad('sink')
+            pad.add_probe(Gst.PadProbeType.BUFFER, self.on_picture)
         self.messages = 0
         self.holes = 0
         self.wrapped = 0
@@ -114,46 +180,107 @@ class Stream:
             self.warnings += 1
         elif t == Gst.MessageType.ELEMENT:
             s = msg.get_structure()
-            if s is None or s.get_name() != 'spectrum':
+            if s is None or s.get_name() not in ('spectrum',
+                                                  'ebur128-level'):
                 return
-            self.messages += 1
-            self.last_msg_at = time.monotonic()
             ts = s.get_value('timestamp')
             dur = s.get_value('duration')
             ok, dropped = s.get_uint('dropped')
             dropped = dropped if ok else 0
-            self.dropped += dropped
-            wrapped = ts >= 2 ** 63 or (self.expect is not None
-                                        and self.expect >= 2 ** 63)
-            if wrapped:
-                # a timestamp below 0, wrapped (a live audiotestsrc gives
-                # some after flushing seeks, without any analyser)
-                self.wrapped += 1
-            elif self.expect is not None:
-                want = self.expect + dropped * INTERVAL
-                # (an interval's length is a whole number of samples: a
-                # few ns of rounding)
-                if abs(ts - want) <= 50000:
-                    pass
-                elif time.monotonic() < self.forgive_until:
-                    self.forgive_until = 0
-                else:
-                    self.holes += 1
-                    self.hole_ns += abs(ts - want)
-                    self.hole_notes.append(
-                        'stream %d: %+.3f s at %.3f s (the message before: '
-                        '%.3f s + %.3f s), last poke %s %.1f s before'
-                        % (self.i, (ts - want) / 1e9, ts / 1e9,
-                           self.prev[0] / 1e9, self.prev[1] / 1e9,
-                           self.last_poke[0],
-                           time.monotonic() - self.last_poke[1]))
-            self.expect = ts + dur
-            self.prev = (ts, dur)
+            if s.get_name() == 'ebur128-level':
+                # (the timestamp is the interval's end)
+                if ts is None or dur is None or ts >= 2 ** 63 or ts < dur:
+                    return
+                ts -= dur
+            self.check(ts, dur, dropped)
+
+    def on_picture(self, pad, info):
+        """A picture of the spectrogram (streaming thread): one more
+        message; a jump is counted against the element's dropped frames at
+        the next sample (count_pictures)."""
+        buf = info.get_buffer()
+        pts, dur = buf.pts, buf.duration
+        self.messages += 1
+        self.last_msg_at = time.monotonic()
+        if pts == Gst.CLOCK_TIME_NONE or dur == Gst.CLOCK_TIME_NONE:
+            return Gst.PadProbeReturn.OK
+        if pts >= 2 ** 63 or (self.pic_expect is not None
+                              and self.pic_expect >= 2 ** 63):
+            # (a wrapped upstream timestamp, as for the messages)
+            self.wrapped += 1
+        elif (self.pic_expect is not None
+              and abs(pts - self.pic_expect) > 1000000):
+            if time.monotonic() < self.forgive_until:
+                self.forgive_until = 0
+            elif pts > self.pic_expect:
+                self.pic_jumps += round((pts - self.pic_expect) / dur)
+            else:
+                self.holes += 1
+                self.hole_notes.append('stream %d (%s): picture at %.3f s, '
+                                       'expected %.3f s' % (
+                                           self.i, self.kind, pts / 1e9,
+                                           self.pic_expect / 1e9))
+        self.pic_expect = pts + dur
+        return Gst.PadProbeReturn.OK
+
+    def count_pictures(self):
+        """The spectrogram's jumps since the last call against the frames
+        its stats say it dropped meanwhile."""
+        if self.kind != 'gpufftspectrogram':
+            return
+        st = self.el.get_property('stats')
+        ok, dropped = st.get_uint64('dropped') if st else (False, 0)
+        dropped = dropped if ok else self.pic_dropped
+        counted = max(0, dropped - self.pic_dropped)
+        self.pic_dropped = dropped
+        self.dropped += counted
+        if self.pic_jumps > counted:
+            self.holes += 1
+            self.hole_ns += (self.pic_jumps - counted) * 100000000
+            self.hole_notes.append('stream %d (%s): %d pictures missing, %d '
+                                   'counted dropped' % (
+                                       self.i, self.kind, self.pic_jumps,
+                                       counted))
+        self.pic_jumps = 0
+
+    def check(self, ts, dur, dropped):
+        """One analysis message: contiguous with the one before."""
+        self.messages += 1
+        self.last_msg_at = time.monotonic()
+        self.dropped += dropped
+        wrapped = ts >= 2 ** 63 or (self.expect is not None
+                                    and self.expect >= 2 ** 63)
+        if wrapped:
+            # a timestamp below 0, wrapped (a live audiotestsrc gives
+            # some after flushing seeks, without any analyser)
+            self.wrapped += 1
+        elif self.expect is not None:
+            want = self.expect + dropped * INTERVAL
+            # (an interval's length is a whole number of samples: a
+            # few ns of rounding)
+            if abs(ts - want) <= 50000:
+                pass
+            elif time.monotonic() < self.forgive_until:
+                self.forgive_until = 0
+            else:
+                self.holes += 1
+                self.hole_ns += abs(ts - want)
+                self.hole_notes.append(
+                    'stream %d (%s): %+.3f s at %.3f s (the message '
+                    'before: %.3f s + %.3f s), last poke %s %.1f s before'
+                    % (self.i, self.kind, (ts - want) / 1e9, ts / 1e9,
+                       self.prev[0] / 1e9, self.prev[1] / 1e9,
+                       self.last_poke[0],
+                       time.monotonic() - self.last_poke[1]))
+        self.expect = ts + dur
+        self.prev = (ts, dur)
 
     def poke(self):
         self.pokes += 1
-        what = self.rng.choice(['restart', 'pause', 'fft-size', 'caps',
+        what = self.rng.choice(['restart', 'pause', 'property', 'caps',
                                 'reset', 'flush'])
+        if what == 'reset' and not self.has_reset:
+            what = 'property'
         self.last_poke = (what, time.monotonic())
         if what == 'restart':
             self.pipe.set_state(Gst.State.NULL)
@@ -163,11 +290,20 @@ class Stream:
             self.pipe.set_state(Gst.State.PAUSED)
             self.new_run()
             GLib.timeout_add(300, self.resume)
-        elif what == 'fft-size':
-            self.fft = self.rng.choice([n for n in FFT_SIZES
-                                        if n != self.fft])
+        elif what == 'property':
             self.new_run()
-            self.el.set_property('fft-size', self.fft)
+            if self.kind == 'gpufftspectrum':
+                self.fft = self.rng.choice([n for n in FFT_SIZES
+                                            if n != self.fft])
+                self.el.set_property('fft-size', self.fft)
+            elif self.kind == 'gpuspectrum':
+                self.el.set_property('bands', self.rng.choice(BANDS))
+            elif self.kind == 'gpuloudness':
+                Gst.util_set_object_arg(self.el, 'mode',
+                                        self.rng.choice(LOUDNESS_MODES))
+            else:
+                self.el.set_property('fft-size',
+                                     self.rng.choice(SPECTROGRAM_FFT))
         elif what == 'caps':
             if self.rng.random() < 0.5:
                 self.rate = RATES[1 - RATES.index(self.rate)]
@@ -181,6 +317,9 @@ class Stream:
                                          Gst.SeekFlags.FLUSH, 0):
                 self.errors.append('the flushing seek was refused')
         else:
+            if self.kind == 'gpuloudness':
+                # (its intervals start again at a reset)
+                self.new_run()
             self.el.emit('reset')
         self.last_msg_at = time.monotonic()
         return what
@@ -199,16 +338,25 @@ def main():
     ap.add_argument('--poke-ms', type=int, default=500)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--rss-tolerance', type=float, default=0.10)
+    ap.add_argument('--rss-slope', type=float, default=0.5,
+                    help='%% of the mean RSS a minute (default 0.5)')
+    ap.add_argument('--elements', default=','.join(ELEMENTS))
+    ap.add_argument('--warmup-min', type=float, default=2,
+                    help='minutes left out of the slopes (at least the '
+                    'first third; default 2)')
     args = ap.parse_args()
     if args.plugin_path:
         os.environ['GST_PLUGIN_PATH'] = args.plugin_path
     Gst.init(None)
-    if Gst.ElementFactory.find('gpufftspectrum') is None:
-        print('bench-soak: no gpufftspectrum element (GST_PLUGIN_PATH, '
-              '--plugin-path)', file=sys.stderr)
-        return 1
+    kinds = args.elements.split(',')
+    for k in kinds:
+        if Gst.ElementFactory.find(k) is None:
+            print('bench-soak: no %s element (GST_PLUGIN_PATH, '
+                  '--plugin-path)' % k, file=sys.stderr)
+            return 1
     rng = random.Random(args.seed)
-    streams = [Stream(i, random.Random(args.seed * 1000 + i))
+    streams = [Stream(i, random.Random(args.seed * 1000 + i),
+                      kinds[i % len(kinds)])
                for i in range(args.streams)]
     for s in streams:
         s.pipe.set_state(Gst.State.PLAYING)
@@ -218,16 +366,25 @@ def main():
     pokes = {}
     stalled = set()
 
+    slow_pokes = []
+
     def poke():
         s = rng.choice(streams)
+        t0 = time.monotonic()
         what = s.poke()
+        took = time.monotonic() - t0
+        if took > 1:
+            # the application's thread held: a state change or property
+            # set that did not return promptly
+            slow_pokes.append((took, what, s.i, s.kind, t0 - start))
         pokes[what] = pokes.get(what, 0) + 1
         return True
 
     def sample():
         now = time.monotonic()
-        samples.append((now - start, rss_kib(), fd_count()))
+        samples.append((now - start, rss_kib(), fd_count(), thread_count()))
         for s in streams:
+            s.count_pictures()
             silent = now - s.last_msg_at
             if silent > 10 and \
                     s.pipe.get_state(0)[1] == Gst.State.PLAYING:
@@ -261,6 +418,17 @@ def main():
     fd_mid = sum(x[2] for x in mid) / len(mid)
     fd_last = sum(x[2] for x in last) / len(last)
     rss_growth = rss_last / rss_mid - 1 if rss_mid else 0
+    # slopes a minute over the samples after the warm-up (the first third)
+    warm = [x for x in samples if x[0] >= args.warmup_min * 60]
+    steady = samples[third:] if len(samples) >= 3 else samples
+    if len(warm) < len(steady) and len(warm) >= 3:
+        steady = warm
+    rss_slope = slope([(x[0] / 60, x[1]) for x in steady])      # KiB/min
+    fd_slope = slope([(x[0] / 60, x[2]) for x in steady])
+    thr_slope = slope([(x[0] / 60, x[3]) for x in steady])
+    rss_mean = sum(x[1] for x in steady) / max(1, len(steady))
+    rss_slope_pct = 100 * rss_slope / rss_mean if rss_mean else 0
+    steady_min = (steady[-1][0] - steady[0][0]) / 60 if steady else 0
     msgs = sum(s.messages for s in streams)
     holes = sum(s.holes for s in streams)
     wrapped = sum(s.wrapped for s in streams)
@@ -268,16 +436,23 @@ def main():
     errors = [e for s in streams for e in s.errors]
     warnings = sum(s.warnings for s in streams)
 
-    print('bench-soak: %s UTC, %d live streams, %.1f min, a poke every %d '
-          'ms (seed %d), plugin path %s'
+    print('bench-soak: %s UTC, %d live streams (%s), %.1f min, a poke every '
+          '%d ms (seed %d), plugin path %s'
           % (time.strftime('%Y-%m-%d %H:%M', time.gmtime()), args.streams,
-             elapsed / 60, args.poke_ms, args.seed,
+             args.elements, elapsed / 60, args.poke_ms, args.seed,
              os.environ.get('GST_PLUGIN_PATH', '-')))
     print('pokes: ' + ', '.join('%s %d' % kv for kv in sorted(pokes.items())))
-    print('%-10s %10s' % ('time s', 'RSS MiB') + '%8s' % 'fds')
-    for t, r, f in samples[::max(1, len(samples) // 12)] + samples[-1:]:
-        print('%-10.0f %10.1f %7d' % (t, r / 1024, f))
+    print('%-10s %10s %7s %8s' % ('time s', 'RSS MiB', 'fds', 'threads'))
+    for t, r, f, th in samples[::max(1, len(samples) // 12)] + samples[-1:]:
+        print('%-10.0f %10.1f %7d %8d' % (t, r / 1024, f, th))
     longest = max([getattr(s, 'longest', 0) for s in streams])
+    for k in args.elements.split(','):
+        ks = [s for s in streams if s.kind == k]
+        print('%-18s %d streams: %d messages%s, %d dropped (counted), %d '
+              'holes' % (k, len(ks), sum(s.messages for s in ks),
+                         ' (pictures)' if k == 'gpufftspectrogram' else '',
+                         sum(s.dropped for s in ks),
+                         sum(s.holes for s in ks)))
     print('messages %d, intervals dropped (counted) %d, holes (not counted) '
           '%d, messages next to a wrapped upstream timestamp %d, errors %d, '
           'warnings %d, stalled streams %d, longest silence while playing '
@@ -287,20 +462,34 @@ def main():
     print('RSS: %.1f -> %.1f MiB (%+.1f %%, middle third to last), fds %.0f '
           '-> %.0f' % (rss_mid / 1024, rss_last / 1024, 100 * rss_growth,
                        fd_mid, fd_last))
+    print('slopes after the first third (%.1f min): RSS %+.0f KiB/min '
+          '(%+.2f %% of %.1f MiB a minute), fds %+.2f/min, threads %+.2f/min'
+          % (steady_min, rss_slope, rss_slope_pct, rss_mean / 1024,
+             fd_slope, thr_slope))
+    slow_pokes.sort(reverse=True)
+    print('pokes that held the application thread over 1 s: %d%s'
+          % (len(slow_pokes), ''.join(
+              '\n  %.1f s: %s of stream %d (%s) at %.0f s' % p
+              for p in slow_pokes[:5])))
     for e in errors[:5]:
         print('error: ' + e)
     for n in [n for s in streams for n in s.hole_notes][:10]:
         print('hole: ' + n)
     for n in [n for s in streams for n in s.stall_notes][:10]:
         print('silent: ' + n)
-    ok = (not errors and holes == 0 and not stalled
+    flat = (rss_slope_pct <= args.rss_slope
+            and fd_slope * steady_min < 1 and thr_slope * steady_min < 1)
+    ok = (not errors and holes == 0 and not stalled and flat
           and rss_growth <= args.rss_tolerance and fd_last <= fd_mid + 2)
     print('@soak streams=%d minutes=%.1f pokes=%d messages=%d dropped=%d '
           'holes=%d wrapped=%d errors=%d warnings=%d stalled=%d '
-          'rss_mid_kib=%.0f rss_last_kib=%.0f fd_mid=%.0f fd_last=%.0f ok=%d'
+          'rss_mid_kib=%.0f rss_last_kib=%.0f fd_mid=%.0f fd_last=%.0f '
+          'rss_slope_kib_min=%.0f rss_slope_pct_min=%.2f fd_slope_min=%.2f '
+          'threads_slope_min=%.2f slow_pokes=%d flat=%d ok=%d'
           % (args.streams, elapsed / 60, sum(pokes.values()), msgs, dropped,
              holes, wrapped, len(errors), warnings, len(stalled), rss_mid,
-             rss_last, fd_mid, fd_last, ok))
+             rss_last, fd_mid, fd_last, rss_slope, rss_slope_pct, fd_slope,
+             thr_slope, len(slow_pokes), flat, ok))
     return 0 if ok else 1
 
 

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The sanitizer runs: the element and engine tests under AddressSanitizer
+# with UndefinedBehaviorSanitizer (build-asan), the fuzzer under both for a
+# bounded time, and the concurrency tests under ThreadSanitizer
+# (build-tsan). Each run is one `meson test` of its build, so that its
+# meson-logs/testlog.json (build-tsan: testlog-env.json, the name meson
+# gives a run with a wrapper) holds every verdict (.ci/run counts them).
+#
+#   scripts/sanitize.sh setup        configures and builds build-asan and
+#                                    build-tsan (ccache when present)
+#   scripts/sanitize.sh asan [TEST...]
+#       the named tests of build-asan, or the CI selection: the core set
+#       (CORE below) always, then ROTATE tests of the rest picked by a seed
+#       (GPUFFT_SANITIZE_SEED, default the hour since the epoch; printed),
+#       and element-fuzz for GPUFFT_FUZZ_SECONDS (default 90) from a seed
+#       of the same rotation
+#   scripts/sanitize.sh tsan [TEST...]
+#       the named tests of build-tsan, or element-concurrency (for
+#       GPUFFT_CONCURRENCY_SECONDS, default 20) and element-stress
+#   scripts/sanitize.sh ci           setup, asan, tsan; exit 1 when either
+#                                    failed (both run)
+# Environment: GPUFFT_SANITIZE_ROTATE (how many rotating tests, default 4),
+# GPUFFT_SANITIZE_SEED, GPUFFT_FUZZ_SECONDS, ASAN_BUILD_DIR (build-asan),
+# TSAN_BUILD_DIR (build-tsan).
+#
+# Never under a sanitizer: the valgrind tests (valgrind and ASan exclude
+# each other), the Python tests (element-pulsesrc, element-ebu-files, demo:
+# the interpreter is not instrumented), the tools' self-tests, spirv-val and
+# the layer check (no code of ours runs).
+#
+# Runtime options: ASan stops at the first error and LeakSanitizer reports
+# leaks at exit (suppressions: tests/lsan.supp, GLib, GStreamer and Mesa
+# internals only); UBSan stops at the first error with its stack
+# (halt_on_error=1); TSan reports every race and fails the test
+# (suppressions: tests/tsan.supp, GLib, GStreamer and Mesa internals only).
+# GStreamer scans the plugin in the test's own process (GST_REGISTRY_FORK=no:
+# gst-plugin-scanner is not instrumented and could not load it), and GLib
+# allocates with malloc (G_SLICE=always-malloc), so that the sanitizers see
+# every block.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$(pwd)
+
+asan_build=${ASAN_BUILD_DIR:-build-asan}
+tsan_build=${TSAN_BUILD_DIR:-build-tsan}
+
+# Always, in this order (the tests that reach the most of our code the
+# quickest): the engine's error paths, threads, scheduler and loudness;
+# the elements' hostile inputs, many elements on many threads, gpuloudness.
+CORE="engine-errors engine-threads engine-scheduler engine-loudness
+      element-hostile element-stress element-loudness"
+# (known bugs kept out of CI: tests/ubsan.supp, and the fuzzer's KNOWN BUG
+# inputs, GPUFFT_FUZZ_KNOWN_BUGS)
+EXCLUDE_RE='^(valgrind-|spirv-val-|layers|guard-table$|run-binaries$|demo$|element-pulsesrc$|element-ebu-files$|element-fuzz$)'
+
+configure () {
+  local dir=$1 sanitize=$2
+  local cc=${CC:-gcc}
+  if [ -z "${CC:-}" ] && command -v ccache >/dev/null; then
+    cc="ccache gcc"
+  fi
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" >/dev/null
+  else
+    CC="$cc" meson setup "$dir" -Db_sanitize="$sanitize" -Db_lundef=false \
+      -Dbuildtype=debugoptimized -Dexamples=disabled -Dbenchmarks=disabled
+  fi
+  ninja -C "$dir"
+}
+
+common_env () {
+  export GST_REGISTRY_FORK=no
+  export G_SLICE=always-malloc
+  export GPUFFT_TESTS_REQUIRE_DEVICE=${GPUFFT_TESTS_REQUIRE_DEVICE:-1}
+}
+
+asan_env () {
+  common_env
+  # (verify_asan_link_order=0: element-hung-gpu preloads its Vulkan shim,
+  # itself built with ASan, ahead of the runtime)
+  export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:verify_asan_link_order=0:detect_stack_use_after_return=0:strict_string_checks=0:check_initialization_order=1"
+  export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$src/tests/ubsan.supp"
+}
+
+tsan_env () {
+  common_env
+  export TSAN_OPTIONS="suppressions=$src/tests/tsan.supp:halt_on_error=0:exitcode=66:second_deadlock_stack=1:history_size=4:report_signal_unsafe=0"
+}
+
+# The seed of the rotation and of the fuzzer's start
+seed=${GPUFFT_SANITIZE_SEED:-$(( $(date +%s) / 3600 ))}
+
+asan_selection () {
+  local rotate=${GPUFFT_SANITIZE_ROTATE:-4}
+  meson test -C "$asan_build" --list 2>/dev/null |
+    sed 's/^gst-gpufft:[^ ]* \/ //' | python3 -c '
+import random, re, sys
+core = sys.argv[1].split()
+exclude = re.compile(sys.argv[2])
+rotate, seed = int(sys.argv[3]), int(sys.argv[4])
+names = [l.strip() for l in sys.stdin if l.strip()]
+rest = sorted(n for n in names if n not in core and not exclude.search(n))
+random.Random(seed).shuffle(rest)
+print(" ".join([n for n in core if n in names] + rest[:rotate]))
+' "$CORE" "$EXCLUDE_RE" "$rotate" "$seed"
+}
+
+run_asan () {
+  local tests
+  asan_env
+  if [ $# -gt 0 ]; then
+    tests="$*"
+  else
+    tests="$(asan_selection) element-fuzz"
+    export GPUFFT_FUZZ_SECONDS=${GPUFFT_FUZZ_SECONDS:-90}
+    export GPUFFT_FUZZ_FIRST_SEED=$(( seed * 1000 % 1000000 + 1 ))
+    echo "sanitize: ASan+UBSan seed $seed (GPUFFT_SANITIZE_SEED=$seed" \
+      "replays this selection), fuzz ${GPUFFT_FUZZ_SECONDS} s from seed" \
+      "$GPUFFT_FUZZ_FIRST_SEED"
+  fi
+  echo "sanitize: ASan+UBSan tests: $tests"
+  # shellcheck disable=SC2086
+  meson test -C "$asan_build" --no-rebuild --print-errorlogs \
+    --timeout-multiplier 3 $tests
+}
+
+run_tsan () {
+  local tests
+  tsan_env
+  tests="${*:-element-concurrency element-stress}"
+  # (the concurrency stress for longer than in the plain suite)
+  export GPUFFT_CONCURRENCY_SECONDS=${GPUFFT_CONCURRENCY_SECONDS:-20}
+  echo "sanitize: TSan tests: $tests"
+  # shellcheck disable=SC2086
+  # (GLib's futex locks, reference counts and g_once made visible to TSan:
+  # preloaded into the tests, not into meson)
+  meson test -C "$tsan_build" --no-rebuild --print-errorlogs \
+    --wrapper "env LD_PRELOAD=$src/$tsan_build/tests/element/libtsan-glib.so" \
+    --timeout-multiplier 4 $tests
+}
+
+case "${1:-}" in
+  setup)
+    configure "$asan_build" address,undefined
+    configure "$tsan_build" thread
+    ;;
+  asan) shift; run_asan "$@" ;;
+  tsan) shift; run_tsan "$@" ;;
+  ci)
+    start=$(date +%s)
+    rm -f "$asan_build/meson-logs/testlog.json" \
+      "$tsan_build/meson-logs/testlog-env.json"
+    configure "$asan_build" address,undefined
+    configure "$tsan_build" thread
+    echo "sanitize: builds took $(( $(date +%s) - start )) s"
+    rc=0
+    t=$(date +%s)
+    ( run_asan ) || rc=1
+    echo "sanitize: ASan+UBSan run took $(( $(date +%s) - t )) s"
+    t=$(date +%s)
+    ( run_tsan ) || rc=1
+    echo "sanitize: TSan run took $(( $(date +%s) - t )) s;" \
+      "sanitizers in all $(( $(date +%s) - start )) s"
+    exit $rc
+    ;;
+  *)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d'
+    exit 2
+    ;;
+esac
