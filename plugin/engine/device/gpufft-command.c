@@ -158,6 +158,30 @@ gpufft_command_wait (GpufftCommand * c, GpufftContext * ctx,
 }
 
 gboolean
+gpufft_command_wait_cancellable (GpufftCommand * c, GpufftContext * ctx,
+    guint64 timeout_ns, const gint * cancel, gboolean * cancelled,
+    GError ** error)
+{
+  VkResult res;
+
+  *cancelled = FALSE;
+  if (!c->pending)
+    return TRUE;
+  res = gpufft_context_wait_fence (ctx, c->fence, timeout_ns, cancel);
+  if (res == VK_TIMEOUT)
+    return FALSE;
+  if (res == VK_NOT_READY) {
+    *cancelled = TRUE;
+    return FALSE;
+  }
+  if (!gpufft_vk_check (res, "vkWaitForFences", error))
+    return FALSE;
+  c->pending = FALSE;
+  c->completed = TRUE;
+  return TRUE;
+}
+
+gboolean
 gpufft_command_run (GpufftCommand * c, GpufftContext * ctx,
     const gchar * doing, GError ** error)
 {

@@ -89,6 +89,9 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   g_mutex_lock (&plan->lock);
   func = plan->func;
   func_data = plan->func_data;
+  /* (gpufft_plan_free waits for the calls under way) */
+  if (func)
+    plan->delivering++;
   if (failed && plan->error == NULL)
     plan->error = g_error_copy (error);
   if (timings)
@@ -130,6 +133,8 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   g_clear_error (&err);
 
   g_mutex_lock (&plan->lock);
+  if (func)
+    plan->delivering--;
   if (!func) {
     GList *l;
 
@@ -141,6 +146,18 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   g_cond_broadcast (&plan->cond);
   g_mutex_unlock (&plan->lock);
   /* (the plan may be freed by its owner from here on) */
+}
+
+void
+gpufft_plan_set_cancel (GpufftPlan * plan, const gint * cancel)
+{
+  g_return_if_fail (plan != NULL);
+  /* (a host plan's waits are for its own thread, never the device's) */
+  if (plan->host)
+    return;
+  g_mutex_lock (&plan->lock);
+  plan->cancel = cancel;
+  g_mutex_unlock (&plan->lock);
 }
 
 void
@@ -170,9 +187,16 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
   if (plan->host)
     return gpufft_host_plan_collect (plan->host, wait, func, user_data);
   g_mutex_lock (&plan->lock);
+  /* (the scheduler finishes every slot at the latest at its stall
+   * deadline) */
   if (wait && !gpufft_context_in_worker ())
     while (plan->n_busy > 0)
-      g_cond_wait (&plan->cond, &plan->lock);
+      if (!gpufft_plan_wait (plan)) {
+        g_mutex_unlock (&plan->lock);
+        g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED,
+            "the wait for the plan's batches was cancelled");
+        return -1;
+      }
   got = plan->stash;
   g_queue_init (&plan->stash);
   n = plan->n_stashed;
