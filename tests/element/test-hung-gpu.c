@@ -234,7 +234,8 @@ threads_named (const gchar * prefix)
  * set_state (NULL) returns within 1 s. The others each post an ERROR within 10 s (the stall deadline,
  * GPUFFT_STALL_S, not the fence timeout) and go to NULL within 1 s too.
  * Once the device signals again, the work they left behind is released
- * (no thread of the engine's left), and a new pipeline, on a new context
+ * (no thread of the engine's left: the hung context is destroyed, the
+ * input it may have read released), and a new pipeline, on a new context
  * of the device, works. */
 GST_START_TEST (test_hung_default_deadlines)
 {
@@ -327,9 +328,18 @@ GST_START_TEST (test_hung_default_deadlines)
   /* the device signals again: what was left behind is released */
   hang (0);
   end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (threads_named ("gpufft-free") > 0 && g_get_monotonic_time () < end)
+  while ((threads_named ("gpufft-free") > 0
+          || threads_named ("gpufft-late") > 0
+          || threads_named ("gpufft-complete") > 0)
+      && g_get_monotonic_time () < end)
     g_usleep (50 * 1000);
   fail_unless_equals_int (threads_named ("gpufft-free"), 0);
+  /* (the input the hung device might still have read, released once it
+   * signals again: GPUFFT_IMPORT_MIN_BYTES=1 imports every buffer) */
+  fail_unless_equals_int (threads_named ("gpufft-late"), 0);
+  /* (the hung context too: its scheduler's threads joined) */
+  fail_unless_equals_int (threads_named ("gpufft-complete"), 0);
+  fail_unless_equals_int (threads_named ("gpufft-submit"), 0);
 
   /* and a new pipeline works, on a new context of the device */
   hung_stream_start (&fresh, "gpufftspectrum", AUDIO "gpufftspectrum "

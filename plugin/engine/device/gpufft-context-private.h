@@ -73,6 +73,12 @@ struct _GpufftContext
   gpointer services[GPUFFT_N_SERVICES];
   GDestroyNotify service_destroy[GPUFFT_N_SERVICES];
 
+  /* Memory a hung device may still read (gpufft_context_release_later),
+   * under late_lock; late_running: its thread runs. */
+  GMutex late_lock;
+  GSList *late;
+  gboolean late_running;
+
   /* Counters (gpufft_context_get_stats()), under stats_lock. */
   GMutex stats_lock;
   GpufftContextStats stats;
@@ -124,6 +130,19 @@ guint64 gpufft_context_stall_deadline_ns (GpufftContext * ctx,
  * responding: <doing> did not finish within N s ...". */
 void gpufft_context_set_stall_error (GpufftContext * ctx, GError ** error,
     const gchar * doing, guint64 waited_ns);
+
+/* What a device declared hung (lost) may still read, such as an imported
+ * segment in flight at a stall: release (data) is called on a thread of
+ * the engine's once a fence submitted after this call signals (the device
+ * has then finished everything submitted before it), waited for in
+ * blocking waits of 1 s up to the fence timeout; if it does not signal by
+ * then (the device is really hung) or cannot be submitted (lost), never:
+ * the memory stays referenced, a deliberate leak. That thread holds a
+ * reference on the context meanwhile; it is not counted by
+ * gpufft_wait_released() (a hung device would hold its callers up to the
+ * fence timeout). Thread-safe. */
+void gpufft_context_release_later (GpufftContext * ctx,
+    GDestroyNotify release, gpointer data);
 
 /* Waits for fence at most timeout_ns, giving up when *cancel (may be NULL)
  * becomes non-zero: blocking waits of at most GPUFFT_CANCEL_POLL_MS each.

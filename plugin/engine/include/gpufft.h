@@ -71,13 +71,18 @@
  *   never wait for the device: what is still in flight is abandoned to the
  *   engine, which frees it on a thread of its own once the device has
  *   finished it, failed it, or was declared hung (the stall deadline), all
- *   within the deadlines above. The caller may assume, once free returns:
+ *   within the deadlines above (declared hung, the objects' device memory
+ *   goes back to the lost context's blocks, which no new object takes:
+ *   the context is destroyed with its last reference). The caller may
+ *   assume, once free returns:
  *   no result function or callback of the object runs any more (one being
  *   called when free was called has returned), and the object must not be
  *   used again; memory handed in with a release function (GpufftSegment)
- *   is released when the device no longer reads it (never, where it was
- *   hung with the read in flight). gpufft_wait_released() waits for what
- *   was abandoned; the process's exit waits for it too (at most 10 s).
+ *   is released when the device no longer reads it (where it was declared
+ *   hung with the read in flight: once it has finished it after all,
+ *   within the fence timeout; else never). gpufft_wait_released() waits
+ *   for what was abandoned (not for such late releases); the process's
+ *   exit waits for it too (at most 10 s).
  *   (A host plan, gpufft_plan_new_host(), has no device: its free waits
  *   for its own thread's CPU work, as described there.)
  *
@@ -534,9 +539,12 @@ typedef struct
    * bytes()). The caller keeps `data` valid and unchanged until the engine
    * calls release (release_data), exactly once: at the end of
    * gpufft_plan_submit() when it copied the segment or the submit failed,
-   * else on the device's completion thread once the GPU has read it; never
-   * when the device is lost or hangs with the read in flight (the memory
-   * might still be read: it stays referenced, a deliberate leak). */
+   * else on the device's completion thread once the GPU has read it. When
+   * the device is lost or hangs with the read in flight, once a fence
+   * submitted behind it signals (the device has finished it), on a thread
+   * of the engine's; never if that does not happen within the fence
+   * timeout (the memory might still be read: it stays referenced, a
+   * deliberate leak). */
   GDestroyNotify release;
   gpointer release_data;
   /* Optional (interleaved input, with release): `data` lies in this host

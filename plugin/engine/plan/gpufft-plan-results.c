@@ -55,6 +55,27 @@ fill_result (GpufftPlan * plan, GpufftSlot * s, guint g, gboolean failed,
   gpufft_plan_analysis_fill (plan, s, g, r);
 }
 
+/* An import a lost or hung device may still read, released once it has
+ * finished (gpufft_context_release_later). */
+typedef struct
+{
+  GpufftContext *ctx;
+  SlotImport si;
+} LateImport;
+
+static void
+late_import_release (gpointer data)
+{
+  LateImport *li = data;
+
+  if (!li->si.borrowed)
+    gpufft_import_clear (li->ctx, &li->si.imp);
+  if (li->si.release)
+    li->si.release (li->si.release_data);
+  gpufft_context_unref (li->ctx);
+  g_free (li);
+}
+
 void
 gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
     const GpufftTimings * timings, const GError * error)
@@ -67,11 +88,20 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   guint g, i, frame = 0;
 
   /* The GPU has read the imported input, or never will; but a device that
-   * is lost or hangs may still read it: then it is left allocated and
-   * referenced (released never), rather than freed under the device. */
-  if (error && g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST))
+   * is lost or hangs may still read it: then it stays allocated and
+   * referenced until the device has finished what was submitted
+   * (gpufft_context_release_later: never, if it does not within the fence
+   * timeout), rather than freed under the device. */
+  if (error && g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST)) {
+    for (i = 0; i < s->imports->len; i++) {
+      LateImport *li = g_new (LateImport, 1);
+
+      li->ctx = gpufft_context_ref (plan->ctx);
+      li->si = g_array_index (s->imports, SlotImport, i);
+      gpufft_context_release_later (plan->ctx, late_import_release, li);
+    }
     g_array_set_size (s->imports, 0);
-  else
+  } else
     gpufft_plan_release_imports (plan, s);
   if (error == NULL && (!gpufft_buffer_invalidate (&s->out, plan->ctx, &err)
           || !gpufft_buffer_invalidate (&s->counts, plan->ctx, &err)
