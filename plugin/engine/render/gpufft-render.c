@@ -19,6 +19,12 @@ static const guint32 render_spv[] =
 #define RENDER_T 64             /* local_size_x of render.comp */
 #define N_BUFFERS 7
 #define N_TARGETS 8             /* imports kept (a buffer pool's worth) */
+/* A run's expected time before any was measured, per pixel of the frame:
+ * far slower than any device measured (lavapipe composes a 1920x1080 frame
+ * in a few tens of ms), so that the first runs' stall deadlines err on the
+ * long side. */
+#define PRIOR_NS_PER_PIXEL_CPU 1000.0
+#define PRIOR_NS_PER_PIXEL_GPU 10.0
 
 typedef struct
 {
@@ -158,6 +164,8 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
   n_map = config->wf_h + config->sp_w;
   pixels = (gsize) config->width * config->height;
   r->import = import_targets (ctx);
+  r->expected_ns = pixels * (gpufft_context_is_cpu (ctx) ?
+      PRIOR_NS_PER_PIXEL_CPU : PRIOR_NS_PER_PIXEL_GPU);
 
   r->columns_pipe = gpufft_cache_pipeline (ctx, render_spv,
       sizeof (render_spv), N_BUFFERS, NULL, sizeof (RenderParams), &spec0, 1,
