@@ -39,7 +39,10 @@
  * device's rate: measured on the submissions that complete (those of at
  * least 20 ms; the slowest recent rate: it rises at once, falls back by
  * 1/16 per measurement), before that a prior far slower than any device
- * (1 us per unit of work on CPU devices, 10 ns on GPUs). A stall is the
+ * (1 us per unit of work on CPU devices, 10 ns on GPUs). A submission
+ * that holds a cold job (GpufftJob.cold: kernels run for the first time,
+ * which a driver may compile only then) waits up to the fence timeout
+ * instead, and is not measured. A stall is the
  * sticky error below ("the GPU stopped responding"), and the context is
  * marked lost: its command buffers are never waited for again (the
  * stalled one stays pending until the context is destroyed).
@@ -119,6 +122,12 @@ struct _GpufftJob
   guint64 work;                 /* what the device has to do, in samples
                                  * read by the kernels (the stall deadline
                                  * scales with it) */
+  gboolean cold;                /* its kernels' first run (a new plan's
+                                 * first batch, a new pipeline's): the
+                                 * driver may compile them only then (a CPU
+                                 * device: seconds), so its submission
+                                 * waits up to the fence timeout and is not
+                                 * measured */
 
   GList link;                   /* in the pending queue */
   guint round;                  /* its series' n-th job in a submission */

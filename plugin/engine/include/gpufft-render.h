@@ -29,7 +29,9 @@
  *     the render's expected time (the slowest recent run, measured from
  *     its submission: it includes the device's queue ahead of it; before
  *     the first, 1 us a pixel on CPU devices, 10 ns on GPUs), at most
- *     the fence timeout; past it the device counts as hung
+ *     the fence timeout (the first run, whose kernels the driver may
+ *     compile only then, the fence timeout); past it the device counts as
+ *     hung
  *     (GPUFFT_ERROR_DEVICE_LOST, "the GPU stopped responding") and its
  *     context is marked lost;
  *   - the run's cancel flag (GpufftRenderRun.cancel): set non-zero (a flush

@@ -53,7 +53,10 @@
  *   the submissions that complete (the slowest recent rate, so that a
  *   loaded CPU device raises it), and a submission whose fence has not
  *   signalled GPUFFT_STALL_S seconds plus 4x its expected time after the
- *   device could start it (the previous one done) counts as a stall: the
+ *   device could start it (the previous one done) counts as a stall (but
+ *   for a submission that runs kernels for the first time, a new plan's
+ *   first batch: a driver may compile them only then, which takes seconds
+ *   on a CPU device; it waits up to the fence timeout): the
  *   device is declared hung (GPUFFT_ERROR_DEVICE_LOST, "the GPU stopped
  *   responding"), every batch in flight or queued on it fails at once, the
  *   context is marked lost (the next gpufft_context_get() makes a new one)

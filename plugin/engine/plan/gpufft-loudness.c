@@ -687,6 +687,7 @@ gpufft_loudness_submit (GpufftLoudness * lo, guint n_blocks, gboolean reset,
   s->params.base = lo->cfg.block_frames / CHUNKS;
   s->params.extra = lo->cfg.block_frames % CHUNKS;
   s->params.parity = lo->parity;
+  s->job.cold = !lo->started;   /* (the kernels' first run) */
   s->params.reset = reset || !lo->started ? 1 : 0;
   lo->started = TRUE;
   s->params.phases = lo->cfg.tp_phases;

@@ -395,6 +395,9 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   /* (what the kernels read: each frame's samples of each channel) */
   s->job.work = (guint64) batch->n_frames * plan->cfg.fft_size *
       plan->cfg.channels + span;
+  /* (the plan's first batch, or the first on a new pipeline) */
+  s->job.cold = s->fft != plan->warm_fft;
+  plan->warm_fft = s->fft;
 
   /* Staging and tables are host-coherent (gpufft-buffer.c): no flush. The
    * scheduler's queue lock orders these writes before its recording. */

@@ -268,6 +268,9 @@ struct _GpufftPlan
   GpufftSlot slots[N_SLOTS];
   guint n_slots;                /* slots made (see STAGING_BUDGET) */
   guint next;                   /* slot of the next submission (submitter) */
+  /* submitter: the FFT pipeline of the last batch submitted (a batch whose
+   * pipeline differs, the plan's first, is a cold job: GpufftJob.cold) */
+  const GpufftPipeline *warm_fft;
 
   /* Open group (spanning batches): the submitter's. */
   gboolean open;

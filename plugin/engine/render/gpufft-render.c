@@ -60,6 +60,10 @@ struct _GpufftRender
   guint64 uses;
   gboolean import;              /* the device imports host memory */
   gint64 submitted_us;          /* the run in flight's submission */
+  gboolean ran;                 /* a run completed (the first, the
+                                 * kernels' first run, may wait up to the
+                                 * fence timeout: the driver may compile
+                                 * them only then) */
   gdouble expected_ns;          /* the slowest recent run (submission to
                                  * fence) */
   GDestroyNotify held_release;  /* gpufft_render_hold: called once the run
@@ -254,7 +258,9 @@ static gboolean
 render_wait (GpufftRender * r, const gint * cancel, GError ** error)
 {
   GpufftContext *ctx = r->ctx;
-  guint64 deadline = gpufft_context_stall_deadline_ns (ctx, r->expected_ns);
+  guint64 deadline = r->ran ?
+      gpufft_context_stall_deadline_ns (ctx, r->expected_ns) :
+      ctx->fence_timeout_ns;
   gint64 waited_ns;
   gboolean cancelled;
   GError *err = NULL;
@@ -272,9 +278,11 @@ render_wait (GpufftRender * r, const gint * cancel, GError ** error)
           &err)) {
     gdouble ns = (g_get_monotonic_time () - r->submitted_us) * 1000.0;
 
-    /* (rises at once, falls back by 1/16 a run) */
-    r->expected_ns = ns > r->expected_ns ? ns :
-        r->expected_ns - (r->expected_ns - ns) / 16.0;
+    /* (rises at once, falls back by 1/16 a run; not the first run's) */
+    if (r->ran)
+      r->expected_ns = ns > r->expected_ns ? ns :
+          r->expected_ns - (r->expected_ns - ns) / 16.0;
+    r->ran = TRUE;
     if (r->held_release)
       r->held_release (r->held_data);
     r->held_release = NULL;
