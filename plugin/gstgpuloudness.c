@@ -157,6 +157,10 @@ struct _GstGpuLoudness
   gboolean post_messages;
   gint device_index;
   gint reset_requested;         /* atomic: the `reset` signal */
+  /* atomic: set from PAUSED to READY (a stop): a streaming thread waiting
+   * for the device (every slot in flight) lets go at once
+   * (gpufft_loudness_set_cancel) */
+  gint wait_cancel;
 
   GstGpuFftPoster *poster;
   GstGpuFftDevice *device;      /* start (a device-index) or the first
@@ -640,6 +644,7 @@ adopt (GstGpuLoudness * self, gboolean wait)
     return FALSE;
   }
   self->lo = lo;
+  gpufft_loudness_set_cancel (lo, &self->wait_cancel);
   self->staging = gpufft_loudness_staging (lo, &err);
   self->fill = 0;
   if (!self->staging) {
@@ -678,8 +683,13 @@ submit (GstGpuLoudness * self, guint n_blocks)
   if (!gpufft_loudness_submit (self->lo, n_blocks, self->reset_next,
           self->gen, &err)
       || !(self->staging = gpufft_loudness_staging (self->lo, &err))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("The device failed."),
-        ("%s", err->message));
+    /* (a stop let the wait for the device go: no error, the stop clears
+     * the state) */
+    if (g_error_matches (err, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED))
+      GST_DEBUG_OBJECT (self, "stopping: %s", err->message);
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("The device failed."),
+          ("%s", err->message));
     g_clear_error (&err);
     self->staging = NULL;
     self->failed = TRUE;
@@ -847,7 +857,9 @@ release_device_work (GstGpuLoudness * self)
   g_mutex_lock (&self->lock);
   self->gen++;
   g_mutex_unlock (&self->lock);
-  /* (waits for the batches in flight: no result after it) */
+  /* (no result after it; the batches in flight are left to the engine,
+   * which frees them when the device is done with them or stopped
+   * responding: a stop never waits for the device) */
   g_clear_pointer (&self->lo, gpufft_loudness_free);
   self->staging = NULL;
   self->fill = 0;
@@ -1013,9 +1025,12 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   self->next_ts = time_of (self, self->frames);
   if (ok)
     ok = submit_for_marks (self);
-  /* (a wait for the maker that a flush or a stop let go) */
+  /* (a wait for the maker that a flush or a stop let go, or a wait for
+   * the device that a stop let go) */
   if (!ok && !self->failed && g_atomic_int_get (&self->adopt_cancel))
     return GST_FLOW_FLUSHING;
+  if (!ok && g_atomic_int_get (&self->wait_cancel))
+    return GST_FLOW_FLUSHING;   /* (stopping) */
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -1117,18 +1132,24 @@ gst_gpu_loudness_change_state (GstElement * element, GstStateChange transition)
   GstGpuLoudness *self = GST_GPU_LOUDNESS (element);
   GstStateChangeReturn ret;
 
+  /* (a stop: a streaming thread waiting for the maker or the device lets
+   * go; the pads' deactivation takes the stream lock) */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
-    /* (the pads' deactivation takes the stream lock) */
     g_atomic_int_set (&self->adopt_cancel, 1);
+    g_atomic_int_set (&self->wait_cancel, 1);
     gst_gpu_fft_poster_set_stopping (self->poster, TRUE);
   } else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     g_atomic_int_set (&self->adopt_cancel, 0);
+    g_atomic_int_set (&self->wait_cancel, 0);
     gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
   if (ret == GST_STATE_CHANGE_FAILURE
-      && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+      && transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     g_atomic_int_set (&self->adopt_cancel, 0);
+    g_atomic_int_set (&self->wait_cancel, 0);
+    gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
+  }
   return ret;
 }
 

@@ -28,6 +28,9 @@ void
 gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
     const gchar * what, const GError * error)
 {
+  /* (a stop let a wait for the device go: no error) */
+  if (g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED))
+    return;
   /* the streaming thread and the completion thread may both see one
    * device failure: one error message */
   if (!g_atomic_int_compare_and_exchange (&self->error_posted, 0, 1))

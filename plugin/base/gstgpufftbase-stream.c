@@ -647,6 +647,9 @@ static void
 install_plan (GstGpuFftBase * self, GpufftPlan * plan)
 {
   self->plan = plan;
+  /* (a stop lets a wait for the device go; a flush waits: its intervals
+   * are posted before it goes on) */
+  gpufft_plan_set_cancel (plan, &self->plan_stop_cancel);
   set_result_func (self);
   self->max_frames = MAX (gpufft_plan_get_max_frames (plan), 1);
   self->max_groups = MAX (gpufft_plan_get_max_groups (plan), 1);
@@ -1146,7 +1149,9 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
       self->dropped_pending += p->dropped;
     gst_gpu_fft_message_params_free (p);
   }
-  if (g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY)) {
+  /* (BUSY: a full device; CANCELLED: a stop let the wait for a slot go) */
+  if (g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY)
+      || g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED)) {
     g_clear_error (&error);
     drop_intervals (self, bp);
     return TRUE;

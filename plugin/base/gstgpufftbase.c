@@ -150,15 +150,18 @@ gst_gpu_fft_base_change_state (GstElement * element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     gst_gpu_fft_poster_set_stopping (self->poster, TRUE);
     g_atomic_int_set (&self->plan_wait_cancel, 1);
+    g_atomic_int_set (&self->plan_stop_cancel, 1);
   } else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
     g_atomic_int_set (&self->plan_wait_cancel, 0);
+    g_atomic_int_set (&self->plan_stop_cancel, 0);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
   if (ret == GST_STATE_CHANGE_FAILURE
       && transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
     g_atomic_int_set (&self->plan_wait_cancel, 0);
+    g_atomic_int_set (&self->plan_stop_cancel, 0);
   }
   return ret;
 }

@@ -209,6 +209,10 @@ struct _GstGpuFftBase
   /* set (atomically) from FLUSH_START to FLUSH_STOP and while stopping: a
    * streaming thread waiting for the plan lets go */
   gint plan_wait_cancel;
+  /* set (atomically) while stopping (PAUSED to READY): a streaming thread
+   * waiting for the device (a slot, a drain) lets go at once
+   * (gpufft_plan_set_cancel: the device's work is left to the engine) */
+  gint plan_stop_cancel;
 
   /* set once an engine error was posted (any thread) */
   gint error_posted;

@@ -433,6 +433,8 @@ state_ready (GstGpuFftSpectrogram * self, gboolean wait, gboolean * failed)
   }
   self->plan = plan;
   self->render = render;
+  /* (a flush or a stop lets the plan's waits for the device go) */
+  gpufft_plan_set_cancel (plan, &self->plan_wait_cancel);
   draw_look (self);
   GST_DEBUG_OBJECT (self, "plan and renderer ready, %" G_GUINT64_FORMAT
       " samples waiting", self->samples);
@@ -729,6 +731,11 @@ columns_trim (GstGpuFftSpectrogram * self)
 static gboolean
 engine_failed (GstGpuFftSpectrogram * self, GError * error)
 {
+  /* (a flush or a stop let a wait for the device go: no error) */
+  if (g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED)) {
+    g_clear_error (&error);
+    return FALSE;
+  }
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", error ? error->message :
           "the spectrogram's GPU work failed"), (NULL));
   g_clear_error (&error);
@@ -943,6 +950,8 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
   }
 
   memset (&run, 0, sizeof (run));
+  /* (a flush or a stop lets the wait for the frame go) */
+  run.cancel = &self->plan_wait_cancel;
   run.min_db = (gfloat) self->cur.min_db;
   run.max_db = (gfloat) self->cur.max_db;
   run.peak_fall_db = (gfloat) (self->cur.peak_fall / fps (self));
@@ -968,12 +977,20 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
     }
     if (!gpufft_render_run (self->render, &run, run.compose ? &target : NULL,
             &written, &error)) {
+      gboolean cancelled = g_error_matches (error, GPUFFT_ERROR,
+          GPUFFT_ERROR_CANCELLED);
+
       if (show) {
         gst_video_frame_unmap (&frame);
-        gst_buffer_unref (out);
+        /* (cancelled: the device may still write the frame into it) */
+        if (cancelled)
+          gpufft_render_hold (self->render, (GDestroyNotify) gst_buffer_unref,
+              out);
+        else
+          gst_buffer_unref (out);
       }
       engine_failed (self, error);
-      return GST_FLOW_ERROR;
+      return cancelled ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
     }
   } while (n_pending > 0);
 
@@ -1043,7 +1060,8 @@ render_due (GstGpuFftSpectrogram * self)
      * is complete before then but when exactly fft_size / 2 samples came) */
     if (!self->pad_pending && !analyse (self, self->fft_size / 2 +
             frame_start (self, f + 1), FALSE))
-      return GST_FLOW_ERROR;
+      return g_atomic_int_get (&self->plan_wait_cancel) ? GST_FLOW_FLUSHING :
+          GST_FLOW_ERROR;
     ret = render_frame (self, f, frame_pts (self, f + 1) - frame_pts (self, f));
     self->video_frame++;
   }

@@ -253,23 +253,46 @@ submit_small (GpufftPlan * plan, EtInput * in, guint b)
   g_assert_true (gpufft_plan_submit (plan, &batch, NULL));
 }
 
-/* gpufft_plan_free() with work in flight delivers it first. */
+/* gpufft_plan_free() with work in flight does not wait for it: it
+ * returns with no result delivered after it (those delivered before are
+ * whole), the engine's thread frees the plan once the device is done
+ * (gpufft_wait_released() waits for it, the context counts the plan
+ * freed), and the device goes on. */
 static void
 test_free_in_flight (void)
 {
+  GpufftContextStats st;
   GpufftPlan *plan;
   EtInput *in;
-  guint delivered = 0, b;
+  guint delivered = 0, at_free, b;
+  guint64 freed0;
 
   if (et_context () == NULL)
     return;
   in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 4096, 0.5, 0.3, 7);
+  gpufft_context_get_stats (et_context (), &st);
+  freed0 = st.plans_freed;
   plan = small_plan ();
   gpufft_plan_set_result_func (plan, count_result, &delivered);
   for (b = 0; b < 12; b++)
     submit_small (plan, in, b);
   gpufft_plan_free (plan);
-  g_assert_cmpuint (delivered, ==, 12);
+  at_free = g_atomic_int_get (&delivered);
+  g_assert_true (gpufft_wait_released (10000));
+  g_assert_cmpuint (g_atomic_int_get (&delivered), ==, at_free);
+  g_assert_cmpuint (at_free, <=, 12);
+  gpufft_context_get_stats (et_context (), &st);
+  g_assert_cmpuint (st.plans_freed, ==, freed0 + 1);
+
+  /* the device goes on */
+  delivered = 0;
+  plan = small_plan ();
+  gpufft_plan_set_result_func (plan, count_result, &delivered);
+  submit_small (plan, in, 0);
+  g_assert_cmpint (gpufft_plan_collect (plan, TRUE, NULL, NULL, NULL), >=,
+      0);
+  g_assert_cmpuint (delivered, ==, 1);
+  gpufft_plan_free (plan);
   et_input_free (in);
 }
 
@@ -352,6 +375,8 @@ test_free_from_result (void)
   other = small_plan ();
   gpufft_plan_set_result_func (other, count_result, &delivered);
   submit_small (other, in, 0);
+  g_assert_cmpint (gpufft_plan_collect (other, TRUE, NULL, NULL, NULL), >=,
+      0);
   gpufft_plan_free (other);
   g_assert_cmpuint (delivered, ==, 1);
   et_input_free (in);

@@ -158,16 +158,53 @@ gpufft_command_wait (GpufftCommand * c, GpufftContext * ctx,
 }
 
 gboolean
+gpufft_command_wait_cancellable (GpufftCommand * c, GpufftContext * ctx,
+    guint64 timeout_ns, const gint * cancel, gboolean * cancelled,
+    GError ** error)
+{
+  VkResult res;
+
+  *cancelled = FALSE;
+  if (!c->pending)
+    return TRUE;
+  res = gpufft_context_wait_fence (ctx, c->fence, timeout_ns, cancel);
+  if (res == VK_TIMEOUT)
+    return FALSE;
+  if (res == VK_NOT_READY) {
+    *cancelled = TRUE;
+    return FALSE;
+  }
+  if (!gpufft_vk_check (res, "vkWaitForFences", error))
+    return FALSE;
+  c->pending = FALSE;
+  c->completed = TRUE;
+  return TRUE;
+}
+
+gboolean
 gpufft_command_run (GpufftCommand * c, GpufftContext * ctx,
     const gchar * doing, GError ** error)
 {
   GError *err = NULL;
+  gboolean lost = FALSE;
 
+  if (g_atomic_int_get (&ctx->lost)) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+        "the Vulkan device was lost");
+    return FALSE;
+  }
+  /* (gives up as soon as the device is declared hung or lost elsewhere: a
+   * stall of the scheduler's) */
   if (gpufft_command_submit (c, ctx, error)
-      && gpufft_command_wait (c, ctx, ctx->fence_timeout_ns, &err))
+      && gpufft_command_wait_cancellable (c, ctx, ctx->fence_timeout_ns,
+          &ctx->lost, &lost, &err))
     return TRUE;
   if (err) {
     g_propagate_error (error, err);
+  } else if (lost) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+        "the GPU stopped responding: the Vulkan device did not %s",
+        doing);
   } else if (c->pending) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
         "the Vulkan device did not %s within %.0f s", doing,

@@ -44,10 +44,19 @@ gboolean gpufft_command_resubmit (GpufftCommand * c, GpufftContext * ctx,
  * error on timeout, FALSE with error on failure (device lost...). */
 gboolean gpufft_command_wait (GpufftCommand * c, GpufftContext * ctx,
     guint64 timeout_ns, GError ** error);
+/* As gpufft_command_wait, but gives up (FALSE, no error, *cancelled TRUE)
+ * within GPUFFT_CANCEL_POLL_MS of *cancel (may be NULL) becoming non-zero;
+ * the command then stays pending. */
+gboolean gpufft_command_wait_cancellable (GpufftCommand * c,
+    GpufftContext * ctx, guint64 timeout_ns, const gint * cancel,
+    gboolean * cancelled, GError ** error);
 /* Submits and waits up to the context's fence timeout (one-off work made
- * with a plan or a table). A timeout is a GPUFFT_ERROR_DEVICE_LOST error,
- * "the Vulkan device did not <doing> within N s", and marks the context
- * lost. */
+ * with a plan or a table: a shader's first dispatch may take seconds on a
+ * loaded CPU device, so not the stall deadline), giving up at once when
+ * the context is marked lost meanwhile (a stall of the scheduler's). A
+ * timeout is a GPUFFT_ERROR_DEVICE_LOST error, "the Vulkan device did not
+ * <doing> within N s", and marks the context lost. Fails at once on a
+ * lost context. */
 gboolean gpufft_command_run (GpufftCommand * c, GpufftContext * ctx,
     const gchar * doing, GError ** error);
 /* Nanoseconds between timestamps a and b of the last completed submission;

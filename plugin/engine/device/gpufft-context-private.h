@@ -55,6 +55,10 @@ struct _GpufftContext
    * shared or slowed, e.g. by valgrind); the environment variable
    * GPUFFT_FENCE_TIMEOUT (seconds) overrides both. */
   guint64 fence_timeout_ns;
+  /* The stall deadline's base (gpufft.h, "Deadlines"): GPUFFT_STALL_S, or
+   * the environment variable GPUFFT_STALL (seconds); never more than
+   * fence_timeout_ns. */
+  guint64 stall_ns;
   /* Set (atomically) once the device is lost or hung: nothing may wait for
    * it any more (context destruction skips vkDeviceWaitIdle). */
   gint lost;
@@ -68,6 +72,12 @@ struct _GpufftContext
   GRecMutex service_lock;
   gpointer services[GPUFFT_N_SERVICES];
   GDestroyNotify service_destroy[GPUFFT_N_SERVICES];
+
+  /* Memory a hung device may still read (gpufft_context_release_later),
+   * under late_lock; late_running: its thread runs. */
+  GMutex late_lock;
+  GSList *late;
+  gboolean late_running;
 
   /* Counters (gpufft_context_get_stats()), under stats_lock. */
   GMutex stats_lock;
@@ -109,6 +119,36 @@ void gpufft_context_add_stats (GpufftContext * ctx,
 /* The device is lost or hung: nothing waits for it again (ctx->lost) and
  * the next gpufft_context_get() makes a new context for it. Thread-safe. */
 void gpufft_context_set_lost (GpufftContext * ctx);
+
+/* How long a wait for a submission whose expected device time is
+ * expected_ns may last before the device counts as hung: stall_ns + 4 x
+ * expected_ns, at most fence_timeout_ns (gpufft.h, "Deadlines"). */
+guint64 gpufft_context_stall_deadline_ns (GpufftContext * ctx,
+    gdouble expected_ns);
+
+/* The message of a stall (GPUFFT_ERROR_DEVICE_LOST): "the GPU stopped
+ * responding: <doing> did not finish within N s ...". */
+void gpufft_context_set_stall_error (GpufftContext * ctx, GError ** error,
+    const gchar * doing, guint64 waited_ns);
+
+/* What a device declared hung (lost) may still read, such as an imported
+ * segment in flight at a stall: release (data) is called on a thread of
+ * the engine's once a fence submitted after this call signals (the device
+ * has then finished everything submitted before it), waited for in
+ * blocking waits of 1 s up to the fence timeout; if it does not signal by
+ * then (the device is really hung) or cannot be submitted (lost), never:
+ * the memory stays referenced, a deliberate leak. That thread holds a
+ * reference on the context meanwhile; it is not counted by
+ * gpufft_wait_released() (a hung device would hold its callers up to the
+ * fence timeout). Thread-safe. */
+void gpufft_context_release_later (GpufftContext * ctx,
+    GDestroyNotify release, gpointer data);
+
+/* Waits for fence at most timeout_ns, giving up when *cancel (may be NULL)
+ * becomes non-zero: blocking waits of at most GPUFFT_CANCEL_POLL_MS each.
+ * VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY (cancelled) or the wait's error. */
+VkResult gpufft_context_wait_fence (GpufftContext * ctx, VkFence fence,
+    guint64 timeout_ns, const gint * cancel);
 
 /* Submits one command buffer on the context's queue (locked) and signals
  * fence (may be VK_NULL_HANDLE). */

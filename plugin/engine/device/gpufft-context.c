@@ -324,6 +324,7 @@ context_destroy (GpufftContext * ctx)
   g_mutex_clear (&ctx->memory_lock);
   g_rec_mutex_clear (&ctx->service_lock);
   g_mutex_clear (&ctx->stats_lock);
+  g_mutex_clear (&ctx->late_lock);
   g_free (ctx->device_name);
   g_free (ctx);
 }
@@ -412,6 +413,7 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   g_mutex_init (&ctx->memory_lock);
   g_rec_mutex_init (&ctx->service_lock);
   g_mutex_init (&ctx->stats_lock);
+  g_mutex_init (&ctx->late_lock);
 
   vkGetPhysicalDeviceProperties (phys, &ctx->props);
   ctx->device_name = g_strdup (ctx->props.deviceName);
@@ -469,6 +471,11 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
     if (env && g_ascii_strtod (env, NULL) > 0)
       secs = g_ascii_strtod (env, NULL);
     ctx->fence_timeout_ns = (guint64) (secs * 1e9);
+    env = g_getenv ("GPUFFT_STALL");
+    secs = GPUFFT_STALL_S;
+    if (env && g_ascii_strtod (env, NULL) > 0)
+      secs = g_ascii_strtod (env, NULL);
+    ctx->stall_ns = MIN ((guint64) (secs * 1e9), ctx->fence_timeout_ns);
   }
   g_free (families);
 
@@ -827,4 +834,164 @@ gpufft_context_get_stats (GpufftContext * ctx, GpufftContextStats * stats)
   g_mutex_lock (&ctx->stats_lock);
   *stats = ctx->stats;
   g_mutex_unlock (&ctx->stats_lock);
+}
+
+guint64
+gpufft_context_stall_deadline_ns (GpufftContext * ctx, gdouble expected_ns)
+{
+  gdouble ns = ctx->stall_ns + 4.0 * MAX (expected_ns, 0.0);
+
+  return ns >= (gdouble) ctx->fence_timeout_ns ? ctx->fence_timeout_ns :
+      (guint64) ns;
+}
+
+void
+gpufft_context_set_stall_error (GpufftContext * ctx, GError ** error,
+    const gchar * doing, guint64 waited_ns)
+{
+  g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+      "the GPU stopped responding: %s did not finish within %.1f s (Vulkan "
+      "device '%s' hangs or is stuck); restart the pipeline", doing,
+      waited_ns / 1e9, ctx->device_name);
+}
+
+VkResult
+gpufft_context_wait_fence (GpufftContext * ctx, VkFence fence,
+    guint64 timeout_ns, const gint * cancel)
+{
+  const guint64 step = (guint64) GPUFFT_CANCEL_POLL_MS * 1000000;
+  gint64 end = g_get_monotonic_time () + (gint64) MIN (timeout_ns /
+      1000, (guint64) G_MAXINT64 / 4);
+
+  if (cancel == NULL)
+    return vkWaitForFences (ctx->device, 1, &fence, VK_TRUE, timeout_ns);
+  for (;;) {
+    gint64 left = end - g_get_monotonic_time ();
+    VkResult res;
+
+    if (g_atomic_int_get (cancel))
+      return VK_NOT_READY;
+    /* (each step blocks in the driver: no spinning) */
+    res = vkWaitForFences (ctx->device, 1, &fence, VK_TRUE,
+        MIN (step, (guint64) MAX (left, 0) * 1000));
+    if (res != VK_TIMEOUT || left <= 0)
+      return res;
+  }
+}
+
+typedef struct
+{
+  GDestroyNotify release;
+  gpointer data;
+} Late;
+
+/* Submits an empty batch with a fence behind everything submitted so far
+ * and waits for it, 1 s at a time, up to the fence timeout. */
+static gboolean
+late_fence_signals (GpufftContext * ctx)
+{
+  VkFenceCreateInfo finfo = {
+    .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
+  };
+  VkFence fence = VK_NULL_HANDLE;
+  VkResult res;
+  guint64 waited = 0, step = 1000000000ull;
+  gboolean done = FALSE;
+
+  if (vkCreateFence (ctx->device, &finfo, NULL, &fence) != VK_SUCCESS)
+    return FALSE;
+  g_mutex_lock (&ctx->queue_lock);
+  res = vkQueueSubmit (ctx->queue, 0, NULL, fence);
+  g_mutex_unlock (&ctx->queue_lock);
+  if (res == VK_SUCCESS) {
+    while (!done && waited < ctx->fence_timeout_ns) {
+      res = vkWaitForFences (ctx->device, 1, &fence, VK_TRUE, step);
+      done = res == VK_SUCCESS;
+      if (res != VK_SUCCESS && res != VK_TIMEOUT)
+        break;
+      waited += step;
+    }
+  }
+  /* (not signalled: the fence may still be pending; it stays, a leak of
+   * the hung device's) */
+  if (done || res != VK_SUCCESS)
+    vkDestroyFence (ctx->device, fence, NULL);
+  return done;
+}
+
+static gpointer
+late_thread (gpointer data)
+{
+  GpufftContext *ctx = data;
+
+  for (;;) {
+    GSList *items, *l;
+    gboolean done;
+
+    g_mutex_lock (&ctx->late_lock);
+    items = ctx->late;
+    ctx->late = NULL;
+    if (items == NULL)
+      ctx->late_running = FALSE;
+    g_mutex_unlock (&ctx->late_lock);
+    if (items == NULL)
+      break;
+    done = late_fence_signals (ctx);
+    for (l = items; l; l = l->next) {
+      Late *it = l->data;
+
+      if (done)
+        it->release (it->data);
+      g_free (it);
+    }
+    g_slist_free (items);
+    if (!done) {
+      /* the device is really hung: whatever comes is leaked at once */
+      g_mutex_lock (&ctx->late_lock);
+      g_slist_free_full (ctx->late, g_free);
+      ctx->late = NULL;
+      g_mutex_unlock (&ctx->late_lock);
+      g_warning ("gpufft: Vulkan device '%s' did not finish its work "
+          "within %.0f s: the memory it may still read stays allocated",
+          ctx->device_name, ctx->fence_timeout_ns / 1e9);
+      g_mutex_lock (&ctx->late_lock);
+      ctx->late_running = FALSE;
+      g_mutex_unlock (&ctx->late_lock);
+      break;
+    }
+  }
+  gpufft_context_unref (ctx);
+  return NULL;
+}
+
+void
+gpufft_context_release_later (GpufftContext * ctx, GDestroyNotify release,
+    gpointer data)
+{
+  Late *it = g_new (Late, 1);
+  gboolean start;
+  GThread *thread;
+
+  it->release = release;
+  it->data = data;
+  g_mutex_lock (&ctx->late_lock);
+  ctx->late = g_slist_append (ctx->late, it);
+  start = !ctx->late_running;
+  ctx->late_running = TRUE;
+  g_mutex_unlock (&ctx->late_lock);
+  if (!start)
+    return;
+  thread = g_thread_try_new ("gpufft-late", late_thread,
+      gpufft_context_ref (ctx), NULL);
+  if (thread) {
+    g_thread_unref (thread);
+    return;
+  }
+  /* (no thread: leaked, as on a hung device) */
+  g_mutex_lock (&ctx->late_lock);
+  g_slist_free_full (ctx->late, g_free);
+  ctx->late = NULL;
+  ctx->late_running = FALSE;
+  g_mutex_unlock (&ctx->late_lock);
+  gpufft_context_unref (ctx);
 }

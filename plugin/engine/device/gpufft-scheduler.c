@@ -14,6 +14,15 @@ enum
  * command whatever it carries, while live streams' intervals close within
  * a millisecond or two of each other; GPUs keep submitting at once. */
 #define CPU_GATHER_US 2000
+/* The device's rate before any submission was measured, in ns per unit of
+ * work (GpufftJob.work: samples read by the kernels): far slower than any
+ * device measured (lavapipe: about 10 ns on one core), so that the first
+ * submissions' stall deadlines err on the long side. */
+#define PRIOR_NS_PER_WORK_CPU 1000.0
+#define PRIOR_NS_PER_WORK_GPU 10.0
+/* Submissions shorter than this are not measured (their time is the
+ * submission's fixed cost, not the rate of their work). */
+#define MEASURE_MIN_NS 20000000.0
 
 typedef struct
 {
@@ -26,6 +35,9 @@ typedef struct
   guint shared_jobs;            /* jobs the round hooks took work from */
   guint64 shared_dispatches;    /* dispatches the round hooks recorded */
   GError *error;                /* why it was not submitted */
+  gint64 submitted_us;          /* when it was submitted (monotonic) */
+  guint64 work;                 /* the sum of its jobs' work */
+  gboolean cold;                /* a job of it is cold */
 } Record;
 
 struct _GpufftScheduler
@@ -55,6 +67,11 @@ struct _GpufftScheduler
   gint64 gather_us;             /* CPU_GATHER_US on CPU devices, else 0 */
   gint64 pending_since;         /* under lock: when pending last filled */
   guint64 record_seq;           /* submit thread: one per submission */
+  /* completion thread: the device's rate (ns per unit of work: the
+   * slowest of the recent submissions, see measure()), and when the last
+   * submission was seen done (the next could start then) */
+  gdouble ns_per_work;
+  gint64 done_us;
 };
 
 static void
@@ -233,7 +250,16 @@ submit_thread (gpointer data)
       g_usleep (sched->late_us);        /* a device that starts late */
     t0 = g_get_monotonic_time ();
     r->submitted = record (sched, r, &err);
-    t0 = g_get_monotonic_time () - t0;
+    r->submitted_us = g_get_monotonic_time ();
+    t0 = r->submitted_us - t0;
+    r->work = 0;
+    r->cold = FALSE;
+    for (i = 0; i < r->jobs->len; i++) {
+      GpufftJob *job = g_ptr_array_index (r->jobs, i);
+
+      r->work += job->work;
+      r->cold |= job->cold;
+    }
 
     memset (&st, 0, sizeof (st));
     st.record_ns = t0 * 1000;
@@ -270,6 +296,24 @@ submit_thread (gpointer data)
   return NULL;
 }
 
+/* The device took device_ns for a submission of `work`: the rate rises at
+ * once to a slower one, and falls back slowly (1/16 of the way per
+ * measurement) towards faster ones, so that a loaded CPU device's
+ * deadlines follow its load. */
+static void
+measure (GpufftScheduler * sched, gdouble device_ns, guint64 work)
+{
+  gdouble rate;
+
+  if (device_ns < MEASURE_MIN_NS || work == 0)
+    return;
+  rate = device_ns / work;
+  if (rate > sched->ns_per_work)
+    sched->ns_per_work = rate;
+  else
+    sched->ns_per_work -= (sched->ns_per_work - rate) / 16.0;
+}
+
 static gpointer
 completion_thread (gpointer data)
 {
@@ -287,6 +331,8 @@ completion_thread (gpointer data)
     gint64 t0, t1, t2;
     gdouble gpu = -1;
     GError *sticky;
+    gint64 start, left_ns;
+    guint64 deadline_ns;
 
     while (!sched->submit_done && g_queue_is_empty (&sched->in_flight))
       g_cond_wait (&sched->complete_cond, &sched->lock);
@@ -303,17 +349,34 @@ completion_thread (gpointer data)
     g_mutex_unlock (&sched->lock);
 
     t0 = g_get_monotonic_time ();
+    /* The stall deadline (gpufft.h, "Deadlines"): from when the device
+     * could start this submission (submitted, the previous one done), its
+     * expected time at the device's measured rate. */
+    start = MAX (r->submitted_us, sched->done_us);
+    deadline_ns = r->cold ? ctx->fence_timeout_ns :
+        gpufft_context_stall_deadline_ns (ctx, r->work * sched->ns_per_work);
+    left_ns = (gint64) deadline_ns - (t0 - start) * 1000;
     if (r->submitted && !gpufft_command_wait (r->active, ctx,
-            sticky ? 0 : ctx->fence_timeout_ns, &err) && err == NULL) {
+            sticky ? 0 : (guint64) MAX (left_ns, 0), &err) && err == NULL) {
       if (sticky)
         err = g_error_copy (sticky);
       else
-        g_set_error (&err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
-            "the Vulkan device did not finish its work within %.0f s: it "
-            "hangs or is stuck; restart the pipeline",
-            ctx->fence_timeout_ns / 1e9);
+        gpufft_context_set_stall_error (ctx, &err, "a submission",
+            (guint64) (g_get_monotonic_time () - start) * 1000);
     }
     g_clear_error (&sticky);
+    if (r->submitted && err == NULL) {
+      gint64 now = g_get_monotonic_time ();
+
+      if (now - start > G_USEC_PER_SEC)
+        g_debug ("a submission of %u jobs, %" G_GUINT64_FORMAT " units of "
+            "work, took %.2f s (expected %.2f s, deadline %.2f s)",
+            r->jobs->len, r->work, (now - start) / 1e6,
+            r->work * sched->ns_per_work / 1e9, deadline_ns / 1e9);
+      if (!r->cold)
+        measure (sched, (now - start) * 1000.0, r->work);
+      sched->done_us = now;
+    }
 
     if (sched->slow_us)
       g_usleep (sched->slow_us);        /* a slow device, for tests */
@@ -417,6 +480,7 @@ scheduler_new (GpufftContext * ctx, gconstpointer hooks, GError ** error)
     sched->late_us = (gulong) MIN (g_ascii_strtoull (g_getenv
             ("GPUFFT_DEBUG_LATE_START_MS"), NULL, 10), 60000) * 1000;
   sched->gather_us = cpu ? CPU_GATHER_US : 0;
+  sched->ns_per_work = cpu ? PRIOR_NS_PER_WORK_CPU : PRIOR_NS_PER_WORK_GPU;
   if (cpu && g_getenv ("GPUFFT_CPU_GATHER_US"))
     sched->gather_us = (gint64) MIN (g_ascii_strtoull (g_getenv
             ("GPUFFT_CPU_GATHER_US"), NULL, 10), 100000);

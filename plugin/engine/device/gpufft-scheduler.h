@@ -29,12 +29,30 @@
  *                      commands are unchanged (a live stream's intervals:
  *                      recorded once per slot, then only submitted).
  *   completion thread  waits for the oldest submission's fence (blocking,
- *                      at most GPUFFT_FENCE_TIMEOUT_S), then finishes each
- *                      of its jobs in order (GpufftJobFuncs.finish).
+ *                      at most until its stall deadline), then finishes
+ *                      each of its jobs in order (GpufftJobFuncs.finish).
+ *
+ * Stall deadline (gpufft.h, "Deadlines"): a submission counts as stalled
+ * when its fence has not signalled gpufft_context_stall_deadline_ns() after
+ * the device could start it (submitted, and the previous submission seen
+ * done), its expected time being its jobs' work (GpufftJob.work) at the
+ * device's rate: measured on the submissions that complete (those of at
+ * least 20 ms; the slowest recent rate: it rises at once, falls back by
+ * 1/16 per measurement), before that a prior far slower than any device
+ * (1 us per unit of work on CPU devices, 10 ns on GPUs). A submission
+ * that holds a cold job (GpufftJob.cold: kernels run for the first time,
+ * which a driver may compile only then) waits up to the fence timeout
+ * instead, and is not measured. A stall is the
+ * sticky error below ("the GPU stopped responding"), and the context is
+ * marked lost: its command buffers are never waited for again (the
+ * stalled one stays pending until the context is destroyed).
  * Neither thread holds the scheduler's lock while recording, waiting or
  * delivering. A failed submission or wait (device lost, hung) becomes the
  * scheduler's sticky error: the jobs in flight are finished with it, and
- * later queued jobs are finished with it at once.
+ * later queued jobs are finished with it at once. So every queued job is
+ * finished (GpufftJobFuncs.finish) within its submission's stall deadline
+ * whatever the device does: the owners of abandoned work (a plan freed
+ * with batches in flight) rely on it to free their resources.
  *
  * GPUFFT_DEBUG_SLOW_DEVICE_MS (environment, read when the scheduler
  * starts): each submission completes no sooner than that (tests of a device
@@ -101,6 +119,15 @@ struct _GpufftJob
   guint64 copied_bytes;         /* input copied into staging (counters) */
   guint64 imported_bytes;       /* input the device reads in place */
   guint64 host_memory_bytes;    /* of which from the engine's host memory */
+  guint64 work;                 /* what the device has to do, in samples
+                                 * read by the kernels (the stall deadline
+                                 * scales with it) */
+  gboolean cold;                /* its kernels' first run (a new plan's
+                                 * first batch, a new pipeline's): the
+                                 * driver may compile them only then (a CPU
+                                 * device: seconds), so its submission
+                                 * waits up to the fence timeout and is not
+                                 * measured */
 
   GList link;                   /* in the pending queue */
   guint round;                  /* its series' n-th job in a submission */

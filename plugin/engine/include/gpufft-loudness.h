@@ -82,15 +82,24 @@ GpufftLoudness *gpufft_loudness_new (GpufftContext * ctx,
     const GpufftLoudnessConfig * config, GpufftLoudnessFunc func,
     gpointer user_data, GError ** error);
 
-/* No result is delivered after it returns; waits for the batches in flight
- * (bounded by the scheduler's fence timeout). On the device's completion
- * thread (a synchronous bus handler) the wait and the free are left to a
- * thread of the engine's. */
+/* Never waits for the device (gpufft.h, "Abandoned work"): no result is
+ * delivered after it returns (it waits for a delivery under way, the
+ * callback's own time, except on the device's completion thread, a
+ * synchronous bus handler); batches still in flight are abandoned to a
+ * thread of the engine's, which frees the object once the scheduler has
+ * finished them (at the latest at their stall deadline). */
 void gpufft_loudness_free (GpufftLoudness * lo);
+
+/* A flag of the caller's (read atomically; NULL: none) that cuts the waits
+ * of staging, submit and flush short within GPUFFT_CANCEL_POLL_MS of it
+ * becoming non-zero (staging and submit fail with GPUFFT_ERROR_CANCELLED,
+ * flush returns; the batches in flight go on). Owner's thread; the flag
+ * must outlive the object's use. */
+void gpufft_loudness_set_cancel (GpufftLoudness * lo, const gint * cancel);
 
 /* Where the next batch's samples go: max_blocks * block_frames frames of
  * channels floats. Waits while every staging slot is in flight (the device
- * is behind). NULL with error after a device failure. The memory stays
+ * is behind; at most until the oldest's stall deadline, or a cancel). NULL with error after a device failure. The memory stays
  * the caller's to read until the batch after next is submitted. */
 gfloat *gpufft_loudness_staging (GpufftLoudness * lo, GError ** error);
 
@@ -99,7 +108,8 @@ gfloat *gpufft_loudness_staging (GpufftLoudness * lo, GError ** error);
 gboolean gpufft_loudness_submit (GpufftLoudness * lo, guint n_blocks,
     gboolean reset, guint64 tag, GError ** error);
 
-/* Waits until every submitted batch's result was delivered. */
+/* Waits until every submitted batch's result was delivered (at most until
+ * their stall deadline), or its cancel flag is set. */
 void gpufft_loudness_flush (GpufftLoudness * lo);
 
 /* The coefficients of the interpolator for true peak at `rate` Hz, as

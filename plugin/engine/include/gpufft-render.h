@@ -23,9 +23,22 @@
  * One run (gpufft_render_run) records: the ring and spec reset (after
  * gpufft_render_reset), the column pass (shaders/render.comp MODE 0) when
  * there are new columns, the compose pass (MODE 1) when asked; submits one
- * command buffer and waits for its fence (a blocking wait, bounded by the
- * context's fence timeout: a hung device is GPUFFT_ERROR_DEVICE_LOST),
- * then the frame is readable at gpufft_render_pixels().
+ * command buffer and waits for its fence, then the frame is readable at
+ * gpufft_render_pixels(). The wait has a deadline and can be given up:
+ *   - the stall deadline (gpufft.h, "Deadlines"): GPUFFT_STALL_S plus 4x
+ *     the render's expected time (the slowest recent run, measured from
+ *     its submission: it includes the device's queue ahead of it; before
+ *     the first, 1 us a pixel on CPU devices, 10 ns on GPUs), at most
+ *     the fence timeout (the first run, whose kernels the driver may
+ *     compile only then, the fence timeout); past it the device counts as
+ *     hung
+ *     (GPUFFT_ERROR_DEVICE_LOST, "the GPU stopped responding") and its
+ *     context is marked lost;
+ *   - the run's cancel flag (GpufftRenderRun.cancel): set non-zero (a flush
+ *     or a stop of the streaming thread), the wait ends within
+ *     GPUFFT_CANCEL_POLL_MS with GPUFFT_ERROR_CANCELLED; the run's work
+ *     stays in flight (its columns are lost to the picture), the next run
+ *     first waits for it, and gpufft_render_free() abandons it.
  *
  * What crosses the bus per run: up, the new columns (n_columns x n_values
  * floats) and whatever the caller changed in the overlay and LUT (they
@@ -37,7 +50,16 @@
  *
  * Threading: one GpufftRender is used by one thread at a time (its owner);
  * different renders on one context may run on different threads. Pointers
- * returned by the accessors stay valid until gpufft_render_free(). */
+ * returned by the accessors stay valid until gpufft_render_free().
+ *
+ * Abandoned work: gpufft_render_free() never waits for the device. A run
+ * still in flight (a cancelled wait) is left to a thread of the engine's
+ * (gpufft_wait_released() waits for it), which frees the render once its
+ * fence signals or its stall deadline passed (then the device counts as
+ * hung). The target memory of such a run may still be written by the
+ * device until then: a caller that cancels a run keeps the target's
+ * memory (the output buffer) until the render is freed, or forgets it
+ * (gpufft_render_forget_targets() waits like a run does). */
 #ifndef __GPUFFT_RENDER_H__
 #define __GPUFFT_RENDER_H__
 
@@ -80,7 +102,8 @@ typedef struct _GpufftRender GpufftRender;
 
 GpufftRender *gpufft_render_new (GpufftContext * ctx,
     const GpufftRenderConfig * config, GError ** error);
-/* Waits for a run in flight (bounded), then frees everything. */
+/* Frees the render at once, or, with a run in flight, abandons it to a
+ * thread of the engine's (see "Abandoned work" above). */
 void gpufft_render_free (GpufftRender * render);
 
 /* r, g, b as one output word (alpha or the unused byte 255; never 0) */
@@ -104,6 +127,10 @@ typedef struct
                                  * per run with new columns */
   gboolean compose;             /* FALSE: only take the columns in (a
                                  * frame that will not be shown) */
+  /* optional: a flag of the caller's (read atomically) that gives the
+   * wait up (GPUFFT_ERROR_CANCELLED) within GPUFFT_CANCEL_POLL_MS of it
+   * becoming non-zero */
+  const gint *cancel;
 } GpufftRenderRun;
 
 /* Where the caller wants the composed frame: dst (size bytes, rows
@@ -128,6 +155,15 @@ typedef struct
  * gpufft_render_pixels() for the caller to copy. */
 gboolean gpufft_render_run (GpufftRender * render, const GpufftRenderRun * run,
     const GpufftRenderTarget * target, gboolean * written, GError ** error);
+
+/* After a run whose wait was cancelled (GPUFFT_ERROR_CANCELLED): the
+ * device may still write that run's target. release (data) is called once
+ * it no longer can: when the run is seen done (the next run's wait, or the
+ * engine's thread that frees an abandoned render); never when its device
+ * was declared hung with the run in flight (the memory stays referenced,
+ * a deliberate leak). Without a run in flight, at once. Owner's thread. */
+void gpufft_render_hold (GpufftRender * render, GDestroyNotify release,
+    gpointer data);
 
 /* Forgets every kept import (call when the memory they name may be freed:
  * a new buffer pool). */

@@ -41,10 +41,63 @@
  *   recorded once per slot and then only submitted (GPUFFT_RECORD_ONCE=0,
  *   read when a plan is made, records every batch). The device's
  *   completion thread
- *   waits for each submission's fence (a blocking wait, bounded: a GPU that
- *   does not finish within GPUFFT_FENCE_TIMEOUT_S seconds is reported as
- *   hung, GPUFFT_ERROR_DEVICE_LOST), then delivers the results of each slot,
- *   in submission order per plan.
+ *   waits for each submission's fence (a blocking wait, bounded by the
+ *   stall deadline below), then delivers the results of each slot, in
+ *   submission order per plan.
+ *
+ * Deadlines (a device that stops responding)
+ *   Vulkan tells nothing of a submission's progress before its fence
+ *   signals, on GPUs and CPU devices alike, so "no progress" is told from
+ *   "slow" by the work a submission carries: each job states its work (the
+ *   samples its kernels read), the scheduler measures the device's rate on
+ *   the submissions that complete (the slowest recent rate, so that a
+ *   loaded CPU device raises it), and a submission whose fence has not
+ *   signalled GPUFFT_STALL_S seconds plus 4x its expected time after the
+ *   device could start it (the previous one done) counts as a stall (but
+ *   for a submission that runs kernels for the first time, a new plan's
+ *   first batch: a driver may compile them only then, which takes seconds
+ *   on a CPU device; it waits up to the fence timeout): the
+ *   device is declared hung (GPUFFT_ERROR_DEVICE_LOST, "the GPU stopped
+ *   responding"), every batch in flight or queued on it fails at once, the
+ *   context is marked lost (the next gpufft_context_get() makes a new one)
+ *   and nothing waits for the device again. The deadline never passes the
+ *   fence timeout (GPUFFT_FENCE_TIMEOUT_S, 30x on CPU devices), the
+ *   longest any wait on the device may take. So a plan's error reaches
+ *   its owner a few seconds after its device stopped: a live stream's
+ *   small batches within GPUFFT_STALL_S and a little more, a large batch
+ *   on a slow CPU device later, in proportion to its work.
+ *   The environment variable GPUFFT_STALL (seconds, read when a context is
+ *   made) overrides GPUFFT_STALL_S.
+ *
+ * Abandoned work
+ *   gpufft_plan_free(), gpufft_loudness_free() and gpufft_render_free()
+ *   never wait for the device: what is still in flight is abandoned to the
+ *   engine, which frees it on a thread of its own once the device has
+ *   finished it, failed it, or was declared hung (the stall deadline), all
+ *   within the deadlines above (declared hung, the objects' device memory
+ *   goes back to the lost context's blocks, which no new object takes:
+ *   the context is destroyed with its last reference). The caller may
+ *   assume, once free returns:
+ *   no result function or callback of the object runs any more (one being
+ *   called when free was called has returned), and the object must not be
+ *   used again; memory handed in with a release function (GpufftSegment)
+ *   is released when the device no longer reads it (where it was declared
+ *   hung with the read in flight: once it has finished it after all,
+ *   within the fence timeout; else never). gpufft_wait_released() waits
+ *   for what was abandoned (not for such late releases); the process's
+ *   exit waits for it too (at most 10 s).
+ *   (A host plan, gpufft_plan_new_host(), has no device: its free waits
+ *   for its own thread's CPU work, as described there.)
+ *
+ * Waits on the caller's thread
+ *   gpufft_plan_submit() (every slot in flight), gpufft_plan_collect()
+ *   with wait, gpufft_loudness_submit() and _flush() (every slot in
+ *   flight) and gpufft_render_run() wait for the device, at most until the
+ *   stall deadline. Given a cancel flag (gpufft_plan_set_cancel(),
+ *   gpufft_loudness_set_cancel(), GpufftRenderRun.cancel), they also give
+ *   up within GPUFFT_CANCEL_POLL_MS of the flag being set non-zero
+ *   (GPUFFT_ERROR_CANCELLED: the work goes on, nothing is lost but the
+ *   wait): what a flush or a stop of a streaming thread sets.
  *
  * Data flow of one batch
  *   The caller hands a span of raw samples (one or more segments that are
@@ -142,13 +195,26 @@ typedef enum
   GPUFFT_ERROR_DEVICE_LOST,     /* the device was lost (or hung): make a
                                  * new context */
   GPUFFT_ERROR_FAILED,          /* any other Vulkan failure */
-  GPUFFT_ERROR_BUSY             /* batch.no_wait: every slot is in flight */
+  GPUFFT_ERROR_BUSY,            /* batch.no_wait: every slot is in flight */
+  GPUFFT_ERROR_CANCELLED        /* a wait given up: its cancel flag was set
+                                 * (the work goes on) */
 } GpufftError;
 
 /* How long the completion thread waits for one submission on a GPU before
  * it declares the device hung (30x on CPU devices; the environment variable
  * GPUFFT_FENCE_TIMEOUT, in seconds, overrides it). */
 #define GPUFFT_FENCE_TIMEOUT_S 10
+
+/* The stall deadline's base: how long the device may go without finishing
+ * a submission that is due (plus 4x the submission's expected time, see
+ * "Deadlines" above) before it counts as hung (GPUs and CPU devices
+ * alike; the environment variable GPUFFT_STALL, in seconds, overrides
+ * it). */
+#define GPUFFT_STALL_S 3
+
+/* How often a wait given a cancel flag looks at it (each look follows a
+ * blocking wait of at most this long: no spinning). */
+#define GPUFFT_CANCEL_POLL_MS 50
 
 /* ---- Context ------------------------------------------------------------ */
 
@@ -367,12 +433,24 @@ typedef struct _GpufftPlan GpufftPlan;
 
 GpufftPlan *gpufft_plan_new (GpufftContext * ctx,
     const GpufftPlanConfig * config, GError ** error);
-/* Waits for the plan's work in flight, then frees everything. Called from
- * one of the device's scheduler threads (a result function's callee, such
- * as a synchronous bus handler that stops its pipeline), it returns at
- * once: no result reaches the result function after it, and a thread of
- * the engine's frees the plan once its work in flight is done. */
+/* Frees the plan without waiting for the device (see "Abandoned work"):
+ * with no batch in flight, at once, on this thread; else it waits only for
+ * a result being delivered (the result function's own time, never the
+ * device's) and abandons the batches in flight: no result reaches the
+ * result function after it returns, and a thread of the engine's frees
+ * the plan once the device has finished or failed them (at the latest at
+ * the stall deadline). Called from one of the device's scheduler threads
+ * (a result function's callee, such as a synchronous bus handler that
+ * stops its pipeline), it does not wait for the delivery either. */
 void gpufft_plan_free (GpufftPlan * plan);
+
+/* A flag of the caller's (read atomically, NULL: none) that cuts the
+ * plan's waits short: gpufft_plan_submit() waiting for a slot and
+ * gpufft_plan_collect() with wait fail with GPUFFT_ERROR_CANCELLED within
+ * GPUFFT_CANCEL_POLL_MS of it becoming non-zero (a submit changes
+ * nothing then; the batches in flight go on). The flag must outlive the
+ * plan's use. Owner's thread. */
+void gpufft_plan_set_cancel (GpufftPlan * plan, const gint * cancel);
 
 /* A plan that runs on the host: no device, no context, nothing to compile.
  * It computes what a device plan of the same configuration computes (the
@@ -464,9 +542,12 @@ typedef struct
    * bytes()). The caller keeps `data` valid and unchanged until the engine
    * calls release (release_data), exactly once: at the end of
    * gpufft_plan_submit() when it copied the segment or the submit failed,
-   * else on the device's completion thread once the GPU has read it; never
-   * when the device is lost or hangs with the read in flight (the memory
-   * might still be read: it stays referenced, a deliberate leak). */
+   * else on the device's completion thread once the GPU has read it. When
+   * the device is lost or hangs with the read in flight, once a fence
+   * submitted behind it signals (the device has finished it), on a thread
+   * of the engine's; never if that does not happen within the fence
+   * timeout (the memory might still be read: it stays referenced, a
+   * deliberate leak). */
   GDestroyNotify release;
   gpointer release_data;
   /* Optional (interleaved input, with release): `data` lies in this host
@@ -508,8 +589,10 @@ typedef struct
  * waiting for the GPU. The span must hold at least (n_frames-1)*hop + N
  * samples when n_frames > 0 (extra samples are ignored and not uploaded).
  * When all of the plan's slots are in flight it waits for the oldest to
- * complete (or fails with GPUFFT_ERROR_BUSY, see no_wait). Fails with the
- * plan's error once a batch has failed on the device. */
+ * complete (or fails with GPUFFT_ERROR_BUSY, see no_wait; or with
+ * GPUFFT_ERROR_CANCELLED, see gpufft_plan_set_cancel(); at the latest at
+ * the oldest's stall deadline). Fails with the plan's error once a batch
+ * has failed on the device. */
 gboolean gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
     GError ** error);
 
@@ -574,8 +657,11 @@ void gpufft_plan_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
  * in flight is done (with a result function: until its results were
  * delivered; this is the plan's drain); FALSE: only those already done.
  * Returns the number of batches collected, or -1 with error set (device
- * lost, hung, ...). Called from one of the device's scheduler threads
- * (a result function's callee), wait does not wait. */
+ * lost, hung, ...; GPUFFT_ERROR_CANCELLED: the plan's cancel flag cut the
+ * wait short, gpufft_plan_set_cancel()). The wait ends at the latest at
+ * the stall deadline of the batches in flight. Called from one of the
+ * device's scheduler threads (a result function's callee), wait does not
+ * wait. */
 gint gpufft_plan_collect (GpufftPlan * plan, gboolean wait,
     GpufftResultFunc func, gpointer user_data, GError ** error);
 

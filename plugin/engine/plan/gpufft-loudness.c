@@ -84,7 +84,9 @@ struct _GpufftLoudness
 
   GMutex lock;
   GCond cond;
+  const gint *cancel;           /* gpufft_loudness_set_cancel */
   guint n_busy;                 /* slots queued and not yet finished */
+  guint delivering;             /* callback calls under way */
   GError *error;                /* sticky: a failed batch */
   GpufftLoudnessFunc func;
   gpointer func_data;
@@ -178,6 +180,8 @@ job_finish (GpufftJob * job, const GpufftTimings * timings,
   g_mutex_lock (&lo->lock);
   func = lo->func;
   data = lo->func_data;
+  if (func)
+    lo->delivering++;           /* (gpufft_loudness_free waits for it) */
   if (err && !lo->error)
     lo->error = g_error_copy (err);
   g_mutex_unlock (&lo->lock);
@@ -197,6 +201,8 @@ job_finish (GpufftJob * job, const GpufftTimings * timings,
   }
   g_clear_error (&err);
   g_mutex_lock (&lo->lock);
+  if (func)
+    lo->delivering--;
   lo->n_busy--;
   g_cond_broadcast (&lo->cond);
   g_mutex_unlock (&lo->lock);
@@ -489,33 +495,81 @@ fail:
   return NULL;
 }
 
+static void loudness_destroy (GpufftLoudness * lo);
+
+/* A thread of the engine's (counted by gpufft_wait_released): waits for
+ * the abandoned batches, which the scheduler finishes at the latest at
+ * their stall deadline, then frees the object. */
 static gpointer
-free_thread (gpointer lo)
+free_thread (gpointer data)
 {
-  gpufft_loudness_free (lo);
+  GpufftLoudness *lo = data;
+
+  g_mutex_lock (&lo->lock);
+  while (lo->n_busy > 0)
+    g_cond_wait (&lo->cond, &lo->lock);
+  g_mutex_unlock (&lo->lock);
+  loudness_destroy (lo);
   return NULL;
+}
+
+void
+gpufft_loudness_set_cancel (GpufftLoudness * lo, const gint * cancel)
+{
+  g_mutex_lock (&lo->lock);
+  lo->cancel = cancel;
+  g_mutex_unlock (&lo->lock);
+}
+
+/* One wait on lo->cond (lock held); FALSE once the cancel flag is set
+ * (blocking waits of at most GPUFFT_CANCEL_POLL_MS while there is one). */
+static gboolean
+loudness_wait (GpufftLoudness * lo)
+{
+  if (lo->cancel == NULL) {
+    g_cond_wait (&lo->cond, &lo->lock);
+    return TRUE;
+  }
+  if (g_atomic_int_get (lo->cancel))
+    return FALSE;
+  g_cond_wait_until (&lo->cond, &lo->lock, g_get_monotonic_time () +
+      GPUFFT_CANCEL_POLL_MS * 1000);
+  return !g_atomic_int_get (lo->cancel);
 }
 
 void
 gpufft_loudness_free (GpufftLoudness * lo)
 {
-  GpufftContext *ctx;
-  guint i;
+  gboolean worker, busy;
 
   if (!lo)
     return;
+  /* (a worker may be the thread delivering: it does not wait) */
+  worker = gpufft_context_in_worker ();
   g_mutex_lock (&lo->lock);
   lo->func = NULL;
   lo->func_data = NULL;
+  lo->cancel = NULL;
+  while (!worker && lo->delivering > 0)
+    g_cond_wait (&lo->cond, &lo->lock);
+  busy = lo->n_busy > 0;
   g_mutex_unlock (&lo->lock);
-  if (gpufft_context_in_worker ()) {
-    /* (this thread may be the one that finishes the slots) */
+  if (worker || busy) {
+    /* batches in flight: abandoned to a thread of the engine's */
     if (!gpufft_context_reap ("gpufft-free", free_thread, lo))
-      g_warning ("gpufft: no thread to free a loudness object dropped on the "
-          "device's scheduler thread: it is leaked");
+      g_warning ("gpufft: no thread to free a loudness object with work in "
+          "flight: it is leaked");
     return;
   }
-  gpufft_loudness_flush (lo);
+  loudness_destroy (lo);
+}
+
+static void
+loudness_destroy (GpufftLoudness * lo)
+{
+  GpufftContext *ctx;
+  guint i;
+
   ctx = lo->ctx;
   gpufft_loudness_host_free (lo->host);
   for (i = 0; i < LOUDNESS_SLOTS; i++)
@@ -552,7 +606,11 @@ static gboolean
 wait_for_slot (GpufftLoudness * lo, GError ** error)
 {
   while (lo->error == NULL && lo->n_busy == LOUDNESS_SLOTS)
-    g_cond_wait (&lo->cond, &lo->lock);
+    if (!loudness_wait (lo)) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED,
+          "loudness: the wait for a slot was cancelled");
+      return FALSE;
+    }
   if (!lo->error)
     return TRUE;
   g_propagate_error (error, g_error_copy (lo->error));
@@ -631,11 +689,13 @@ gpufft_loudness_submit (GpufftLoudness * lo, guint n_blocks, gboolean reset,
   s->params.base = lo->cfg.block_frames / CHUNKS;
   s->params.extra = lo->cfg.block_frames % CHUNKS;
   s->params.parity = lo->parity;
+  s->job.cold = !lo->started;   /* (the kernels' first run) */
   s->params.reset = reset || !lo->started ? 1 : 0;
   lo->started = TRUE;
   s->params.phases = lo->cfg.tp_phases;
   s->job.copied_bytes = (guint64) n_blocks *lo->cfg.block_frames *
       lo->cfg.channels * sizeof (gfloat);
+  s->job.work = (guint64) n_blocks *lo->cfg.block_frames * lo->cfg.channels;
   lo->parity = 1 - lo->parity;
   lo->next = (lo->next + 1) % LOUDNESS_SLOTS;
   /* (the staging is host-coherent: the queue's lock orders its writes
@@ -648,7 +708,6 @@ void
 gpufft_loudness_flush (GpufftLoudness * lo)
 {
   g_mutex_lock (&lo->lock);
-  while (lo->n_busy > 0)
-    g_cond_wait (&lo->cond, &lo->lock);
+  while (lo->n_busy > 0 && loudness_wait (lo));
   g_mutex_unlock (&lo->lock);
 }

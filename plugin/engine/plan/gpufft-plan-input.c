@@ -316,7 +316,13 @@ wait_for_slot (GpufftPlan * plan, const GpufftBatch * batch, GError ** error)
           "all %u slots of the plan are in flight", plan->n_slots);
       return FALSE;
     }
-    g_cond_wait (&plan->cond, &plan->lock);
+    /* (the scheduler finishes the oldest slot at the latest at its stall
+     * deadline) */
+    if (!gpufft_plan_wait (plan)) {
+      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED,
+          "the wait for a slot was cancelled");
+      return FALSE;
+    }
   }
   if (plan->error) {
     g_propagate_error (error, g_error_copy (plan->error));
@@ -386,6 +392,12 @@ gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
   s->reduce_params.phase_row = plan->max_groups + 1;
   s->reduce_params.frame_row = plan->frame_row;
   s->n_frames = batch->n_frames;
+  /* (what the kernels read: each frame's samples of each channel) */
+  s->job.work = (guint64) batch->n_frames * plan->cfg.fft_size *
+      plan->cfg.channels + span;
+  /* (the plan's first batch, or the first on a new pipeline) */
+  s->job.cold = s->fft != plan->warm_fft;
+  plan->warm_fft = s->fft;
 
   /* Staging and tables are host-coherent (gpufft-buffer.c): no flush. The
    * scheduler's queue lock orders these writes before its recording. */

@@ -270,6 +270,9 @@ struct _GpufftPlan
   GpufftSlot slots[N_SLOTS];
   guint n_slots;                /* slots made (see STAGING_BUDGET) */
   guint next;                   /* slot of the next submission (submitter) */
+  /* submitter: the FFT pipeline of the last batch submitted (a batch whose
+   * pipeline differs, the plan's first, is a cold job: GpufftJob.cold) */
+  const GpufftPipeline *warm_fft;
 
   /* Open group (spanning batches): the submitter's. */
   gboolean open;
@@ -287,11 +290,14 @@ struct _GpufftPlan
 
   GMutex lock;
   GCond cond;
-  /* freed from a scheduler thread (gpufft_plan_free): results are dropped
+  /* freed with work in flight (gpufft_plan_free): results are dropped
    * (atomic) */
   gint doomed;
+  /* the owner's flag that cuts its waits short (gpufft_plan_set_cancel) */
+  const gint *cancel;
   /* --- under lock --- */
   guint n_busy;                 /* slots QUEUED or RECORDED */
+  guint delivering;             /* result function calls under way */
   GpufftResultFunc func;        /* NULL: results go to the stash */
   gpointer func_data;
   GQueue stash;                 /* gpufft_result_copy (), for collect() */
@@ -312,6 +318,24 @@ void gpufft_plan_record_reduce (GpufftPlan * plan, GpufftSlot * s,
     VkCommandBuffer cmd);
 void gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
     VkCommandBuffer cmd);
+
+/* Waits on plan->cond (plan->lock held) once, giving up (FALSE) when the
+ * plan's cancel flag is set: blocking waits of at most
+ * GPUFFT_CANCEL_POLL_MS while there is a flag (the submitter's wait for a
+ * slot, collect's drain). */
+static inline gboolean
+gpufft_plan_wait (GpufftPlan * plan)
+{
+  if (plan->cancel == NULL) {
+    g_cond_wait (&plan->cond, &plan->lock);
+    return TRUE;
+  }
+  if (g_atomic_int_get (plan->cancel))
+    return FALSE;
+  g_cond_wait_until (&plan->cond, &plan->lock, g_get_monotonic_time () +
+      GPUFFT_CANCEL_POLL_MS * 1000);
+  return !g_atomic_int_get (plan->cancel);
+}
 
 /* gpufft-plan-results.c: called by the completion thread once the slot's work
  * is done (error NULL) or failed: delivers its results (or failure) and

@@ -55,6 +55,27 @@ fill_result (GpufftPlan * plan, GpufftSlot * s, guint g, gboolean failed,
   gpufft_plan_analysis_fill (plan, s, g, r);
 }
 
+/* An import a lost or hung device may still read, released once it has
+ * finished (gpufft_context_release_later). */
+typedef struct
+{
+  GpufftContext *ctx;
+  SlotImport si;
+} LateImport;
+
+static void
+late_import_release (gpointer data)
+{
+  LateImport *li = data;
+
+  if (!li->si.borrowed)
+    gpufft_import_clear (li->ctx, &li->si.imp);
+  if (li->si.release)
+    li->si.release (li->si.release_data);
+  gpufft_context_unref (li->ctx);
+  g_free (li);
+}
+
 void
 gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
     const GpufftTimings * timings, const GError * error)
@@ -67,11 +88,20 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   guint g, i, frame = 0;
 
   /* The GPU has read the imported input, or never will; but a device that
-   * is lost or hangs may still read it: then it is left allocated and
-   * referenced (released never), rather than freed under the device. */
-  if (error && g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST))
+   * is lost or hangs may still read it: then it stays allocated and
+   * referenced until the device has finished what was submitted
+   * (gpufft_context_release_later: never, if it does not within the fence
+   * timeout), rather than freed under the device. */
+  if (error && g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST)) {
+    for (i = 0; i < s->imports->len; i++) {
+      LateImport *li = g_new (LateImport, 1);
+
+      li->ctx = gpufft_context_ref (plan->ctx);
+      li->si = g_array_index (s->imports, SlotImport, i);
+      gpufft_context_release_later (plan->ctx, late_import_release, li);
+    }
     g_array_set_size (s->imports, 0);
-  else
+  } else
     gpufft_plan_release_imports (plan, s);
   if (error == NULL && (!gpufft_buffer_invalidate (&s->out, plan->ctx, &err)
           || !gpufft_buffer_invalidate (&s->counts, plan->ctx, &err)
@@ -89,6 +119,9 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   g_mutex_lock (&plan->lock);
   func = plan->func;
   func_data = plan->func_data;
+  /* (gpufft_plan_free waits for the calls under way) */
+  if (func)
+    plan->delivering++;
   if (failed && plan->error == NULL)
     plan->error = g_error_copy (error);
   if (timings)
@@ -130,6 +163,8 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   g_clear_error (&err);
 
   g_mutex_lock (&plan->lock);
+  if (func)
+    plan->delivering--;
   if (!func) {
     GList *l;
 
@@ -141,6 +176,18 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   g_cond_broadcast (&plan->cond);
   g_mutex_unlock (&plan->lock);
   /* (the plan may be freed by its owner from here on) */
+}
+
+void
+gpufft_plan_set_cancel (GpufftPlan * plan, const gint * cancel)
+{
+  g_return_if_fail (plan != NULL);
+  /* (a host plan's waits are for its own thread, never the device's) */
+  if (plan->host)
+    return;
+  g_mutex_lock (&plan->lock);
+  plan->cancel = cancel;
+  g_mutex_unlock (&plan->lock);
 }
 
 void
@@ -170,9 +217,16 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
   if (plan->host)
     return gpufft_host_plan_collect (plan->host, wait, func, user_data);
   g_mutex_lock (&plan->lock);
+  /* (the scheduler finishes every slot at the latest at its stall
+   * deadline) */
   if (wait && !gpufft_context_in_worker ())
     while (plan->n_busy > 0)
-      g_cond_wait (&plan->cond, &plan->lock);
+      if (!gpufft_plan_wait (plan)) {
+        g_mutex_unlock (&plan->lock);
+        g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED,
+            "the wait for the plan's batches was cancelled");
+        return -1;
+      }
   got = plan->stash;
   g_queue_init (&plan->stash);
   n = plan->n_stashed;

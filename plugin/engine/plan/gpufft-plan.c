@@ -806,50 +806,14 @@ gpufft_plan_is_host (GpufftPlan * plan)
   return plan->host != NULL;
 }
 
-static gpointer
-plan_free_thread (gpointer plan)
+/* Frees what the plan holds (nothing in flight). */
+static void
+plan_destroy (GpufftPlan * plan)
 {
-  gpufft_plan_free (plan);
-  return NULL;
-}
-
-void
-gpufft_plan_free (GpufftPlan * plan)
-{
-  GpufftContext *ctx;
+  GpufftContext *ctx = plan->ctx;
   GpufftContextStats stats = { 0 };
   guint i;
 
-  if (!plan)
-    return;
-  if (plan->host) {
-    /* (on the host plan's worker thread: returns at once, the worker
-     * frees it) */
-    gpufft_host_plan_free (plan->host);
-    g_free (plan);
-    return;
-  }
-  ctx = plan->ctx;
-  if (gpufft_context_in_worker ()) {
-    /* A result function, or a synchronous bus handler it posted to (an
-     * application that stops its pipeline on a message), frees the plan
-     * while its delivery is under way: no result reaches the function
-     * from here on, and a thread of its own frees the plan once the
-     * scheduler has finished its slots (this thread cannot wait for
-     * itself). */
-    g_mutex_lock (&plan->lock);
-    plan->func = NULL;
-    plan->func_data = NULL;
-    g_atomic_int_set (&plan->doomed, TRUE);
-    g_mutex_unlock (&plan->lock);
-    if (!gpufft_context_reap ("gpufft-free", plan_free_thread, plan))
-      g_warning ("gpufft: no thread to free a plan dropped on the device's "
-          "scheduler thread: the plan is leaked");
-    return;
-  }
-  /* The completion thread finishes every slot, also on a device error or
-   * a hang (after its bounded wait). */
-  gpufft_plan_collect (plan, TRUE, NULL, NULL, NULL);
   for (i = 0; i < N_SLOTS; i++) {
     GpufftSlot *s = &plan->slots[i];
 
@@ -900,6 +864,65 @@ gpufft_plan_free (GpufftPlan * plan)
   gpufft_context_add_stats (ctx, &stats);
   gpufft_context_unref (ctx);
   g_free (plan);
+}
+
+/* A thread of the engine's (gpufft_context_reap: counted by
+ * gpufft_wait_released): waits for the abandoned plan's batches, which the
+ * scheduler finishes at the latest at their stall deadline, then frees
+ * it. */
+static gpointer
+plan_release_thread (gpointer data)
+{
+  GpufftPlan *plan = data;
+
+  g_mutex_lock (&plan->lock);
+  while (plan->n_busy > 0)
+    g_cond_wait (&plan->cond, &plan->lock);
+  g_mutex_unlock (&plan->lock);
+  plan_destroy (plan);
+  return NULL;
+}
+
+void
+gpufft_plan_free (GpufftPlan * plan)
+{
+  gboolean worker, busy;
+
+  if (!plan)
+    return;
+  if (plan->host) {
+    /* (on the host plan's worker thread: returns at once, the worker
+     * frees it) */
+    gpufft_host_plan_free (plan->host);
+    g_free (plan);
+    return;
+  }
+  /* No result reaches the result function from here on. A result function,
+   * or a synchronous bus handler it posted to (an application that stops
+   * its pipeline on a message), may be freeing the plan during its own
+   * delivery: an engine worker does not wait for deliveries (it may be the
+   * one delivering); any other thread waits for the ones under way (the
+   * result function's time: not the device's). */
+  worker = gpufft_context_in_worker ();
+  g_mutex_lock (&plan->lock);
+  plan->func = NULL;
+  plan->func_data = NULL;
+  plan->cancel = NULL;
+  g_atomic_int_set (&plan->doomed, TRUE);
+  while (!worker && plan->delivering > 0)
+    g_cond_wait (&plan->cond, &plan->lock);
+  busy = plan->n_busy > 0;
+  g_mutex_unlock (&plan->lock);
+  if (!worker && !busy) {
+    plan_destroy (plan);
+    return;
+  }
+  /* Batches in flight (or this thread cannot wait for itself): abandoned
+   * to a thread of the engine's, which frees the plan once the scheduler
+   * has finished them (done, failed, or at their stall deadline). */
+  if (!gpufft_context_reap ("gpufft-free", plan_release_thread, plan))
+    g_warning ("gpufft: no thread to free a plan with work in flight: the "
+        "plan is leaked");
 }
 
 const GpufftPlanConfig *

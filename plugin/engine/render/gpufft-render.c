@@ -1,6 +1,7 @@
 /* The spectrogram renderer (see gpufft-render.h): buffers, the two passes
- * of shaders/render.comp, one submission and one blocking fence wait per
- * run. */
+ * of shaders/render.comp, one submission and one fence wait per run (with
+ * the stall deadline, and cancellable); a render freed with a run in
+ * flight is freed by a thread of the engine's. */
 #include <string.h>
 
 #include "gpufft-render.h"
@@ -18,6 +19,12 @@ static const guint32 render_spv[] =
 #define RENDER_T 64             /* local_size_x of render.comp */
 #define N_BUFFERS 7
 #define N_TARGETS 8             /* imports kept (a buffer pool's worth) */
+/* A run's expected time before any was measured, per pixel of the frame:
+ * far slower than any device measured (lavapipe composes a 1920x1080 frame
+ * in a few tens of ms), so that the first runs' stall deadlines err on the
+ * long side. */
+#define PRIOR_NS_PER_PIXEL_CPU 1000.0
+#define PRIOR_NS_PER_PIXEL_GPU 10.0
 
 typedef struct
 {
@@ -52,6 +59,16 @@ struct _GpufftRender
   Target targets[N_TARGETS];
   guint64 uses;
   gboolean import;              /* the device imports host memory */
+  gint64 submitted_us;          /* the run in flight's submission */
+  gboolean ran;                 /* a run completed (the first, the
+                                 * kernels' first run, may wait up to the
+                                 * fence timeout: the driver may compile
+                                 * them only then) */
+  gdouble expected_ns;          /* the slowest recent run (submission to
+                                 * fence) */
+  GDestroyNotify held_release;  /* gpufft_render_hold: called once the run
+                                 * in flight is done */
+  gpointer held_data;
 };
 
 static gboolean
@@ -151,6 +168,8 @@ gpufft_render_new (GpufftContext * ctx, const GpufftRenderConfig * config,
   n_map = config->wf_h + config->sp_w;
   pixels = (gsize) config->width * config->height;
   r->import = import_targets (ctx);
+  r->expected_ns = pixels * (gpufft_context_is_cpu (ctx) ?
+      PRIOR_NS_PER_PIXEL_CPU : PRIOR_NS_PER_PIXEL_GPU);
 
   r->columns_pipe = gpufft_cache_pipeline (ctx, render_spv,
       sizeof (render_spv), N_BUFFERS, NULL, sizeof (RenderParams), &spec0, 1,
@@ -231,15 +250,111 @@ fail:
   return NULL;
 }
 
+/* Waits for the run in flight, at most until its stall deadline; cancel
+ * (may be NULL) gives up. TRUE once it is done (what gpufft_render_hold
+ * kept is released); FALSE with error: GPUFFT_ERROR_CANCELLED, or the
+ * device hung (stall: the context is marked lost) or failed. */
+static gboolean
+render_wait (GpufftRender * r, const gint * cancel, GError ** error)
+{
+  GpufftContext *ctx = r->ctx;
+  guint64 deadline = r->ran ?
+      gpufft_context_stall_deadline_ns (ctx, r->expected_ns) :
+      ctx->fence_timeout_ns;
+  gint64 waited_ns;
+  gboolean cancelled;
+  GError *err = NULL;
+
+  if (!r->cmd.pending)
+    return TRUE;
+  if (g_atomic_int_get (&ctx->lost)) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+        "the Vulkan device was lost");
+    return FALSE;
+  }
+  waited_ns = (g_get_monotonic_time () - r->submitted_us) * 1000;
+  if (gpufft_command_wait_cancellable (&r->cmd, ctx, waited_ns <
+          (gint64) deadline ? deadline - waited_ns : 0, cancel, &cancelled,
+          &err)) {
+    gdouble ns = (g_get_monotonic_time () - r->submitted_us) * 1000.0;
+
+    /* (rises at once, falls back by 1/16 a run; not the first run's) */
+    if (r->ran)
+      r->expected_ns = ns > r->expected_ns ? ns :
+          r->expected_ns - (r->expected_ns - ns) / 16.0;
+    r->ran = TRUE;
+    if (r->held_release)
+      r->held_release (r->held_data);
+    r->held_release = NULL;
+    r->held_data = NULL;
+    return TRUE;
+  }
+  if (cancelled) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED,
+        "spectrogram render: the wait was cancelled");
+    return FALSE;
+  }
+  if (err == NULL)
+    gpufft_context_set_stall_error (ctx, &err, "a spectrogram frame",
+        (g_get_monotonic_time () - r->submitted_us) * 1000);
+  if (g_error_matches (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST))
+    gpufft_context_set_lost (ctx);
+  g_propagate_error (error, err);
+  return FALSE;
+}
+
+void
+gpufft_render_hold (GpufftRender * r, GDestroyNotify release, gpointer data)
+{
+  if (!r->cmd.pending) {
+    release (data);
+    return;
+  }
+  /* (one run in flight at most: a new run waits for it first) */
+  if (r->held_release)
+    r->held_release (r->held_data);
+  r->held_release = release;
+  r->held_data = data;
+}
+
+static void render_destroy (GpufftRender * r);
+
+/* A thread of the engine's (counted by gpufft_wait_released): waits for
+ * the abandoned run, then frees the render. */
+static gpointer
+render_release_thread (gpointer data)
+{
+  GpufftRender *r = data;
+
+  render_wait (r, NULL, NULL);
+  render_destroy (r);
+  return NULL;
+}
+
 void
 gpufft_render_free (GpufftRender * r)
 {
-  GpufftContext *ctx;
-
   if (!r)
     return;
-  ctx = r->ctx;
-  /* waits (bounded) for a run in flight */
+  if (r->cmd.pending && !g_atomic_int_get (&r->ctx->lost)) {
+    if (gpufft_context_reap ("gpufft-free", render_release_thread, r))
+      return;
+    g_warning ("gpufft: no thread to free a spectrogram render with a run "
+        "in flight: it is leaked");
+    return;
+  }
+  render_destroy (r);
+}
+
+static void
+render_destroy (GpufftRender * r)
+{
+  GpufftContext *ctx = r->ctx;
+
+  /* (a run still pending here: the device was declared hung; its target
+   * stays referenced) */
+  if (!r->cmd.pending && r->held_release)
+    r->held_release (r->held_data);
   gpufft_command_clear (&r->cmd, ctx);
   gpufft_render_forget_targets (r);
   gpufft_descriptor_pool_clear (&r->pool, ctx);
@@ -312,6 +427,11 @@ gpufft_render_forget_targets (GpufftRender * r)
 {
   guint i;
 
+  /* (a run in flight may write one: waited for; where the device hung
+   * with it in flight, the imports stay, a deliberate leak) */
+  render_wait (r, NULL, NULL);
+  if (r->cmd.pending)
+    return;
   for (i = 0; i < N_TARGETS; i++) {
     gpufft_import_clear (r->ctx, &r->targets[i].imp);
     memset (&r->targets[i], 0, sizeof (r->targets[i]));
@@ -423,6 +543,9 @@ gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
         "the Vulkan device was lost");
     return FALSE;
   }
+  /* (a run whose wait was cancelled: done first) */
+  if (!render_wait (r, run->cancel, error))
+    return FALSE;
 
   if (written)
     *written = FALSE;
@@ -491,15 +614,9 @@ gpufft_render_run (GpufftRender * r, const GpufftRenderRun * run,
   }
   if (!gpufft_command_submit (&r->cmd, r->ctx, error))
     return FALSE;
-  if (!gpufft_command_wait (&r->cmd, r->ctx, r->ctx->fence_timeout_ns, error)) {
-    if (error && *error == NULL) {
-      g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
-          "the Vulkan device did not finish a spectrogram frame within "
-          "%.0f s", r->ctx->fence_timeout_ns / 1e9);
-    }
-    gpufft_context_set_lost (r->ctx);
+  r->submitted_us = g_get_monotonic_time ();
+  if (!render_wait (r, run->cancel, error))
     return FALSE;
-  }
   r->reset = FALSE;
   r->head = params.head;
   if (dst && written)
