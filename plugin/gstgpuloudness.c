@@ -30,6 +30,10 @@
  * multiple of 10 ms at a rate divisible by 100). At EOS the last partial
  * interval is posted too (ebur128level does not).
  *
+ * A buffer that cannot be read (non-interleaved without a GstAudioMeta)
+ * passes through untouched, not measured, with a WARNING message; the
+ * times are taken again from the next buffer's PTS.
+ *
  * Channel weights from the channel positions: front left, right and
  * centre 1; rear, side and surround left and right 1.41 (+1.5 dB, BS.1770's
  * Ls and Rs; ebur128level gives rear channels 1, reading 5.1 material
@@ -970,6 +974,22 @@ time_of (GstGpuLoudness * self, guint64 frames)
       self->base_frames, GST_SECOND, self->rate);
 }
 
+/* Whether gst_audio_buffer_map () can read buf: non-interleaved audio
+ * needs a GstAudioMeta that matches the caps. */
+static gboolean
+readable (GstGpuLoudness * self, GstBuffer * buf)
+{
+  const GstAudioInfo *info = GST_AUDIO_FILTER_INFO (self);
+  GstAudioMeta *meta;
+
+  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED)
+    return TRUE;
+  meta = gst_buffer_get_audio_meta (buf);
+  return meta != NULL && meta->info.layout == GST_AUDIO_LAYOUT_NON_INTERLEAVED
+      && meta->info.channels == GST_AUDIO_INFO_CHANNELS (info)
+      && meta->info.finfo == info->finfo;
+}
+
 static GstFlowReturn
 gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -992,6 +1012,14 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
   if (!adopt (self, FALSE))
     return GST_FLOW_ERROR;
+  if (!readable (self, buf)) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
+        ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio needs "
+            "a GstAudioMeta): passed through, not measured; the times are "
+            "taken again from the next buffer's PTS", buf));
+    self->next_ts = GST_CLOCK_TIME_NONE;
+    return GST_FLOW_OK;
+  }
   if (!gst_audio_buffer_map (&ab, GST_AUDIO_FILTER_INFO (self), buf,
           GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
