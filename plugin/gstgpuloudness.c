@@ -14,6 +14,8 @@
  * "ebur128-level" with
  *   timestamp, running-time, stream-time   (guint64) the interval's end:
  *                 the buffer's PTS + the frames up to it; NONE without PTS
+ *                 (running and stream time: NONE too without a TIME
+ *                 segment, as after a flush before the next segment)
  *   duration      (guint64) the interval's length
  *   momentary-loudness, shortterm-loudness, global-loudness,
  *   relative-threshold (LUFS), loudness-range (LU)        (gdouble)
@@ -800,10 +802,14 @@ add_mark (GstGpuLoudness * self, GstClockTime ts, guint64 frames)
 
   mk->blocks = self->frames / self->block_frames;
   mk->ts = ts;
-  mk->running_time = GST_CLOCK_TIME_IS_VALID (ts) ?
+  /* (no running or stream time without a TIME segment: after a flush,
+   * before the next segment, it is undefined) */
+  mk->running_time = GST_CLOCK_TIME_IS_VALID (ts)
+      && seg->format == GST_FORMAT_TIME ?
       gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts) :
       GST_CLOCK_TIME_NONE;
-  mk->stream_time = GST_CLOCK_TIME_IS_VALID (ts) ?
+  mk->stream_time = GST_CLOCK_TIME_IS_VALID (ts)
+      && seg->format == GST_FORMAT_TIME ?
       gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts) :
       GST_CLOCK_TIME_NONE;
   mk->duration = gst_util_uint64_scale_int (frames, GST_SECOND, self->rate);

@@ -1221,6 +1221,40 @@ GST_START_TEST (test_planar_without_meta)
 
 GST_END_TEST;
 
+/* New caps after a flush, before the next segment: the interval under
+ * way is posted with the time of its end and no running or stream time
+ * (the flushed segment is undefined). */
+GST_START_TEST (test_caps_after_flush)
+{
+  GstBus *bus;
+  GstHarness *h = harness_new_element ("gpuloudness", &bus,
+      "audio/x-raw,format=F32LE,rate=48000,channels=2,layout=interleaved",
+      NULL, NULL);
+  GstCaps *caps;
+  GPtrArray *msgs;
+  guint64 ts, rt, st;
+
+  push_tone (h, 48000, 2, 0.5, -23, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  caps = gst_caps_from_string ("audio/x-raw,format=F32LE,rate=44100,"
+      "channels=2,layout=interleaved");
+  fail_unless (gst_harness_push_event (h, gst_event_new_caps (caps)));
+  gst_caps_unref (caps);
+  msgs = pop_all (bus);
+  fail_unless_equals_int (msgs->len, 1);
+  fail_unless (gst_structure_get_uint64 (last (msgs), "timestamp", &ts));
+  fail_unless (gst_structure_get_uint64 (last (msgs), "running-time", &rt));
+  fail_unless (gst_structure_get_uint64 (last (msgs), "stream-time", &st));
+  fail_unless_equals_uint64 (ts, GST_SECOND / 2);
+  fail_unless_equals_uint64 (rt, GST_CLOCK_TIME_NONE);
+  fail_unless_equals_uint64 (st, GST_CLOCK_TIME_NONE);
+  g_ptr_array_unref (msgs);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 loudness_suite (void)
 {
@@ -1249,6 +1283,7 @@ loudness_suite (void)
   tcase_add_test (tc, test_flush_and_huge_interval);
   tcase_add_test (tc, test_flush_posts_ended_intervals);
   tcase_add_test (tc, test_planar_without_meta);
+  tcase_add_test (tc, test_caps_after_flush);
   return s;
 }
 
