@@ -197,7 +197,8 @@ struct _GstGpuLoudness
   gboolean reset_next;          /* the next batch starts from rest */
   gboolean failed;              /* the device failed (its error posted):
                                  * every later buffer fails at once */
-  gboolean is_live;
+  gint is_live;                 /* atomic: the latency query (any thread)
+                                 * sets it */
   GstClockTime next_ts;         /* the end of the last buffer */
   GstClockTime base_ts;         /* the time of frame base_frames */
   guint64 base_frames;
@@ -456,7 +457,7 @@ post_all (GstGpuLoudness * self, GPtrArray * msgs)
 
   for (i = 0; i < msgs->len; i++)
     gst_gpu_fft_poster_push (self->poster, g_ptr_array_index (msgs, i), NULL,
-        FALSE, 0, self->is_live);
+        FALSE, 0, g_atomic_int_get (&self->is_live));
   g_ptr_array_free (msgs, TRUE);
 }
 
@@ -684,7 +685,7 @@ submit (GstGpuLoudness * self, guint n_blocks)
 
   /* (a stream that is not live waits for its earlier messages to be
    * posted: a slow bus handler slows it instead of queueing without end) */
-  if (!self->is_live)
+  if (!g_atomic_int_get (&self->is_live))
     gst_gpu_fft_poster_wait (self->poster);
   if (!gpufft_loudness_submit (self->lo, n_blocks, self->reset_next,
           self->gen, &err)
@@ -1140,7 +1141,7 @@ gst_gpu_loudness_start (GstBaseTransform * trans)
     GST_OBJECT_UNLOCK (self);
   }
   gst_gpu_fft_poster_start (self->poster);
-  self->is_live = FALSE;
+  g_atomic_int_set (&self->is_live, FALSE);
   return TRUE;
 }
 
@@ -1199,7 +1200,7 @@ gst_gpu_loudness_query (GstBaseTransform * trans, GstPadDirection dir,
     gboolean live;
 
     gst_query_parse_latency (query, &live, NULL, NULL);
-    self->is_live = live;
+    g_atomic_int_set (&self->is_live, live);
   }
   return res;
 }
