@@ -1255,6 +1255,68 @@ GST_START_TEST (test_caps_after_flush)
 
 GST_END_TEST;
 
+/* Samples beyond +-1e6 (+120 dBFS) read as 0, as NaN and infinities do,
+ * with one WARNING for the stream: every field stays finite (or -inf for
+ * silence), and the numbers are libebur128's with those samples 0. */
+GST_START_TEST (test_huge_samples)
+{
+  gint rate = 48000;
+  gsize n = 4 * rate, i;
+  gdouble *x = g_new (gdouble, n * 2), *z = g_new (gdouble, n * 2);
+  GRand *r = g_rand_new_with_seed (5);
+  const gchar *fields[] = { "momentary-loudness", "shortterm-loudness",
+    "global-loudness", "max-momentary-loudness", "max-shortterm-loudness",
+    "relative-threshold", "loudness-range"
+  };
+
+  for (i = 0; i < n * 2; i++) {
+    x[i] = z[i] = 0.1 * gauss (r);
+    if (i % 7919 == 0) {
+      x[i] = i % 2 ? 1e30 : -2e6;
+      z[i] = 0.0;
+    }
+  }
+  {
+    GstBus *bus;
+    GstHarness *h = harness_new_element ("gpuloudness", &bus,
+        "audio/x-raw,format=F64LE,rate=48000,channels=2,layout=interleaved",
+        NULL, NULL);
+    Fmt f = { "F64LE", rate, 2, FALSE };
+    GPtrArray *msgs;
+    Ref *refs;
+    guint m, k, warnings;
+
+    push_samples (h, &f, x, n, 480, 0, FALSE);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    warnings = pop_warnings (bus, "1e6", &msgs);
+    fail_unless_equals_int (msgs->len, 4);
+    for (m = 0; m < msgs->len; m++)
+      for (k = 0; k < G_N_ELEMENTS (fields); k++) {
+        gdouble v = field (g_ptr_array_index (msgs, m), fields[k]);
+
+        fail_unless (isfinite (v) || v < 0, "%s: %f", fields[k], v);
+        fail_unless (v < 1000.0, "%s: %f", fields[k], v);
+      }
+    refs = reference (z, n, 2, rate, NULL, msgs);
+    fail_unless (close_lu (field (last (msgs), "global-loudness"),
+            refs[msgs->len - 1].i, LU_TOL));
+    fail_unless (close_lu (field (last (msgs), "momentary-loudness"),
+            refs[msgs->len - 1].m, LU_TOL));
+    fail_unless (fabs (field_ch (last (msgs), "sample-peak", 0) -
+            refs[msgs->len - 1].sp[0]) < 1e-6);
+    fail_unless (isfinite (field_ch (last (msgs), "true-peak", 1)));
+    fail_unless_equals_int (warnings, 1);
+    g_free (refs);
+    g_ptr_array_unref (msgs);
+    harness_free (h, bus);
+  }
+  g_rand_free (r);
+  g_free (x);
+  g_free (z);
+}
+
+GST_END_TEST;
+
 static Suite *
 loudness_suite (void)
 {
@@ -1284,6 +1346,7 @@ loudness_suite (void)
   tcase_add_test (tc, test_flush_posts_ended_intervals);
   tcase_add_test (tc, test_planar_without_meta);
   tcase_add_test (tc, test_caps_after_flush);
+  tcase_add_test (tc, test_huge_samples);
   return s;
 }
 
