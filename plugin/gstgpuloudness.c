@@ -14,6 +14,8 @@
  * "ebur128-level" with
  *   timestamp, running-time, stream-time   (guint64) the interval's end:
  *                 the buffer's PTS + the frames up to it; NONE without PTS
+ *                 (running and stream time: NONE too without a TIME
+ *                 segment, as after a flush before the next segment)
  *   duration      (guint64) the interval's length
  *   momentary-loudness, shortterm-loudness, global-loudness,
  *   relative-threshold (LUFS), loudness-range (LU)        (gdouble)
@@ -29,6 +31,14 @@
  * interval's end (exactly the last 400 ms and 3 s when the interval is a
  * multiple of 10 ms at a rate divisible by 100). At EOS the last partial
  * interval is posted too (ebur128level does not).
+ *
+ * A buffer that cannot be read (non-interleaved without a GstAudioMeta)
+ * passes through untouched, not measured, with a WARNING message; the
+ * times are taken again from the next buffer's PTS.
+ *
+ * Float samples that are not finite or lie beyond +-1e6 (+120 dBFS,
+ * MAX_SAMPLE) are measured as 0, with one WARNING message for the caps:
+ * every loudness field stays finite (or -inf, silence).
  *
  * Channel weights from the channel positions: front left, right and
  * centre 1; rear, side and surround left and right 1.41 (+1.5 dB, BS.1770's
@@ -97,6 +107,8 @@ enum
 #define STORE_BYTES (64 << 20)  /* and at most this much */
 #define STAGING_BYTES (8 << 20) /* a batch's samples at most */
 #define MAX_BATCH_BLOCKS 50     /* 10 ms blocks a batch at most */
+#define MAX_SAMPLE 1e6          /* +120 dBFS: a float sample beyond it, or
+                                 * not finite, reads as 0 */
 
 enum
 {
@@ -117,8 +129,9 @@ enum
 static guint signals[LAST_SIGNAL];
 
 /* frames [off, off + n) of a mapped buffer -> dst, interleaved floats,
- * what is not finite as 0 */
-typedef void (*ConvertFunc) (const GstAudioBuffer * ab, guint channels,
+ * what is not finite or beyond MAX_SAMPLE as 0; returns how many samples
+ * were */
+typedef gsize (*ConvertFunc) (const GstAudioBuffer * ab, guint channels,
     gsize off, gsize n, gfloat * dst);
 
 typedef struct
@@ -189,9 +202,12 @@ struct _GstGpuLoudness
   guint64 frames;               /* since the start or the reset */
   guint64 interval_frames, since_mark;
   gboolean reset_next;          /* the next batch starts from rest */
+  guint64 bad_samples;          /* read as 0 (MAX_SAMPLE) since the caps */
+  gboolean warned_bad;          /* their WARNING posted (once a stream) */
   gboolean failed;              /* the device failed (its error posted):
                                  * every later buffer fails at once */
-  gboolean is_live;
+  gint is_live;                 /* atomic: the latency query (any thread)
+                                 * sets it */
   GstClockTime next_ts;         /* the end of the last buffer */
   GstClockTime base_ts;         /* the time of frame base_frames */
   guint64 base_frames;
@@ -247,18 +263,23 @@ gst_gpu_loudness_mode_get_type (void)
 
 /* ---- conversion ----------------------------------------------------------- */
 
+/* (its energy, squared and summed over a block, stays far within a
+ * float) */
 static inline gfloat
-finite_or_zero (gdouble v)
+in_range_or_zero (gdouble v, gsize * bad)
 {
-  return isfinite (v) && fabs (v) <= G_MAXFLOAT ? (gfloat) v : 0.0f;
+  if (isfinite (v) && fabs (v) <= MAX_SAMPLE)
+    return (gfloat) v;
+  (*bad)++;
+  return 0.0f;
 }
 
 #define DEFINE_CONVERT(name, type, expr)                                  \
-static void                                                               \
+static gsize                                                              \
 name (const GstAudioBuffer * ab, guint channels, gsize off, gsize n,      \
     gfloat * dst)                                                         \
 {                                                                         \
-  gsize f;                                                                \
+  gsize f, bad = 0;                                                       \
   guint c;                                                                \
                                                                           \
   if (ab->n_planes == 1) {                                                \
@@ -267,7 +288,7 @@ name (const GstAudioBuffer * ab, guint channels, gsize off, gsize n,      \
       type v = s[f];                                                      \
       dst[f] = (expr);                                                    \
     }                                                                     \
-    return;                                                               \
+    return bad;                                                           \
   }                                                                       \
   for (c = 0; c < channels; c++) {                                        \
     const type *s = (const type *) ab->planes[c] + off;                   \
@@ -276,12 +297,13 @@ name (const GstAudioBuffer * ab, guint channels, gsize off, gsize n,      \
       dst[f * channels + c] = (expr);                                     \
     }                                                                     \
   }                                                                       \
+  return bad;                                                             \
 }
 
 DEFINE_CONVERT (convert_s16, gint16, v * (1.0f / 32768.0f));
 DEFINE_CONVERT (convert_s32, gint32, (gfloat) (v * (1.0 / 2147483648.0)));
-DEFINE_CONVERT (convert_f32, gfloat, finite_or_zero (v));
-DEFINE_CONVERT (convert_f64, gdouble, finite_or_zero (v));
+DEFINE_CONVERT (convert_f32, gfloat, in_range_or_zero (v, &bad));
+DEFINE_CONVERT (convert_f64, gdouble, in_range_or_zero (v, &bad));
 
 /* S24: 3 bytes, native order */
 static inline gfloat
@@ -297,7 +319,7 @@ s24_value (const guint8 * p)
   return v * (1.0f / 8388608.0f);
 }
 
-static void
+static gsize
 convert_s24 (const GstAudioBuffer * ab, guint channels, gsize off, gsize n,
     gfloat * dst)
 {
@@ -309,7 +331,7 @@ convert_s24 (const GstAudioBuffer * ab, guint channels, gsize off, gsize n,
 
     for (f = 0; f < n * channels; f++)
       dst[f] = s24_value (s + 3 * f);
-    return;
+    return 0;
   }
   for (c = 0; c < channels; c++) {
     const guint8 *s = (const guint8 *) ab->planes[c] + off * 3;
@@ -317,6 +339,7 @@ convert_s24 (const GstAudioBuffer * ab, guint channels, gsize off, gsize n,
     for (f = 0; f < n; f++)
       dst[f * channels + c] = s24_value (s + 3 * f);
   }
+  return 0;
 }
 
 static ConvertFunc
@@ -450,7 +473,7 @@ post_all (GstGpuLoudness * self, GPtrArray * msgs)
 
   for (i = 0; i < msgs->len; i++)
     gst_gpu_fft_poster_push (self->poster, g_ptr_array_index (msgs, i), NULL,
-        FALSE, 0, self->is_live);
+        FALSE, 0, g_atomic_int_get (&self->is_live));
   g_ptr_array_free (msgs, TRUE);
 }
 
@@ -678,7 +701,7 @@ submit (GstGpuLoudness * self, guint n_blocks)
 
   /* (a stream that is not live waits for its earlier messages to be
    * posted: a slow bus handler slows it instead of queueing without end) */
-  if (!self->is_live)
+  if (!g_atomic_int_get (&self->is_live))
     gst_gpu_fft_poster_wait (self->poster);
   if (!gpufft_loudness_submit (self->lo, n_blocks, self->reset_next,
           self->gen, &err)
@@ -746,7 +769,7 @@ put_frames (GstGpuLoudness * self, const GstAudioBuffer * ab, gsize off,
       return put_frames (self, ab, off, n);
     }
     g_array_set_size (self->store, len + n * self->channels);
-    self->convert (ab, self->channels, off, n,
+    self->bad_samples += self->convert (ab, self->channels, off, n,
         &g_array_index (self->store, gfloat, len));
     return TRUE;
   }
@@ -756,7 +779,7 @@ put_frames (GstGpuLoudness * self, const GstAudioBuffer * ab, gsize off,
     if (!make_room (self))
       return FALSE;
     take = MIN (n, (gsize) self->max_blocks * self->block_frames - self->fill);
-    self->convert (ab, self->channels, off, take,
+    self->bad_samples += self->convert (ab, self->channels, off, take,
         self->staging + self->fill * self->channels);
     self->fill += take;
     off += take;
@@ -796,10 +819,14 @@ add_mark (GstGpuLoudness * self, GstClockTime ts, guint64 frames)
 
   mk->blocks = self->frames / self->block_frames;
   mk->ts = ts;
-  mk->running_time = GST_CLOCK_TIME_IS_VALID (ts) ?
+  /* (no running or stream time without a TIME segment: after a flush,
+   * before the next segment, it is undefined) */
+  mk->running_time = GST_CLOCK_TIME_IS_VALID (ts)
+      && seg->format == GST_FORMAT_TIME ?
       gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts) :
       GST_CLOCK_TIME_NONE;
-  mk->stream_time = GST_CLOCK_TIME_IS_VALID (ts) ?
+  mk->stream_time = GST_CLOCK_TIME_IS_VALID (ts)
+      && seg->format == GST_FORMAT_TIME ?
       gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts) :
       GST_CLOCK_TIME_NONE;
   mk->duration = gst_util_uint64_scale_int (frames, GST_SECOND, self->rate);
@@ -953,6 +980,8 @@ gst_gpu_loudness_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   self->store = g_array_new (FALSE, FALSE, sizeof (gfloat));
   do_reset (self);
   g_atomic_int_set (&self->reset_requested, 0);
+  self->bad_samples = 0;
+  self->warned_bad = FALSE;
   self->configured = TRUE;
   GST_DEBUG_OBJECT (self, "%u Hz, %u channels, blocks of %u frames, %u a "
       "batch at most, mode 0x%x", self->rate, self->channels,
@@ -968,6 +997,22 @@ time_of (GstGpuLoudness * self, guint64 frames)
     return GST_CLOCK_TIME_NONE;
   return self->base_ts + gst_util_uint64_scale_int_round (frames -
       self->base_frames, GST_SECOND, self->rate);
+}
+
+/* Whether gst_audio_buffer_map () can read buf: non-interleaved audio
+ * needs a GstAudioMeta that matches the caps. */
+static gboolean
+readable (GstGpuLoudness * self, GstBuffer * buf)
+{
+  const GstAudioInfo *info = GST_AUDIO_FILTER_INFO (self);
+  GstAudioMeta *meta;
+
+  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED)
+    return TRUE;
+  meta = gst_buffer_get_audio_meta (buf);
+  return meta != NULL && meta->info.layout == GST_AUDIO_LAYOUT_NON_INTERLEAVED
+      && meta->info.channels == GST_AUDIO_INFO_CHANNELS (info)
+      && meta->info.finfo == info->finfo;
 }
 
 static GstFlowReturn
@@ -992,6 +1037,14 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
   if (!adopt (self, FALSE))
     return GST_FLOW_ERROR;
+  if (!readable (self, buf)) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
+        ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio needs "
+            "a GstAudioMeta): passed through, not measured; the times are "
+            "taken again from the next buffer's PTS", buf));
+    self->next_ts = GST_CLOCK_TIME_NONE;
+    return GST_FLOW_OK;
+  }
   if (!gst_audio_buffer_map (&ab, GST_AUDIO_FILTER_INFO (self), buf,
           GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
@@ -1023,6 +1076,13 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
   gst_audio_buffer_unmap (&ab);
   self->next_ts = time_of (self, self->frames);
+  if (self->bad_samples > 0 && !self->warned_bad) {
+    self->warned_bad = TRUE;
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
+        ("%" G_GUINT64_FORMAT " samples not finite or beyond +-1e6 (+120 "
+            "dBFS) measured as 0 (warned once for these caps)",
+            self->bad_samples));
+  }
   if (ok)
     ok = submit_for_marks (self);
   /* (a wait for the maker that a flush or a stop let go, or a wait for
@@ -1106,7 +1166,7 @@ gst_gpu_loudness_start (GstBaseTransform * trans)
     GST_OBJECT_UNLOCK (self);
   }
   gst_gpu_fft_poster_start (self->poster);
-  self->is_live = FALSE;
+  g_atomic_int_set (&self->is_live, FALSE);
   return TRUE;
 }
 
@@ -1165,7 +1225,7 @@ gst_gpu_loudness_query (GstBaseTransform * trans, GstPadDirection dir,
     gboolean live;
 
     gst_query_parse_latency (query, &live, NULL, NULL);
-    self->is_live = live;
+    g_atomic_int_set (&self->is_live, live);
   }
   return res;
 }

@@ -260,16 +260,8 @@ one_pipeline (Shared * sh, Kind k, GRand * r)
             g_rand_int_range (r, 1, 3));
         break;
       case 3:
-        /* KNOWN BUG (gpuloudness): new caps after a flushing seek, before
-         * the next segment, reach gst_segment_to_running_time () with the
-         * flushed segment: a CRITICAL (add_mark, gstgpuloudness.c, from
-         * drain () in gst_gpu_loudness_setup (); seed 1 under TSan); no
-         * flushing seek for gpuloudness until it is fixed, unless
-         * GPUFFT_CONCURRENCY_KNOWN_BUGS=1 */
-        if (k != K_LOUDNESS || g_strcmp0 (g_getenv
-                ("GPUFFT_CONCURRENCY_KNOWN_BUGS"), "1") == 0)
-          gst_element_seek_simple (pipe, GST_FORMAT_TIME,
-              GST_SEEK_FLAG_FLUSH, 0);
+        gst_element_seek_simple (pipe, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+            0);
         break;
       case 4:
         gst_element_set_state (pipe, GST_STATE_PAUSED);

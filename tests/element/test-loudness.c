@@ -1142,6 +1142,181 @@ GST_START_TEST (test_flush_posts_ended_intervals)
 
 GST_END_TEST;
 
+/* the WARNING messages on the bus whose debug text contains `what` (the
+ * ebur128-level messages -> *msgs when given; an ERROR fails the test) */
+static guint
+pop_warnings (GstBus * bus, const gchar * what, GPtrArray ** msgs)
+{
+  GstMessage *msg;
+  guint n = 0;
+
+  if (msgs)
+    *msgs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_structure_free);
+  while ((msg = gst_bus_pop (bus)) != NULL) {
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "an error");
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      GError *err = NULL;
+      gchar *dbg = NULL;
+
+      gst_message_parse_warning (msg, &err, &dbg);
+      if (dbg && strstr (dbg, what))
+        n++;
+      g_clear_error (&err);
+      g_free (dbg);
+    }
+    if (msgs && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (gst_message_get_structure (msg),
+            "ebur128-level"))
+      g_ptr_array_add (*msgs, gst_structure_copy (gst_message_get_structure
+              (msg)));
+    gst_message_unref (msg);
+  }
+  return n;
+}
+
+/* A non-interleaved buffer without a GstAudioMeta cannot be read: it
+ * passes through untouched with a WARNING, and the measurement goes on
+ * with the buffers after it. */
+GST_START_TEST (test_planar_without_meta)
+{
+  GstBus *bus;
+  GstHarness *h = harness_new_element ("gpuloudness", &bus,
+      "audio/x-raw,format=F32LE,rate=48000,channels=2,"
+      "layout=non-interleaved", "interval", "100000000", NULL);
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  Fmt f = { "F32LE", 48000, 2, TRUE };
+  GstBuffer *in, *out;
+  GPtrArray *msgs;
+
+  in = gst_buffer_new_allocate (NULL, 480 * 2 * sizeof (gfloat), NULL);
+  gst_buffer_memset (in, 0, 0x11, 480 * 2 * sizeof (gfloat));
+  GST_BUFFER_PTS (in) = 0;
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless_equals_uint64 (gst_buffer_get_size (out),
+      gst_buffer_get_size (in));
+  {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_READ));
+    fail_unless (gst_buffer_memcmp (out, 0, map.data, map.size) == 0);
+    gst_buffer_unmap (in, &map);
+  }
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  add_tone (a, 2, 48000, 1, -23, NULL, 1000);
+  push_samples (h, &f, (const gdouble *) a->data, a->len / 2, 480,
+      GST_MSECOND * 10, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (pop_warnings (bus, "GstAudioMeta", &msgs), 1);
+  fail_unless_equals_int (msgs->len, 10);
+  expect ("1 s at -23 after an unreadable buffer, M", field (last (msgs),
+          "momentary-loudness"), -23, 0.1, 0.1);
+  g_ptr_array_unref (msgs);
+  g_array_unref (a);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* New caps after a flush, before the next segment: the interval under
+ * way is posted with the time of its end and no running or stream time
+ * (the flushed segment is undefined). */
+GST_START_TEST (test_caps_after_flush)
+{
+  GstBus *bus;
+  GstHarness *h = harness_new_element ("gpuloudness", &bus,
+      "audio/x-raw,format=F32LE,rate=48000,channels=2,layout=interleaved",
+      NULL, NULL);
+  GstCaps *caps;
+  GPtrArray *msgs;
+  guint64 ts, rt, st;
+
+  push_tone (h, 48000, 2, 0.5, -23, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  caps = gst_caps_from_string ("audio/x-raw,format=F32LE,rate=44100,"
+      "channels=2,layout=interleaved");
+  fail_unless (gst_harness_push_event (h, gst_event_new_caps (caps)));
+  gst_caps_unref (caps);
+  msgs = pop_all (bus);
+  fail_unless_equals_int (msgs->len, 1);
+  fail_unless (gst_structure_get_uint64 (last (msgs), "timestamp", &ts));
+  fail_unless (gst_structure_get_uint64 (last (msgs), "running-time", &rt));
+  fail_unless (gst_structure_get_uint64 (last (msgs), "stream-time", &st));
+  fail_unless_equals_uint64 (ts, GST_SECOND / 2);
+  fail_unless_equals_uint64 (rt, GST_CLOCK_TIME_NONE);
+  fail_unless_equals_uint64 (st, GST_CLOCK_TIME_NONE);
+  g_ptr_array_unref (msgs);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* Samples beyond +-1e6 (+120 dBFS) read as 0, as NaN and infinities do,
+ * with one WARNING for the stream: every field stays finite (or -inf for
+ * silence), and the numbers are libebur128's with those samples 0. */
+GST_START_TEST (test_huge_samples)
+{
+  gint rate = 48000;
+  gsize n = 4 * rate, i;
+  gdouble *x = g_new (gdouble, n * 2), *z = g_new (gdouble, n * 2);
+  GRand *r = g_rand_new_with_seed (5);
+  const gchar *fields[] = { "momentary-loudness", "shortterm-loudness",
+    "global-loudness", "max-momentary-loudness", "max-shortterm-loudness",
+    "relative-threshold", "loudness-range"
+  };
+
+  for (i = 0; i < n * 2; i++) {
+    x[i] = z[i] = 0.1 * gauss (r);
+    if (i % 7919 == 0) {
+      x[i] = i % 2 ? 1e30 : -2e6;
+      z[i] = 0.0;
+    }
+  }
+  {
+    GstBus *bus;
+    GstHarness *h = harness_new_element ("gpuloudness", &bus,
+        "audio/x-raw,format=F64LE,rate=48000,channels=2,layout=interleaved",
+        NULL, NULL);
+    Fmt f = { "F64LE", rate, 2, FALSE };
+    GPtrArray *msgs;
+    Ref *refs;
+    guint m, k, warnings;
+
+    push_samples (h, &f, x, n, 480, 0, FALSE);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    warnings = pop_warnings (bus, "1e6", &msgs);
+    fail_unless_equals_int (msgs->len, 4);
+    for (m = 0; m < msgs->len; m++)
+      for (k = 0; k < G_N_ELEMENTS (fields); k++) {
+        gdouble v = field (g_ptr_array_index (msgs, m), fields[k]);
+
+        fail_unless (isfinite (v) || v < 0, "%s: %f", fields[k], v);
+        fail_unless (v < 1000.0, "%s: %f", fields[k], v);
+      }
+    refs = reference (z, n, 2, rate, NULL, msgs);
+    fail_unless (close_lu (field (last (msgs), "global-loudness"),
+            refs[msgs->len - 1].i, LU_TOL));
+    fail_unless (close_lu (field (last (msgs), "momentary-loudness"),
+            refs[msgs->len - 1].m, LU_TOL));
+    fail_unless (fabs (field_ch (last (msgs), "sample-peak", 0) -
+            refs[msgs->len - 1].sp[0]) < 1e-6);
+    fail_unless (isfinite (field_ch (last (msgs), "true-peak", 1)));
+    fail_unless_equals_int (warnings, 1);
+    g_free (refs);
+    g_ptr_array_unref (msgs);
+    harness_free (h, bus);
+  }
+  g_rand_free (r);
+  g_free (x);
+  g_free (z);
+}
+
+GST_END_TEST;
+
 static Suite *
 loudness_suite (void)
 {
@@ -1169,6 +1344,9 @@ loudness_suite (void)
   tcase_add_test (tc, test_reset_and_renegotiation);
   tcase_add_test (tc, test_flush_and_huge_interval);
   tcase_add_test (tc, test_flush_posts_ended_intervals);
+  tcase_add_test (tc, test_planar_without_meta);
+  tcase_add_test (tc, test_caps_after_flush);
+  tcase_add_test (tc, test_huge_samples);
   return s;
 }
 
