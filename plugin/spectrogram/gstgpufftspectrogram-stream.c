@@ -958,9 +958,12 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
   do {
     guint n = MIN (n_pending, self->max_columns);
 
-    memcpy (gpufft_render_columns (self->render), self->columns->data,
-        (gsize) n * self->n_values * sizeof (gfloat));
-    g_array_remove_range (self->columns, 0, n * self->n_values);
+    /* (no column pending: the array may have no storage yet) */
+    if (n > 0) {
+      memcpy (gpufft_render_columns (self->render), self->columns->data,
+          (gsize) n * self->n_values * sizeof (gfloat));
+      g_array_remove_range (self->columns, 0, n * self->n_values);
+    }
     n_pending -= n;
     self->columns_rendered += n;
     run.n_columns = n;
