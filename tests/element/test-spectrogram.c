@@ -1620,6 +1620,45 @@ GST_START_TEST (test_planar_without_meta)
 
 GST_END_TEST;
 
+/* A GAP event with a duration is analysed as silence: with settings that
+ * do not go together (min-frequency above the Nyquist frequency) it is
+ * refused with the same clear ERROR as a buffer, naming min-frequency; a
+ * GAP without a duration changes nothing and is accepted. */
+GST_START_TEST (test_gap_bad_range)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_live (h, FALSE);
+  g_object_set (h->element, "min-frequency", 30000.0, NULL);
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=64, framerate=10/1");
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=48000, "
+      "channels=1, layout=interleaved");
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (0,
+              GST_CLOCK_TIME_NONE)));
+  fail_if (gst_harness_push_event (h, gst_event_new_gap (0,
+              GST_SECOND / 10)));
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "a GAP refused without an ERROR");
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  fail_unless (strstr (dbg, "min-frequency") != NULL, "%s", dbg);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1655,6 +1694,7 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_planar_meta_too_long);
   tcase_add_test (tc, test_gap_silence_chunked);
   tcase_add_test (tc, test_planar_without_meta);
+  tcase_add_test (tc, test_gap_bad_range);
   return s;
 }
 
