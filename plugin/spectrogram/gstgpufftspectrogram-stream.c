@@ -958,9 +958,12 @@ render_frame (GstGpuFftSpectrogram * self, guint64 f, GstClockTime duration)
   do {
     guint n = MIN (n_pending, self->max_columns);
 
-    memcpy (gpufft_render_columns (self->render), self->columns->data,
-        (gsize) n * self->n_values * sizeof (gfloat));
-    g_array_remove_range (self->columns, 0, n * self->n_values);
+    /* (no column pending: the array may have no storage yet) */
+    if (n > 0) {
+      memcpy (gpufft_render_columns (self->render), self->columns->data,
+          (gsize) n * self->n_values * sizeof (gfloat));
+      g_array_remove_range (self->columns, 0, n * self->n_values);
+    }
     n_pending -= n;
     self->columns_rendered += n;
     run.n_columns = n;
@@ -1083,11 +1086,21 @@ fifo_append (GstGpuFftSpectrogram * self, GstBuffer * buf, guint64 n)
   if (GST_AUDIO_INFO_LAYOUT (&self->ainfo) == GST_AUDIO_LAYOUT_INTERLEAVED) {
     gst_buffer_extract (buf, 0, dst, (gsize) n * bpf);
   } else {
+    GstAudioMeta *meta = gst_buffer_get_audio_meta (buf);
     GstAudioBuffer ab;
     guint c;
     guint64 i;
 
-    if (!gst_audio_buffer_map (&ab, &self->ainfo, buf, GST_MAP_READ)) {
+    /* a buffer that cannot be read (no GstAudioMeta, or one that does not
+     * match the caps) is counted as silence, so the time axis goes on */
+    if (meta == NULL || meta->info.layout != GST_AUDIO_LAYOUT_NON_INTERLEAVED
+        || meta->info.channels != (gint) channels
+        || meta->info.finfo != self->ainfo.finfo
+        || !gst_audio_buffer_map (&ab, &self->ainfo, buf, GST_MAP_READ)) {
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
+          ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio "
+              "needs a GstAudioMeta): its %" G_GUINT64_FORMAT " samples are "
+              "analysed as silence", buf, n));
       memset (dst, 0, (gsize) n * bpf);
       return TRUE;
     }

@@ -1200,6 +1200,54 @@ GST_START_TEST (test_side_by_side_discont)
 
 GST_END_TEST;
 
+/* A DISCONT after many frames of an interval, silence throughout (every
+ * frame floored at the threshold, -80 dB in run_parts): spectrum adds the
+ * cut interval's sums of dB to the next message's and divides them by that
+ * message's frame count, so the message after the DISCONT reads below the
+ * threshold, threshold * (1 + cut frames / its frames); gpuspectrum posts
+ * the same value, and every other message reads the threshold. */
+GST_START_TEST (test_discont_carry_below_threshold)
+{
+  const gsize n = RATE / 2, cut = RATE / 10 + RATE / 20;
+  gdouble *x = g_new0 (gdouble, n);
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  Msgs *ref, *got;
+  guint i, k, below = 0;
+
+  if (!have_spectrum ())
+    return;
+  ref = run_discont ("spectrum", &f, x, n, &cut, 1, 0, 129, FALSE,
+      100 * GST_MSECOND, FALSE);
+  got = run_discont ("gpuspectrum", &f, x, n, &cut, 1, 0, 129, FALSE,
+      100 * GST_MSECOND, FALSE);
+  fail_unless (ref->spectrum->len > 1);
+  fail_unless_equals_int (got->spectrum->len, ref->spectrum->len);
+  for (i = 0; i < ref->spectrum->len; i++) {
+    guint ra, ba, rb, bb;
+    gfloat *ma = magnitudes (g_ptr_array_index (ref->spectrum, i), &ra, &ba);
+    gfloat *mb = magnitudes (g_ptr_array_index (got->spectrum, i), &rb, &bb);
+
+    fail_unless_equals_int (rb * bb, ra * ba);
+    for (k = 0; k < ra * ba; k++) {
+      fail_unless (fabs (ma[k] - mb[k]) <= 0.01, "message %u value %u: "
+          "spectrum %.4f dB, gpuspectrum %.4f dB", i, k, ma[k], mb[k]);
+      fail_unless (ma[k] <= -80 + 0.01, "message %u value %u: %.4f dB", i,
+          k, ma[k]);
+      if (ma[k] < -80 - 1)
+        below++;
+    }
+    g_free (ma);
+    g_free (mb);
+  }
+  /* (the message after the DISCONT: all its 129 values) */
+  fail_unless_equals_int (below, 129);
+  msgs_free (ref);
+  msgs_free (got);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* Three seconds of music made here (chords of decaying harmonic notes, a
  * bass line, noise hits), stereo, in an Ogg Vorbis file written by
  * vorbisenc; returns its path (to be freed and unlinked). */
@@ -1465,6 +1513,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_live_backlog_at_eos);
   tcase_add_test (tc, test_live_host_start);
   tcase_add_test (tc, test_side_by_side_discont);
+  tcase_add_test (tc, test_discont_carry_below_threshold);
   tcase_add_test (tc, test_side_by_side_phase);
   tcase_add_test (tc, test_side_by_side_segment_gap);
   tcase_add_test (tc, test_discont_edges);

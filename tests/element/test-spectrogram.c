@@ -1564,6 +1564,101 @@ GST_START_TEST (test_gap_silence_chunked)
 
 GST_END_TEST;
 
+/* A non-interleaved buffer without a GstAudioMeta cannot be read: a
+ * WARNING message, and its samples are counted as silence (the picture and
+ * its timestamps keep going); no CRITICAL from gst_audio_buffer_map (). */
+GST_START_TEST (test_planar_without_meta)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GstBus *bus = gst_bus_new ();
+  GstAudioInfo info;
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  GstBuffer *b;
+  guint i, frames = 0;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_live (h, FALSE);
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=64, framerate=10/1");
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=48000, "
+      "channels=2, channel-mask=(bitmask)0x3, layout=non-interleaved");
+  gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000, 2, NULL);
+  info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  /* 0.2 s without a meta, then 0.3 s with one */
+  b = gst_buffer_new_allocate (NULL, 9600 * 8, NULL);
+  gst_buffer_memset (b, 0, 0, 9600 * 8);
+  GST_BUFFER_PTS (b) = 0;
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING,
+      "no WARNING for a buffer that cannot be read");
+  gst_message_parse_warning (m, &err, &dbg);
+  fail_unless (dbg && strstr (dbg, "GstAudioMeta"), "%s", GST_STR_NULL (dbg));
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (m);
+  for (i = 0; i < 3; i++) {
+    b = gst_buffer_new_allocate (NULL, 4800 * 8, NULL);
+    gst_buffer_memset (b, 0, 0, 4800 * 8);
+    fail_unless (gst_buffer_add_audio_meta (b, &info, 4800, NULL) != NULL);
+    GST_BUFFER_PTS (b) = GST_SECOND / 5 + i * GST_SECOND / 10;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  while ((b = gst_harness_try_pull (h))) {
+    frames++;
+    gst_buffer_unref (b);
+  }
+  /* 0.5 s at 10 frames a second: the unreadable 0.2 s counted */
+  fail_unless_equals_int (frames, 5);
+  fail_if (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) != NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A GAP event with a duration is analysed as silence: with settings that
+ * do not go together (min-frequency above the Nyquist frequency) it is
+ * refused with the same clear ERROR as a buffer, naming min-frequency; a
+ * GAP without a duration changes nothing and is accepted. */
+GST_START_TEST (test_gap_bad_range)
+{
+  GstHarness *h = gst_harness_new ("gpufftspectrogram");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_live (h, FALSE);
+  g_object_set (h->element, "min-frequency", 30000.0, NULL);
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=RGBA, width=64, "
+      "height=64, framerate=10/1");
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=48000, "
+      "channels=1, layout=interleaved");
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (0,
+              GST_CLOCK_TIME_NONE)));
+  fail_if (gst_harness_push_event (h, gst_event_new_gap (0,
+              GST_SECOND / 10)));
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "a GAP refused without an ERROR");
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (g_error_matches (err, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_SETTINGS), "%s", err->message);
+  fail_unless (strstr (dbg, "min-frequency") != NULL, "%s", dbg);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 spectrogram_suite (void)
 {
@@ -1598,6 +1693,8 @@ spectrogram_suite (void)
   tcase_add_test (tc, test_huge_hop);
   tcase_add_test (tc, test_planar_meta_too_long);
   tcase_add_test (tc, test_gap_silence_chunked);
+  tcase_add_test (tc, test_planar_without_meta);
+  tcase_add_test (tc, test_gap_bad_range);
   return s;
 }
 

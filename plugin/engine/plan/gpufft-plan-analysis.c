@@ -135,8 +135,10 @@ gpufft_plan_analysis_buffers (GpufftPlan * plan, GError ** error)
       tab[2 * nb + 3 * b + 2] = w;
       w += c->band_bins[b];
     }
-    memcpy (&tab[2 * nb + 3 * plan->n_bands], c->band_weights,
-        (gsize) n_w * sizeof (gfloat));
+    /* (no bands: no weights, and band_weights may be NULL) */
+    if (n_w > 0)
+      memcpy (&tab[2 * nb + 3 * plan->n_bands], c->band_weights,
+          (gsize) n_w * sizeof (gfloat));
     /* (in device memory: the reduce kernel reads them at every group) */
     ok = gpufft_buffer_init (&plan->tables, ctx, words * sizeof (guint32),
         GPUFFT_MEMORY_DEVICE, error)
