@@ -1049,6 +1049,16 @@ gaps_due (GstGpuFftSpectrogram * self)
   return GST_FLOW_OK;
 }
 
+/* What a failed analyse () returns upstream: FLUSHING where a flush or a
+ * stop cancelled the wait (engine_failed () posted nothing), else ERROR
+ * (engine_failed () posted the element error). */
+static GstFlowReturn
+analysis_flow (GstGpuFftSpectrogram * self)
+{
+  return g_atomic_int_get (&self->plan_wait_cancel) ? GST_FLOW_FLUSHING :
+      GST_FLOW_ERROR;
+}
+
 /* Renders every video frame whose last sample came. */
 static GstFlowReturn
 render_due (GstGpuFftSpectrogram * self)
@@ -1063,8 +1073,7 @@ render_due (GstGpuFftSpectrogram * self)
      * is complete before then but when exactly fft_size / 2 samples came) */
     if (!self->pad_pending && !analyse (self, self->fft_size / 2 +
             frame_start (self, f + 1), FALSE))
-      return g_atomic_int_get (&self->plan_wait_cancel) ? GST_FLOW_FLUSHING :
-          GST_FLOW_ERROR;
+      return analysis_flow (self);
     ret = render_frame (self, f, frame_pts (self, f + 1) - frame_pts (self, f));
     self->video_frame++;
   }
@@ -1211,7 +1220,7 @@ gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram * self,
    * no more than the next analysis frame needs */
   if (ret == GST_FLOW_OK && !self->pad_pending
       && !analyse (self, self->fft_size / 2 + self->samples, FALSE))
-    ret = GST_FLOW_ERROR;
+    ret = analysis_flow (self);
   note_peaks (self);
   return ret;
 }
@@ -1240,7 +1249,7 @@ gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self)
     /* a live stream that ends before any frame was drawn since the plan
      * came: one more frame, with the columns of the samples that waited */
     if (!analyse (self, self->fft_size / 2 + self->samples, FALSE))
-      return GST_FLOW_ERROR;
+      return analysis_flow (self);
     ret = render_frame (self, self->video_frame, frame_pts (self,
             self->video_frame + 1) - frame_pts (self, self->video_frame));
     self->video_frame++;
@@ -1254,7 +1263,7 @@ gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self)
     return GST_FLOW_ERROR;
   if (!analyse (self, self->fft_size / 2 + self->samples +
           self->fft_size / 2, TRUE))
-    return GST_FLOW_ERROR;
+    return analysis_flow (self);
   ret = render_frame (self, self->video_frame,
       gst_util_uint64_scale_int (self->samples - start, GST_SECOND,
           GST_AUDIO_INFO_RATE (&self->ainfo)));
