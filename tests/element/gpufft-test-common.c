@@ -927,3 +927,22 @@ capture_warnings (GstElement * el, CaptureFunc code, gpointer data)
   g_mutex_clear (&cap.lock);
   return g_string_free (cap.text, FALSE);
 }
+
+void
+read_properties (GstElement * el)
+{
+  GParamSpec **ps;
+  guint n, i;
+
+  ps = g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+
+    if (!(ps[i]->flags & G_PARAM_READABLE))
+      continue;
+    g_value_init (&v, ps[i]->value_type);
+    g_object_get_property (G_OBJECT (el), ps[i]->name, &v);
+    g_value_unset (&v);
+  }
+  g_free (ps);
+}

@@ -96,6 +96,10 @@ GstBuffer *fmt_make_buffer (const Fmt * f, const gdouble * x, gsize n_samples,
 /* Pushes x[n * channels] (interleaved) in buffers of `chunk` samples, PTS
  * from pts0 (+ offset/rate) or none when pts0 is GST_CLOCK_TIME_NONE; the
  * first buffer gets DISCONT when discont is TRUE. Asserts GST_FLOW_OK. */
+/* Reads every readable property of el (device-name waits while the device
+ * is being opened). */
+void read_properties (GstElement * el);
+
 void push_samples (GstHarness * h, const Fmt * f, const gdouble * x, gsize n,
     gsize chunk, GstClockTime pts0, gboolean discont);
 

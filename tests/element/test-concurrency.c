@@ -25,6 +25,8 @@
 #include <gst/check/gstcheck.h>
 #include <string.h>
 
+#include "gpufft-test-common.h"
+
 #define MAX_THREADS 16
 
 typedef enum
@@ -122,27 +124,6 @@ poke_property (GstElement * el, Kind k, GRand * r)
               400) * GST_MSECOND, NULL);
       break;
   }
-}
-
-static void
-read_properties (GstElement * el)
-{
-  GParamSpec **ps;
-  guint n, i;
-
-  ps = g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
-  for (i = 0; i < n; i++) {
-    GValue v = G_VALUE_INIT;
-
-    /* (device-name waits while the device is being opened: fine, but
-     * slow under a sanitizer) */
-    if (!(ps[i]->flags & G_PARAM_READABLE))
-      continue;
-    g_value_init (&v, ps[i]->value_type);
-    g_object_get_property (G_OBJECT (el), ps[i]->name, &v);
-    g_value_unset (&v);
-  }
-  g_free (ps);
 }
 
 static GstPadProbeReturn
