@@ -32,6 +32,10 @@
  * multiple of 10 ms at a rate divisible by 100). At EOS the last partial
  * interval is posted too (ebur128level does not).
  *
+ * Every buffer passes through; only the part of it that lies in the
+ * segment is measured (a buffer outside it is not, one across its edge in
+ * part), as the analysers do.
+ *
  * A buffer that cannot be read (non-interleaved without a GstAudioMeta)
  * passes through untouched, not measured, with a WARNING message; the
  * times are taken again from the next buffer's PTS.
@@ -80,6 +84,7 @@
 #include "gstgpuffthostbudget.h"
 #include "gstgpufftlive.h"
 #include "gstgpufftposter.h"
+#include "gstgpufftsegment.h"
 #include "gstgpufftworkers.h"
 #include "gpufft-loudness.h"
 
@@ -1052,6 +1057,14 @@ gst_gpu_loudness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   n = ab.n_samples;
+  /* (only the part in the segment is measured; the buffer passes whole) */
+  if (!gst_gpu_fft_segment_clip (&trans->segment,
+          GST_AUDIO_INFO_RATE (GST_AUDIO_FILTER_INFO (self)), pts, &off, &n,
+          &pts)) {
+    gst_audio_buffer_unmap (&ab);
+    return GST_FLOW_OK;
+  }
+  n += off;
   /* (times counted in frames from the first PTS, anchored again where the
    * PTS departs from them by more than half a millisecond) */
   if (!GST_CLOCK_TIME_IS_VALID (pts))
@@ -1334,6 +1347,20 @@ gst_gpu_loudness_init (GstGpuLoudness * self)
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }
 
+/* GstAudioFilter clips buffers to the segment before the transform, and
+ * so drops those outside it: the audio passes through whole instead
+ * (transform_ip measures only what lies in the segment), through
+ * GstBaseTransform's own. */
+static GstFlowReturn
+gst_gpu_loudness_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstBaseTransformClass *base =
+      g_type_class_peek_static (GST_TYPE_BASE_TRANSFORM);
+
+  return base->submit_input_buffer (trans, is_discont, input);
+}
+
 static void
 gst_gpu_loudness_class_init (GstGpuLoudnessClass * klass)
 {
@@ -1402,6 +1429,8 @@ gst_gpu_loudness_class_init (GstGpuLoudnessClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_loudness_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_loudness_sink_event);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_gpu_loudness_transform_ip);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_gpu_loudness_submit_input_buffer);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_loudness_query);
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_ip_on_passthrough = TRUE;

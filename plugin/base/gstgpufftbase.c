@@ -82,6 +82,7 @@
 #include "gstgpufftdevice.h"
 #include "gstgpuffthostbudget.h"
 #include "gstgpufftlive.h"
+#include "gstgpufftsegment.h"
 
 #include <math.h>
 #include <string.h>
@@ -722,42 +723,6 @@ map_input (GstGpuFftBase * self, GstBuffer * buf, GstMapInfo * map,
   }
 }
 
-/* The part of a mapped buffer of n samples that lies in a TIME segment:
- * FALSE when none does; else *skip samples from its start, *n left, *pts
- * of the first. Other segments, and buffers without PTS, are whole. */
-static gboolean
-clip_to_segment (GstGpuFftBase * self, GstBuffer * buf, gsize * skip,
-    gsize * n, GstClockTime * pts)
-{
-  GstSegment *seg = &GST_BASE_TRANSFORM (self)->segment;
-  gint rate = GST_AUDIO_INFO_RATE (&self->info);
-  guint64 start, stop, cstart, cstop, first, end;
-  gboolean off_clock;
-
-  *skip = 0;
-  *pts = GST_BUFFER_PTS (buf);
-  if (seg->format != GST_FORMAT_TIME || !GST_BUFFER_PTS_IS_VALID (buf))
-    return TRUE;
-  start = GST_BUFFER_PTS (buf);
-  stop = gst_util_uint64_scale_int_round (*n, GST_SECOND, rate);
-  /* (a span that runs off the clock's range is saturated, and not clipped
-   * at its end) */
-  off_clock = stop >= G_MAXUINT64 - 1 - start;
-  stop = off_clock ? G_MAXUINT64 - 1 : start + stop;
-  if (!gst_segment_clip (seg, GST_FORMAT_TIME, start, stop, &cstart, &cstop))
-    return FALSE;
-  first = gst_util_uint64_scale_int_round (cstart - start, rate, GST_SECOND);
-  end = off_clock ? *n :
-      gst_util_uint64_scale_int_round (cstop - start, rate, GST_SECOND);
-  end = MIN (end, *n);
-  if (first >= end)
-    return FALSE;
-  *skip = first;
-  *n = end - first;
-  *pts = start + gst_util_uint64_scale_int_round (first, GST_SECOND, rate);
-  return TRUE;
-}
-
 /* Finite samples beyond +-2^32 among the n samples (per channel) of
  * self->in_planes (F32 and F64 only, gstgpufftbound.h): the engine gets a
  * copy with NaN in their place (self->in_planes then point into it), so
@@ -885,7 +850,9 @@ gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
 
   /* Analyse only what lies in the segment (the buffer passes whole). */
-  if (!clip_to_segment (self, buf, &skip, &n, &pts)) {
+  if (!gst_gpu_fft_segment_clip (&GST_BASE_TRANSFORM (self)->segment,
+          GST_AUDIO_INFO_RATE (&self->info), GST_BUFFER_PTS (buf), &skip, &n,
+          &pts)) {
     gst_buffer_unmap (buf, &map);
     return GST_FLOW_OK;
   }

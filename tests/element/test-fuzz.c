@@ -871,7 +871,7 @@ static const struct
   guint el;
 } known_seeds[] = {
   {2, EL_SPECTROGRAM}, {3, EL_LOUDNESS}, {6, EL_SPECTROGRAM},
-  {10, EL_SPECTROGRAM}, {13, EL_SPECTRUM}
+  {10, EL_SPECTROGRAM}, {13, EL_SPECTRUM}, {105, EL_LOUDNESS}
 };
 
 GST_START_TEST (test_known_seeds)

@@ -1317,6 +1317,52 @@ GST_START_TEST (test_huge_samples)
 
 GST_END_TEST;
 
+/* A segment from 1 s to 2 s and 3 s of a tone from 0 in buffers of 700
+ * frames (some across its edges): every buffer passes through, unchanged
+ * (GstAudioFilter would drop those outside the segment), and only the
+ * second in the segment is measured: ten 100 ms intervals ending at 1.1 s
+ * to 2 s, at the tone's level. */
+GST_START_TEST (test_outside_segment)
+{
+  GstBus *bus;
+  GstHarness *h = harness_new_element ("gpuloudness", &bus,
+      "audio/x-raw,format=F32LE,rate=48000,channels=2,layout=interleaved",
+      "interval", "100000000", NULL);
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  Fmt f = { "F32LE", 48000, 2, FALSE };
+  GstSegment seg;
+  GPtrArray *msgs;
+  guint i;
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = GST_SECOND;
+  seg.stop = 2 * GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  add_tone (a, 2, 48000, 3, -23, NULL, 1000);
+  push_samples (h, &f, (const gdouble *) a->data, a->len / 2, 700, 0, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (h),
+      (3 * 48000 + 699) / 700);
+  msgs = pop_all (bus);
+  fail_unless_equals_int (msgs->len, 10);
+  for (i = 0; i < msgs->len; i++) {
+    const GstStructure *s = g_ptr_array_index (msgs, i);
+    guint64 t, d;
+
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &t)
+        && gst_structure_get_uint64 (s, "duration", &d));
+    fail_unless_equals_uint64 (t, GST_SECOND + (i + 1) * 100 * GST_MSECOND);
+    fail_unless_equals_uint64 (d, 100 * GST_MSECOND);
+  }
+  expect ("the segment's second, M", field (last (msgs),
+          "momentary-loudness"), -23, 0.1, 0.1);
+  g_ptr_array_unref (msgs);
+  g_array_unref (a);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 loudness_suite (void)
 {
@@ -1326,6 +1372,7 @@ loudness_suite (void)
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_ebu_3341_integrated);
+  tcase_add_test (tc, test_outside_segment);
   tcase_add_test (tc, test_ebu_3341_surround);
   tcase_add_test (tc, test_ebu_3341_steady);
   tcase_add_test (tc, test_ebu_3341_max);
