@@ -358,6 +358,82 @@ GST_START_TEST (test_hung_default_deadlines)
 
 GST_END_TEST;
 
+/* ---- a flush while the spectrogram waits for a hung device ------------- */
+
+typedef struct
+{
+  GstHarness *h;
+  const gdouble *x;
+  gsize n;
+  GstFlowReturn ret;
+} Pusher;
+
+/* pushes 10 ms buffers of p->x from 1 s on until a push is refused */
+static gpointer
+push_until_refused (gpointer data)
+{
+  Pusher *p = data;
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gsize off;
+
+  p->ret = GST_FLOW_OK;
+  for (off = 0; off + CHUNK <= p->n && p->ret == GST_FLOW_OK; off += CHUNK)
+    p->ret = gst_harness_push (p->h, fmt_make_buffer (&f, p->x + off, CHUNK,
+            GST_SECOND + gst_util_uint64_scale_int (off, GST_SECOND, RATE)));
+  return NULL;
+}
+
+/* gpufftspectrogram's streaming thread waits for the analysis of a device
+ * that stopped signalling (the stall deadline 60 s away): a flush
+ * cancels the wait, the push returns FLUSHING, and no ERROR is posted (a
+ * flush is no failure). */
+GST_START_TEST (test_spectrogram_flush_while_hung)
+{
+  void (*hang) (int) = (void (*)(int)) dlsym (RTLD_DEFAULT, "gpufft_test_hang");
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, RATE * 10);
+  GstBus *bus;
+  GstHarness *h;
+  GThread *t;
+  Pusher p;
+  Msgs *m;
+
+  fail_unless (hang != NULL, "vk-hang-shim is not preloaded");
+  g_unsetenv ("GPUFFT_FENCE_TIMEOUT");
+  g_setenv ("GPUFFT_STALL", "60", TRUE);
+  h = harness_new_element ("gpufftspectrogram", &bus, caps, "fft-size", "512",
+      NULL);
+  g_free (caps);
+  gst_harness_set_sink_caps_str (h,
+      "video/x-raw,format=RGBA,width=160,height=120,framerate=10/1");
+  gen_tone (x, RATE * 10, 1, 0.5, 1000.0, RATE, 0.0);
+
+  /* working first: 1 s, ten pictures */
+  push_samples (h, &f, x, RATE, CHUNK, 0, FALSE);
+  fail_unless (gst_harness_buffers_received (h) >= 9);
+
+  hang (1);
+  p.h = h;
+  p.x = x;
+  p.n = RATE * 10;
+  t = g_thread_new ("pusher", push_until_refused, &p);
+  /* (the pusher fills the device's slots and waits for the hung device) */
+  g_usleep (G_USEC_PER_SEC);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  g_thread_join (t);
+  fail_unless_equals_int (p.ret, GST_FLOW_FLUSHING);
+  m = msgs_collect (bus, G_MAXUINT, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  msgs_free (m);
+  hang (0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  harness_free (h, bus);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 static Suite *
 hung_suite (void)
 {
@@ -368,6 +444,7 @@ hung_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_hung_gpu);
   tcase_add_test (tc, test_hung_default_deadlines);
+  tcase_add_test (tc, test_spectrogram_flush_while_hung);
   return s;
 }
 

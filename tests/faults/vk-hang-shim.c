@@ -3,7 +3,9 @@
  * vkWaitForFences and vkDeviceWaitIdle of the Vulkan loader. Until
  * gpufft_test_hang (TRUE) is called (find it with dlsym), both pass
  * through. After it, the device behaves as if hung: vkWaitForFences waits
- * out its timeout and returns VK_TIMEOUT (nothing ever completes), and
+ * out its timeout and returns VK_TIMEOUT (nothing completes), unless
+ * gpufft_test_hang (FALSE) comes first (the device recovers: the wait goes
+ * on as the real one for what is left of its timeout), and
  * vkDeviceWaitIdle never returns (so a test hangs, and fails by its
  * timeout, if the code under test calls it on a hung device). */
 #define _GNU_SOURCE
@@ -53,17 +55,25 @@ vkWaitForFences (VkDevice device, uint32_t count, const VkFence * fences,
   static PFN_vkWaitForFences real;
 
   if (hanging ()) {
-    /* a timeout beyond an hour means "forever": sleep as a hung GPU does,
-     * an hour at a time */
-    do {
-      uint64_t ns = timeout > 3600000000000ull ? 3600000000000ull : timeout;
-      struct timespec ts = { (time_t) (ns / 1000000000ull),
-        (long) (ns % 1000000000ull)
-      };
+    /* wait as a hung GPU does: the whole timeout, unless the device
+     * recovers meanwhile (gpufft_test_hang (FALSE)); then the real wait
+     * for what is left of it (a timeout beyond an hour means "forever") */
+    uint64_t waited = 0, step = 10000000ull;
 
+    while (hanging ()) {
+      struct timespec ts;
+
+      if (timeout <= 3600000000000ull && waited >= timeout)
+        return VK_TIMEOUT;
+      if (timeout <= 3600000000000ull && timeout - waited < step)
+        step = timeout - waited;
+      ts.tv_sec = 0;
+      ts.tv_nsec = (long) step;
       nanosleep (&ts, NULL);
-    } while (timeout > 3600000000000ull);
-    return VK_TIMEOUT;
+      waited += step;
+    }
+    timeout = timeout <= 3600000000000ull && waited < timeout ?
+        timeout - waited : (timeout > 3600000000000ull ? timeout : 0);
   }
   if (!real)
     real = (PFN_vkWaitForFences) real_function ("vkWaitForFences");
