@@ -12,12 +12,12 @@
  * Frames holding a NaN, an infinite sample or a finite one beyond +-2^32
  * are left out of their interval's average and counted in the message's
  * frames-left-out (the first sample beyond +-2^32 also posts a warning:
- * base/gstgpufftbound.h says why the bound is where it is).
+ * gstgpufftbound.h says why the bound is where it is).
  *
  * This file is the element's own part: its properties (fft-size, window,
  * scaling, peaks, message options, the analyser modes, stats ...), their
  * defaults, and the `reset` action, mapped onto the settings of the
- * analyser it derives from, GstGpuFftBase (base/gstgpufftbase.c: framing,
+ * analyser it derives from, GstGpuFftBase (gstgpufftbase.c: framing,
  * segments, restarts, the streaming and result paths). Properties take
  * only the object lock and never wait on the streaming thread; `reset`
  * may be emitted from any thread. */

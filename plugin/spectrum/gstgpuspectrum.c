@@ -14,7 +14,7 @@
  * spectrum lays them out (mono: GstValueList of `bands` floats;
  * multi-channel: GstValueArray of GstValueArray, [channel][band]), and no
  * other field and no other message (but one WARNING where a finite sample
- * is beyond +-2^32: its frames are left out, base/gstgpufftbound.h).
+ * is beyond +-2^32: its frames are left out, gstgpufftbound.h).
  *
  * The numbers are spectrum's: nfft = 2 * bands - 2 points, GStreamer's
  * Hamming window (0.53836/0.46164), levels 10 log10 (|X_k|^2 / nfft^2) dB
@@ -48,7 +48,7 @@
  *
  * This file is the element's own part: spectrum's properties and
  * defaults, mapped onto the settings of the analyser it derives from,
- * GstGpuFftBase (base/gstgpufftbase.c), and the class flag that gives
+ * GstGpuFftBase (gstgpufftbase.c), and the class flag that gives
  * spectrum's messages. Properties take only the object lock and never
  * wait on the streaming thread. */
 #ifdef HAVE_CONFIG_H
