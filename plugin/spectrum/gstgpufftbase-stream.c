@@ -29,11 +29,11 @@ gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self, guint64 sample)
   /* saturating: a stream that starts near the end of the clock's range
    * keeps end >= start instead of wrapping (GST_CLOCK_TIME_NONE excluded) */
   guint64 t = gst_util_uint64_scale_round (sample, GST_SECOND,
-      GST_AUDIO_INFO_RATE (&self->info));
+      GST_AUDIO_INFO_RATE (&self->priv->info));
 
-  if (t >= G_MAXUINT64 - 1 - self->base_pts)
+  if (t >= G_MAXUINT64 - 1 - self->priv->base_pts)
     return G_MAXUINT64 - 1;
-  return self->base_pts + t;
+  return self->priv->base_pts + t;
 }
 
 /* gpuspectrum: a buffer that begins at sample `pos` (PTS pts) begins an
@@ -43,26 +43,26 @@ void
 gst_gpu_fft_base_stream_compat_buffer (GstGpuFftBase * self, guint64 pos,
     GstClockTime pts)
 {
-  const GstGpuFftGrid *grid = &self->framing.grid;
+  const GstGpuFftGrid *grid = &self->priv->framing.grid;
   guint64 k = gst_gpu_fft_framing_grid_index_of (grid, pos);
   GstGpuFftCompatStart st = { k, pts };
   guint i = 0;
 
   if (gst_gpu_fft_framing_grid_boundary (grid, k) != pos)
     return;
-  if (self->compat_starts == NULL)
-    self->compat_starts = g_array_new (FALSE, FALSE,
+  if (self->priv->compat_starts == NULL)
+    self->priv->compat_starts = g_array_new (FALSE, FALSE,
         sizeof (GstGpuFftCompatStart));
   /* (the intervals before the open one are timed, or were not posted:
    * their entries go, so that the array stays short with post-messages
    * off) */
-  while (i < self->compat_starts->len
-      && g_array_index (self->compat_starts, GstGpuFftCompatStart,
-          i).interval < self->framing.cur)
+  while (i < self->priv->compat_starts->len
+      && g_array_index (self->priv->compat_starts, GstGpuFftCompatStart,
+          i).interval < self->priv->framing.cur)
     i++;
   if (i > 0)
-    g_array_remove_range (self->compat_starts, 0, i);
-  g_array_append_val (self->compat_starts, st);
+    g_array_remove_range (self->priv->compat_starts, 0, i);
+  g_array_append_val (self->priv->compat_starts, st);
 }
 
 /* gpuspectrum: interval k's message time as spectrum gives it: the PTS of
@@ -72,10 +72,10 @@ gst_gpu_fft_base_stream_compat_buffer (GstGpuFftBase * self, guint64 pos,
 static GstClockTime
 compat_timestamp (GstGpuFftBase * self, guint64 k)
 {
-  const GstGpuFftGrid *grid = &self->framing.grid;
-  GArray *starts = self->compat_starts;
+  const GstGpuFftGrid *grid = &self->priv->framing.grid;
+  GArray *starts = self->priv->compat_starts;
   GstClockTime ts = GST_CLOCK_TIME_NONE;
-  guint rate = GST_AUDIO_INFO_RATE (&self->info);
+  guint rate = GST_AUDIO_INFO_RATE (&self->priv->info);
   guint i = 0;
 
   while (starts && i < starts->len
@@ -87,12 +87,12 @@ compat_timestamp (GstGpuFftBase * self, guint64 k)
   if (starts && i > 0)
     g_array_remove_range (starts, 0, i);
   if (!GST_CLOCK_TIME_IS_VALID (ts)) {
-    if (self->compat_timed && self->compat_k < k
-        && GST_CLOCK_TIME_IS_VALID (self->compat_ts)) {
+    if (self->priv->compat_timed && self->priv->compat_k < k
+        && GST_CLOCK_TIME_IS_VALID (self->priv->compat_ts)) {
       guint64 j;
 
-      ts = self->compat_ts;
-      for (j = self->compat_k; j < k; j++)
+      ts = self->priv->compat_ts;
+      for (j = self->priv->compat_k; j < k; j++)
         ts += gst_util_uint64_scale (gst_gpu_fft_framing_grid_boundary (grid,
                 j + 1) - gst_gpu_fft_framing_grid_boundary (grid, j),
             GST_SECOND, rate);
@@ -101,9 +101,9 @@ compat_timestamp (GstGpuFftBase * self, guint64 k)
           gst_gpu_fft_framing_grid_boundary (grid, k));
     }
   }
-  self->compat_timed = TRUE;
-  self->compat_k = k;
-  self->compat_ts = ts;
+  self->priv->compat_timed = TRUE;
+  self->priv->compat_k = k;
+  self->priv->compat_ts = ts;
   return ts;
 }
 
@@ -130,16 +130,16 @@ static guint
 auto_batch_frames (GstGpuFftBase * self,
     const GstGpuFftBaseSettings * s, guint hop)
 {
-  guint64 rate = GST_AUDIO_INFO_RATE (&self->info);
-  guint64 bpf = GST_AUDIO_INFO_BPF (&self->info);
+  guint64 rate = GST_AUDIO_INFO_RATE (&self->priv->info);
+  guint64 bpf = GST_AUDIO_INFO_BPF (&self->priv->info);
   guint64 per_interval = gst_util_uint64_scale_ceil (s->interval, rate,
       GST_SECOND) / hop + 2;
-  guint64 per_buffer = self->buffer_hint / hop + 2;
+  guint64 per_buffer = self->priv->buffer_hint / hop + 2;
   guint64 bytes = AUTO_BATCH_BYTES, samples, fit, env_bytes = 0;
   const gchar *env = g_getenv ("GPUFFT_BATCH_BYTES");
 
-  if (self->is_live <= 0)
-    bytes = CLAMP ((self->buffer_hint + s->fft_size + hop) * bpf,
+  if (self->priv->is_live <= 0)
+    bytes = CLAMP ((self->priv->buffer_hint + s->fft_size + hop) * bpf,
         AUTO_BATCH_BYTES, MAX_BATCH_BYTES);
   if (env && g_ascii_string_to_unsigned (env, 10, bpf * s->fft_size,
           G_MAXUINT32, &env_bytes, NULL))
@@ -156,7 +156,7 @@ make_plan_config (GstGpuFftBase * self,
     const GstGpuFftBaseSettings * s, GpufftPlanConfig * c,
     guint * min_bin, guint * max_bin, GstGpuFftAnalysis * a)
 {
-  const GstAudioInfo *info = &self->info;
+  const GstAudioInfo *info = &self->priv->info;
   gint rate = GST_AUDIO_INFO_RATE (info);
   guint nyq = s->fft_size / 2;
   gdouble lo, hi;
@@ -164,14 +164,14 @@ make_plan_config (GstGpuFftBase * self,
   memset (c, 0, sizeof (*c));
   gpufft_plan_config_init (c);
   /* (a live stream's first messages sooner; a file's repeatable) */
-  c->quick_start = self->is_live > 0;
+  c->quick_start = self->priv->is_live > 0;
   c->fft_size = s->fft_size;
   c->hop = s->hop_size ? s->hop_size : s->fft_size / 2;
   if (s->hop_within_interval)
     c->hop = (guint) MIN (c->hop, MAX (1, gst_util_uint64_scale (s->interval,
                 rate, GST_SECOND)));
   c->window = (GpufftWindow) s->window;
-  c->format = self->format;
+  c->format = self->priv->format;
   c->channels = GST_AUDIO_INFO_CHANNELS (info);
   c->planar = GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
   c->downmix = !s->multi_channel;
@@ -192,9 +192,9 @@ make_plan_config (GstGpuFftBase * self,
    * to 2^31), the engine by 2^(bits-1): the same power, (2^(bits-1) /
    * (2^(bits-1) - 1))^2 times it */
   if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat) {
-    if (self->format == GPUFFT_FORMAT_S16)
+    if (self->priv->format == GPUFFT_FORMAT_S16)
       c->db_offset += 20.0 * log10 (32768.0 / 32767.0);
-    else if (self->format == GPUFFT_FORMAT_S24)
+    else if (self->priv->format == GPUFFT_FORMAT_S24)
       c->db_offset += 20.0 * log10 (8388608.0 / 8388607.0);
   }
 
@@ -257,8 +257,8 @@ need_device (GstGpuFftBase * self)
   gint index;
 
   GST_OBJECT_LOCK (self);
-  device = self->device;
-  index = self->settings.device_index;
+  device = self->priv->device;
+  index = self->priv->settings.device_index;
   GST_OBJECT_UNLOCK (self);
   if (device)
     return device;
@@ -267,12 +267,12 @@ need_device (GstGpuFftBase * self)
   device = gst_gpu_fft_device_open (GST_ELEMENT (self), index,
       gst_gpu_fft_base_device_opened);
   GST_OBJECT_LOCK (self);
-  self->device = device;
+  self->priv->device = device;
   GST_OBJECT_UNLOCK (self);
   return device;
 }
 
-/* Starts the job that makes the device's plan of self->plan_config
+/* Starts the job that makes the device's plan of self->priv->plan_config
  * (config: the same with its arrays in tables, which the job takes; where
  * config is NULL they are made here). FALSE (the error posted) where it
  * cannot start. */
@@ -287,9 +287,9 @@ start_plan_job (GstGpuFftBase * self, const GpufftPlanConfig * config,
   gchar *why = NULL;
 
   if (config == NULL) {
-    made = self->plan_config;
-    if (!gst_gpu_fft_analysis_configure (&self->plan_analysis, &made, &own,
-            &why)) {
+    made = self->priv->plan_config;
+    if (!gst_gpu_fft_analysis_configure (&self->priv->plan_analysis, &made,
+            &own, &why)) {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", why), (NULL));
       g_free (why);
       gst_gpu_fft_analysis_tables_clear (&own);
@@ -302,9 +302,9 @@ start_plan_job (GstGpuFftBase * self, const GpufftPlanConfig * config,
   /* (made beside the stream: the buffers pass on, their samples wait in
    * the store until the plan is ready) */
   if (device)
-    self->plan_job = gst_gpu_fft_plan_job_start (device, config, tables,
+    self->priv->plan_job = gst_gpu_fft_plan_job_start (device, config, tables,
         NULL, &error);
-  if (self->plan_job == NULL) {
+  if (self->priv->plan_job == NULL) {
     gst_gpu_fft_analysis_tables_clear (tables);
     if (device)
       gst_gpu_fft_base_results_post_engine_error (self,
@@ -318,12 +318,12 @@ start_plan_job (GstGpuFftBase * self, const GpufftPlanConfig * config,
 static gboolean host_only_begin (GstGpuFftBase * self);
 static void set_result_func (GstGpuFftBase * self);
 
-/* Frees the retired plans (see gstgpufftbase.h) that have delivered all
+/* Frees the retired plans (see gstgpufftbase-private.h) that have delivered all
  * they were handed. */
 static void
 free_retired_plans (GstGpuFftBase * self)
 {
-  GSList *l = self->retired_plans, *keep = NULL;
+  GSList *l = self->priv->retired_plans, *keep = NULL;
 
   for (; l; l = l->next) {
     if (gpufft_plan_in_flight (l->data) == 0)
@@ -331,8 +331,8 @@ free_retired_plans (GstGpuFftBase * self)
     else
       keep = g_slist_prepend (keep, l->data);
   }
-  g_slist_free (self->retired_plans);
-  self->retired_plans = keep;
+  g_slist_free (self->priv->retired_plans);
+  self->priv->retired_plans = keep;
 }
 
 /* message-frames: a message carries at most MESSAGE_FRAMES_MAX frames and
@@ -354,7 +354,7 @@ frames_interval (GstGpuFftBase * self, const GpufftPlanConfig * c,
     guint64 interval)
 {
   guint64 out_ch = c->downmix ? 1 : c->channels;
-  guint64 per_frame = out_ch * ((guint64) self->frame_values + 1);
+  guint64 per_frame = out_ch * ((guint64) self->priv->frame_values + 1);
   guint64 most = MIN (MESSAGE_FRAMES_MAX,
       MAX (1, MESSAGE_FRAME_VALUES_MAX / per_frame));
   guint64 longest = gst_util_uint64_scale (most * c->hop, GST_SECOND,
@@ -364,8 +364,8 @@ frames_interval (GstGpuFftBase * self, const GpufftPlanConfig * c,
 
   if (interval <= longest || longest == 0)
     return interval;
-  if (self->frames_warned_ns != longest) {
-    self->frames_warned_ns = longest;
+  if (self->priv->frames_warned_ns != longest) {
+    self->priv->frames_warned_ns = longest;
     err = g_error_new (GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
         "message-frames: an interval of %" G_GUINT64_FORMAT " ns holds more "
         "frames than a message carries (at most %u frames and %u values: "
@@ -377,10 +377,10 @@ frames_interval (GstGpuFftBase * self, const GpufftPlanConfig * c,
         per_frame, c->hop, c->rate, longest, longest);
     debug = g_strdup_printf ("fft-size %u, %" G_GUINT64_FORMAT " output "
         "channels, %u values a frame and channel", c->fft_size, out_ch,
-        self->frame_values);
+        self->priv->frame_values);
     GST_WARNING_OBJECT (self, "%s (%s)", err->message, debug);
     /* (in order with the messages of the intervals before) */
-    gst_gpu_fft_poster_push (self->poster, gst_message_new_warning
+    gst_gpu_fft_poster_push (self->priv->poster, gst_message_new_warning
         (GST_OBJECT (self), err, debug), NULL, FALSE, 0, FALSE);
     g_error_free (err);
     g_free (debug);
@@ -402,29 +402,34 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
   make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis);
   free_retired_plans (self);
 
-  if ((self->plan || self->plan_job || self->host_only)
-      && (!plan_config_equal (&config, &self->plan_config)
-          || !gst_gpu_fft_analysis_equal (&analysis, &self->plan_analysis))) {
-    if (self->plan_job) {
-      gst_gpu_fft_plan_job_abandon (self->plan_job, self->given_up_jobs);
-      self->plan_job = NULL;
+  if ((self->priv->plan || self->priv->plan_job || self->priv->host_only)
+      && (!plan_config_equal (&config, &self->priv->plan_config)
+          || !gst_gpu_fft_analysis_equal (&analysis,
+              &self->priv->plan_analysis))) {
+    if (self->priv->plan_job) {
+      gst_gpu_fft_plan_job_abandon (self->priv->plan_job,
+          self->priv->given_up_jobs);
+      self->priv->plan_job = NULL;
     }
-    if (self->plan) {
+    if (self->priv->plan) {
       if (!gst_gpu_fft_base_results_drain (self))
         return FALSE;
       /* (the drain let go of a plan whose thread posts: a stop or a flush;
        * the stop frees it) */
-      if (self->posts_here && gpufft_plan_in_flight (self->plan) > 0)
-        self->retired_plans = g_slist_prepend (self->retired_plans, self->plan);
+      if (self->priv->posts_here
+          && gpufft_plan_in_flight (self->priv->plan) > 0)
+        self->priv->retired_plans =
+            g_slist_prepend (self->priv->retired_plans, self->priv->plan);
       else
-        gpufft_plan_free (self->plan);
-      self->plan = NULL;
-      self->on_host = FALSE;
+        gpufft_plan_free (self->priv->plan);
+      self->priv->plan = NULL;
+      self->priv->on_host = FALSE;
     }
     gst_gpu_fft_base_stream_host_only_end (self);
-    g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
+    g_clear_pointer (&self->priv->bands, gst_gpu_fft_bands_unref);
   }
-  if (self->plan == NULL && self->plan_job == NULL && !self->host_only) {
+  if (self->priv->plan == NULL && self->priv->plan_job == NULL
+      && !self->priv->host_only) {
     GstGpuFftAnalysisTables tables;
     gchar *why = NULL;
 
@@ -434,7 +439,7 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
               config.fft_size, config.rate));
       g_free (why);
       gst_gpu_fft_analysis_tables_clear (&tables);
-      self->running = FALSE;    /* no plan: the next buffer starts over */
+      self->priv->running = FALSE;      /* no plan: the next buffer starts over */
       return FALSE;
     }
 
@@ -444,34 +449,36 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
         config.planar ? " planar" : "", config.downmix ? "downmix" : "multi",
         config.rate, config.max_frames, config.n_peaks, config.peak_min_bin,
         config.peak_max_bin, config.complex_out ? " complex" : "");
-    self->host_refused = FALSE;
-    self->frame_values = tables.bands ? tables.bands->n_bands :
+    self->priv->host_refused = FALSE;
+    self->priv->frame_values = tables.bands ? tables.bands->n_bands :
         config.fft_size / 2 + 1;
-    self->plan_analysis = analysis;
-    self->plan_config = config;
+    self->priv->plan_analysis = analysis;
+    self->priv->plan_config = config;
     /* (the arrays are the tables': the job's, or cleared) */
-    self->plan_config.bin_gain = self->plan_config.level_weights = NULL;
-    self->plan_config.band_weights = NULL;
-    self->plan_config.band_first = self->plan_config.band_bins = NULL;
+    self->priv->plan_config.bin_gain = self->priv->plan_config.level_weights =
+        NULL;
+    self->priv->plan_config.band_weights = NULL;
+    self->priv->plan_config.band_first = self->priv->plan_config.band_bins =
+        NULL;
     if (host_only_begin (self)) {
       gst_gpu_fft_analysis_tables_clear (&tables);
     } else if (!start_plan_job (self, &config, &tables)) {
-      self->running = FALSE;    /* no plan: the next buffer starts over */
+      self->priv->running = FALSE;      /* no plan: the next buffer starts over */
       return FALSE;
     }
   }
-  self->min_bin = min_bin;
-  self->max_bin = max_bin;
+  self->priv->min_bin = min_bin;
+  self->priv->max_bin = max_bin;
 
-  gst_gpu_fft_framing_init (&self->framing, config.fft_size, config.hop,
-      GST_AUDIO_INFO_RATE (&self->info), analysis.frames ?
+  gst_gpu_fft_framing_init (&self->priv->framing, config.fft_size, config.hop,
+      GST_AUDIO_INFO_RATE (&self->priv->info), analysis.frames ?
       frames_interval (self, &config, s.interval) : s.interval);
   /* (gpuspectrum: spectrum's intervals, and its frames restarting at each
    * of them) */
   if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
-    gst_gpu_fft_framing_set_spectrum_steps (&self->framing);
-  self->applied_gen = gen;
-  self->applied_reset_gen = s.reset_gen;
+    gst_gpu_fft_framing_set_spectrum_steps (&self->priv->framing);
+  self->priv->applied_gen = gen;
+  self->priv->applied_reset_gen = s.reset_gen;
   return TRUE;
 }
 
@@ -487,13 +494,13 @@ gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self)
 static gboolean
 host_start_affordable (GstGpuFftBase * self)
 {
-  const GpufftPlanConfig *c = &self->plan_config;
+  const GpufftPlanConfig *c = &self->priv->plan_config;
   guint64 out_ch = c->downmix ? 1 : c->channels;
   guint64 span = (guint64) (MAX (c->max_frames, 1) - 1) * c->hop + c->fft_size;
 
   return points_per_s (c) <= HOST_MAX_POINTS_PER_S
       && out_ch * (c->fft_size / 2 + 1) <= HOST_MAX_BINS
-      && span * GST_AUDIO_INFO_BPF (&self->info) <= HOST_MAX_SPAN_BYTES;
+      && span * GST_AUDIO_INFO_BPF (&self->priv->info) <= HOST_MAX_SPAN_BYTES;
 }
 
 /* The host start: where the device's plan is not made yet when a batch is
@@ -510,19 +517,19 @@ host_start_wanted (GstGpuFftBase * self)
 {
   const gchar *env = g_getenv ("GPUFFT_HOST_START");
 
-  if (self->host_refused)
+  if (self->priv->host_refused)
     return FALSE;
   if (env && (g_str_equal (env, "off") || g_str_equal (env, "0")))
     return FALSE;
   if (!host_start_affordable (self)) {
-    self->host_refused = TRUE;
+    self->priv->host_refused = TRUE;
     GST_DEBUG_OBJECT (self, "no host start: the analysis is too big for "
         "the CPU");
     return FALSE;
   }
   if (env && (g_str_equal (env, "on") || g_str_equal (env, "1")))
     return TRUE;
-  return self->is_live > 0;
+  return self->priv->is_live > 0;
 }
 
 /* Host only: a live stream that the host start would take, while no GPU
@@ -533,44 +540,45 @@ host_start_wanted (GstGpuFftBase * self)
  * is analysed on the host alone: no plan job, no device; its host plan is
  * made when its first batch is due (plan_ready), and it stays until a GPU
  * is opened in the process, when the stream moves to it as after a host
- * start. TRUE when the stream is host-only now (self->plan_config and
+ * start. TRUE when the stream is host-only now (self->priv->plan_config and
  * plan_analysis set). */
 static gboolean
 host_only_begin (GstGpuFftBase * self)
 {
-  gdouble points = points_per_s (&self->plan_config);
+  gdouble points = points_per_s (&self->priv->plan_config);
   gboolean taken = FALSE;
 
   /* (gpufft_plan_new_host refuses the averagings whose state lasts
    * beyond an interval) */
-  if (self->is_live <= 0 || !host_start_wanted (self)
-      || self->plan_config.averaging == GPUFFT_AVERAGING_EXPONENTIAL
-      || self->plan_config.averaging == GPUFFT_AVERAGING_MAX_HOLD)
+  if (self->priv->is_live <= 0 || !host_start_wanted (self)
+      || self->priv->plan_config.averaging == GPUFFT_AVERAGING_EXPONENTIAL
+      || self->priv->plan_config.averaging == GPUFFT_AVERAGING_MAX_HOLD)
     return FALSE;
   GST_OBJECT_LOCK (self);
-  if (self->device == NULL && !gst_gpu_fft_device_gpu_opened ()) {
+  if (self->priv->device == NULL && !gst_gpu_fft_device_gpu_opened ()) {
     gboolean cpu_devices = gst_gpu_fft_device_any_opened ();
 
     if (gst_gpu_fft_host_budget_take (points, cpu_devices)) {
-      self->host_only = TRUE;
-      self->host_points = points;
+      self->priv->host_only = TRUE;
+      self->priv->host_points = points;
       taken = TRUE;
     } else if (!cpu_devices) {
       /* beyond the budget, no device open yet: on the host while this
        * stream's device opens, then as its kind decides (host_only_moves) */
-      self->host_only = TRUE;
-      self->host_pending = TRUE;
+      self->priv->host_only = TRUE;
+      self->priv->host_pending = TRUE;
       taken = TRUE;
     }
   }
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "%s (%.0f FFT points a second)", !taken ?
       "not on the host alone: a GPU is open in the process, or its host "
-      "budget is spent" : self->host_pending ? "on the host while a device "
+      "budget is spent" : self->priv->
+      host_pending ? "on the host while a device "
       "opens: beyond the host budget" : "analysed on the host alone", points);
   /* (where no thread can open the device, the error is posted: the stream
    * stays on the host meanwhile, pending) */
-  if (self->host_pending)
+  if (self->priv->host_pending)
     need_device (self);
   return taken;
 }
@@ -584,28 +592,30 @@ host_only_moves (GstGpuFftBase * self)
 {
   gboolean resolved = FALSE, moves;
 
-  if (self->host_pending) {
-    if (self->device == NULL || gst_gpu_fft_device_peek (self->device) == NULL)
+  if (self->priv->host_pending) {
+    if (self->priv->device == NULL
+        || gst_gpu_fft_device_peek (self->priv->device) == NULL)
       return FALSE;
-    self->host_pending = FALSE;
+    self->priv->host_pending = FALSE;
     if (!gst_gpu_fft_device_gpu_opened ()) {
-      gdouble points = points_per_s (&self->plan_config);
+      gdouble points = points_per_s (&self->priv->plan_config);
 
       if (gst_gpu_fft_host_budget_take (points, TRUE)) {
         GST_OBJECT_LOCK (self);
-        self->host_points = points;
+        self->priv->host_points = points;
         GST_OBJECT_UNLOCK (self);
       }
     }
     GST_DEBUG_OBJECT (self, "its device is open (%s): %s",
         gst_gpu_fft_device_gpu_opened ()? "a GPU in the process" :
-        "a CPU device", self->host_points > 0.0 ? "stays on the host alone" :
-        "moves to it");
+        "a CPU device",
+        self->priv->host_points >
+        0.0 ? "stays on the host alone" : "moves to it");
     resolved = TRUE;
   }
-  moves = gst_gpu_fft_device_gpu_opened () || self->host_points <= 0.0;
+  moves = gst_gpu_fft_device_gpu_opened () || self->priv->host_points <= 0.0;
   /* (staying: its host plan's thread posts from now on) */
-  if (resolved && !moves && self->plan)
+  if (resolved && !moves && self->priv->plan)
     set_result_func (self);
   return moves;
 }
@@ -615,29 +625,29 @@ gst_gpu_fft_base_stream_host_only_end (GstGpuFftBase * self)
 {
   gdouble points;
 
-  if (!self->host_only)
+  if (!self->priv->host_only)
     return;
   GST_OBJECT_LOCK (self);
-  self->host_only = FALSE;
-  self->host_pending = FALSE;
-  points = self->host_points;
-  self->host_points = 0.0;
+  self->priv->host_only = FALSE;
+  self->priv->host_pending = FALSE;
+  points = self->priv->host_points;
+  self->priv->host_points = 0.0;
   GST_OBJECT_UNLOCK (self);
   gst_gpu_fft_host_budget_give (points);
 }
 
-/* The result function of self->plan. On the host alone (not pending:
+/* The result function of self->priv->plan. On the host alone (not pending:
  * such a stream may move to the device, which takes over once the host
  * plan has delivered all it was handed), the host plan's thread works for
  * this element only: it posts the messages itself. */
 static void
 set_result_func (GstGpuFftBase * self)
 {
-  gboolean here = self->host_only && !self->host_pending
-      && gpufft_plan_is_host (self->plan);
+  gboolean here = self->priv->host_only && !self->priv->host_pending
+      && gpufft_plan_is_host (self->priv->plan);
 
-  self->posts_here = here;
-  gpufft_plan_set_result_func (self->plan, here ?
+  self->priv->posts_here = here;
+  gpufft_plan_set_result_func (self->priv->plan, here ?
       gst_gpu_fft_base_results_on_host_result :
       gst_gpu_fft_base_results_on_result, self);
 }
@@ -646,20 +656,21 @@ set_result_func (GstGpuFftBase * self)
 static void
 install_plan (GstGpuFftBase * self, GpufftPlan * plan)
 {
-  self->plan = plan;
+  self->priv->plan = plan;
   /* (a stop lets a wait for the device go; a flush waits: its intervals
    * are posted before it goes on) */
-  gpufft_plan_set_cancel (plan, &self->plan_stop_cancel);
+  gpufft_plan_set_cancel (plan, &self->priv->plan_stop_cancel);
   set_result_func (self);
-  self->max_frames = MAX (gpufft_plan_get_max_frames (plan), 1);
-  self->max_groups = MAX (gpufft_plan_get_max_groups (plan), 1);
-  self->batch_groups = g_renew (GstGpuFftBatchGroup, self->batch_groups,
-      self->max_groups);
-  self->engine_groups = g_renew (GpufftGroup, self->engine_groups,
-      self->max_groups);
+  self->priv->max_frames = MAX (gpufft_plan_get_max_frames (plan), 1);
+  self->priv->max_groups = MAX (gpufft_plan_get_max_groups (plan), 1);
+  self->priv->batch_groups =
+      g_renew (GstGpuFftBatchGroup, self->priv->batch_groups,
+      self->priv->max_groups);
+  self->priv->engine_groups =
+      g_renew (GpufftGroup, self->priv->engine_groups, self->priv->max_groups);
   GST_DEBUG_OBJECT (self, "%s plan ready: %u frames, %u groups per batch",
-      gpufft_plan_is_host (plan) ? "host" : "device", self->max_frames,
-      self->max_groups);
+      gpufft_plan_is_host (plan) ? "host" : "device", self->priv->max_frames,
+      self->priv->max_groups);
 }
 
 /* Installs a host plan of plan_job's configuration; FALSE (and no second
@@ -667,29 +678,30 @@ install_plan (GstGpuFftBase * self, GpufftPlan * plan)
 static gboolean
 start_on_host (GstGpuFftBase * self)
 {
-  GpufftPlanConfig config = self->plan_config;
+  GpufftPlanConfig config = self->priv->plan_config;
   GstGpuFftAnalysisTables tables;
   GpufftPlan *plan = NULL;
   GError *error = NULL;
   gchar *why = NULL;
 
-  if (gst_gpu_fft_analysis_configure (&self->plan_analysis, &config, &tables,
-          &why))
+  if (gst_gpu_fft_analysis_configure (&self->priv->plan_analysis, &config,
+          &tables, &why))
     plan = gpufft_plan_new_host (&config, &error);
   if (plan == NULL) {
     GST_DEBUG_OBJECT (self, "no host start: %s", why ? why : error->message);
     g_free (why);
     g_clear_error (&error);
     gst_gpu_fft_analysis_tables_clear (&tables);
-    self->host_refused = TRUE;
+    self->priv->host_refused = TRUE;
     return FALSE;
   }
   /* (the same bands as the job's tables give the device's plan) */
-  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-  self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
+  g_clear_pointer (&self->priv->bands, gst_gpu_fft_bands_unref);
+  self->priv->bands =
+      tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
   gst_gpu_fft_analysis_tables_clear (&tables);
   install_plan (self, plan);
-  self->on_host = TRUE;
+  self->priv->on_host = TRUE;
   return TRUE;
 }
 
@@ -703,21 +715,21 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   gboolean device_failed = FALSE, done = FALSE, from_host;
 
   *failed = FALSE;
-  if (self->plan && !self->on_host)
+  if (self->priv->plan && !self->priv->on_host)
     return TRUE;
-  if (self->host_only) {
+  if (self->priv->host_only) {
     /* (the host plan stays, until a GPU is open in the process: then the
      * stream moves to it, as after a host start; where its plan job cannot
      * start, the stream stays on the host) */
     gboolean move = host_only_moves (self);
 
-    if (self->plan && move) {
+    if (self->priv->plan && move) {
       GST_DEBUG_OBJECT (self, "the stream moves to the device");
       if (!start_plan_job (self, NULL, NULL))
         return TRUE;
       gst_gpu_fft_base_stream_host_only_end (self);
-    } else if (self->plan || !due) {
-      return self->plan != NULL;
+    } else if (self->priv->plan || !due) {
+      return self->priv->plan != NULL;
     } else if (!move && start_on_host (self)) {
       return TRUE;
     } else {
@@ -727,13 +739,13 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
           "plan is made");
       gst_gpu_fft_base_stream_host_only_end (self);
       if (!start_plan_job (self, NULL, NULL)) {
-        self->running = FALSE;
+        self->priv->running = FALSE;
         *failed = TRUE;
         return FALSE;
       }
     }
   }
-  if (self->plan_job == NULL) {
+  if (self->priv->plan_job == NULL) {
     GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
         ("no GPU FFT plan, made or being made"));
     *failed = TRUE;
@@ -742,34 +754,35 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
   /* (on the host plan, the device's takes over between intervals, once
    * the host plan has finished what it was handed: the switch never waits
    * for it) */
-  if (self->on_host && (self->group_open
-          || gpufft_plan_in_flight (self->plan) > 0))
+  if (self->priv->on_host && (self->priv->group_open
+          || gpufft_plan_in_flight (self->priv->plan) > 0))
     return TRUE;
   /* (the host plan is made when a batch is due: its tables cost the
    * first buffer nothing) */
-  if (self->on_host || (due && host_start_wanted (self))) {
-    done = gst_gpu_fft_plan_job_finish (self->plan_job, FALSE, NULL, &plan,
+  if (self->priv->on_host || (due && host_start_wanted (self))) {
+    done =
+        gst_gpu_fft_plan_job_finish (self->priv->plan_job, FALSE, NULL, &plan,
         NULL, &tables, &device_failed, &error);
-    if (!done && (self->on_host || start_on_host (self)))
+    if (!done && (self->priv->on_host || start_on_host (self)))
       return TRUE;
   }
-  if (!done && !gst_gpu_fft_plan_job_finish (self->plan_job, wait,
-          &self->plan_wait_cancel, &plan, NULL, &tables, &device_failed,
+  if (!done && !gst_gpu_fft_plan_job_finish (self->priv->plan_job, wait,
+          &self->priv->plan_wait_cancel, &plan, NULL, &tables, &device_failed,
           &error))
     return FALSE;
-  self->plan_job = NULL;
-  gst_gpu_fft_plan_job_prune (self->given_up_jobs);
-  from_host = self->on_host;
+  self->priv->plan_job = NULL;
+  gst_gpu_fft_plan_job_prune (self->priv->given_up_jobs);
+  from_host = self->priv->on_host;
   if (from_host) {
     /* the host plan's results are handed to the poster before the
      * device's first (collect waits for their delivery; the poster keeps
      * their order) */
-    gint collected = gpufft_plan_collect (self->plan, TRUE, NULL, NULL,
+    gint collected = gpufft_plan_collect (self->priv->plan, TRUE, NULL, NULL,
         NULL);
 
-    gpufft_plan_free (self->plan);
-    self->plan = NULL;
-    self->on_host = FALSE;
+    gpufft_plan_free (self->priv->plan);
+    self->priv->plan = NULL;
+    self->priv->on_host = FALSE;
     GST_DEBUG_OBJECT (self, "the device's plan takes over from the host "
         "plan%s", collected < 0 ? " (which failed)" : "");
   }
@@ -782,16 +795,18 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
       gst_gpu_fft_base_results_post_engine_error (self,
           "Creating the GPU FFT plan", error);
     g_clear_error (&error);
-    self->running = FALSE;      /* no plan: the next buffer starts over */
+    self->priv->running = FALSE;        /* no plan: the next buffer starts over */
     *failed = TRUE;
     return FALSE;
   }
   /* (a live stream's backlog: a stream that is not live waits for slots
    * anyway; after a host plan the store holds only what the next frames
    * reach back to) */
-  self->catching_up = self->is_live > 0 && self->store.len > 0 && !from_host;
-  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-  self->bands = tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
+  self->priv->catching_up = self->priv->is_live > 0 && self->priv->store.len > 0
+      && !from_host;
+  g_clear_pointer (&self->priv->bands, gst_gpu_fft_bands_unref);
+  self->priv->bands =
+      tables.bands ? gst_gpu_fft_bands_ref (tables.bands) : NULL;
   gst_gpu_fft_analysis_tables_clear (&tables);
   install_plan (self, plan);
   return TRUE;
@@ -806,26 +821,26 @@ gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self, gboolean wait,
 static GstGpuFftMessageParams *
 make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
 {
-  const GstGpuFftBaseSettings *live = &self->live;
+  const GstGpuFftBaseSettings *live = &self->priv->live;
   GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
   GstGpuFftMessageParams *p;
   gboolean cut = g->end < gst_gpu_fft_framing_grid_boundary
-      (&self->framing.grid, g->interval + 1);
+      (&self->priv->framing.grid, g->interval + 1);
   gboolean compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
 
   /* (discarding: only the interval cut short; complete ones still waiting
    * in the store, a live stream's backlog, are posted; gpuspectrum: every
    * interval gets its parameters, posted or not, for the carry of a cut) */
-  if ((!live->post_messages && !compat) || (self->discarding && cut))
+  if ((!live->post_messages && !compat) || (self->priv->discarding && cut))
     return NULL;
   p = g_new0 (GstGpuFftMessageParams, 1);
   p->post = live->post_messages;
-  p->carry = self->cutting && cut;
-  self->cut_closed |= p->carry;
-  p->restart_gen = self->restart_gen;
+  p->carry = self->priv->cutting && cut;
+  self->priv->cut_closed |= p->carry;
+  p->restart_gen = self->priv->restart_gen;
   /* (the cut interval belongs to the cut being made; complete intervals
    * flushed with it, to the grid before) */
-  p->cut_seq = self->cut_seq + (p->carry ? 1 : 0);
+  p->cut_seq = self->priv->cut_seq + (p->carry ? 1 : 0);
   p->interval = g->interval;
   p->timestamp = gst_gpu_fft_base_stream_sample_to_time (self, g->start);
   p->duration =
@@ -841,29 +856,30 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
     /* a non-TIME segment (e.g. appsrc in bytes): no conversion applies */
     p->stream_time = p->running_time = p->timestamp;
   }
-  p->rate = GST_AUDIO_INFO_RATE (&self->info);
-  p->fft_size = self->plan_config.fft_size;
-  p->hop = self->plan_config.hop;
-  p->window = self->plan_config.window;
-  p->scaling = self->plan_config.scaling;
-  p->multi_channel = !self->plan_config.downmix;
+  p->rate = GST_AUDIO_INFO_RATE (&self->priv->info);
+  p->fft_size = self->priv->plan_config.fft_size;
+  p->hop = self->priv->plan_config.hop;
+  p->window = self->priv->plan_config.window;
+  p->scaling = self->priv->plan_config.scaling;
+  p->multi_channel = !self->priv->plan_config.downmix;
   p->format = live->message_format;
   p->magnitude = live->message_magnitude;
   p->phase = live->message_phase;
-  p->db_offset = self->plan_config.db_offset;
+  p->db_offset = self->priv->plan_config.db_offset;
   p->threshold = live->threshold;
-  p->min_bin = self->min_bin;
-  p->max_bin = self->max_bin;
-  p->n_peaks = self->plan_config.n_peaks;
+  p->min_bin = self->priv->min_bin;
+  p->max_bin = self->priv->max_bin;
+  p->n_peaks = self->priv->plan_config.n_peaks;
   p->dominant = live->message_dominant;
   p->compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
-  p->gen = self->applied_reset_gen;
-  p->analysis = self->plan_analysis;
-  p->bands = self->bands ? gst_gpu_fft_bands_ref (self->bands) : NULL;
+  p->gen = self->priv->applied_reset_gen;
+  p->analysis = self->priv->plan_analysis;
+  p->bands =
+      self->priv->bands ? gst_gpu_fft_bands_ref (self->priv->bands) : NULL;
   /* the interval's first frame: the first whose last sample is in it */
   p->first_frame = g->start + 1 > p->fft_size ?
       (g->start + 1 - p->fft_size + p->hop - 1) / p->hop : 0;
-  p->base_pts = self->base_pts;
+  p->base_pts = self->priv->base_pts;
   if (p->compat) {
     /* spectrum's duration is its interval property (a complete interval
      * spans it to the sample; the partial one at EOS says how long it is) */
@@ -873,8 +889,8 @@ make_message_params (GstGpuFftBase * self, const GstGpuFftBatchGroup * g)
       p->duration = live->interval;
   }
   /* the intervals dropped so far go to the first message that follows */
-  p->dropped = self->dropped_pending;
-  self->dropped_pending = 0;
+  p->dropped = self->priv->dropped_pending;
+  self->priv->dropped_pending = 0;
   return p;
 }
 
@@ -892,31 +908,33 @@ gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
   GError *err;
   gchar *debug;
 
-  self->dropped_pending += n;
+  self->priv->dropped_pending += n;
   GST_OBJECT_LOCK (self);       /* (read by the stats property) */
-  self->dropped_total += n;
+  self->priv->dropped_total += n;
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "%s: %u intervals dropped", plan_pending ?
-      "plan not ready" : self->on_host ? "CPU behind" : "GPU behind", n);
-  if (self->drop_warned_at != 0
-      && now - self->drop_warned_at < DROP_WARNING_INTERVAL_US)
+      "plan not ready" : self->priv->on_host ? "CPU behind" : "GPU behind", n);
+  if (self->priv->drop_warned_at != 0
+      && now - self->priv->drop_warned_at < DROP_WARNING_INTERVAL_US)
     return;
-  self->drop_warned_at = now;
+  self->priv->drop_warned_at = now;
   err = g_error_new_literal (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
       plan_pending ? "The GPU analysis is still being prepared (its shaders "
       "compile): intervals of analysis are dropped (the audio passes on "
-      "time)" : self->host_only ? "The analysis on the CPU falls behind "
+      "time)" : self->priv->host_only ? "The analysis on the CPU falls behind "
       "the live stream: intervals of analysis are dropped (the audio passes "
-      "on time)" : self->on_host ? "The analysis on the CPU, which stands "
+      "on time)" : self->priv->
+      on_host ? "The analysis on the CPU, which stands "
       "in while the GPU's is being prepared, falls behind the live stream: "
       "intervals of analysis are dropped (the audio passes on time)" :
       "The GPU falls behind the live stream: intervals of "
       "analysis are dropped (the audio passes on time)");
-  debug = g_strdup_printf ("%" G_GUINT64_FORMAT " intervals dropped so far; "
+  debug =
+      g_strdup_printf ("%" G_GUINT64_FORMAT " intervals dropped so far; "
       "the next message says how many in its `dropped` field",
-      self->dropped_total);
+      self->priv->dropped_total);
   GST_WARNING_OBJECT (self, "%s (%s)", err->message, debug);
-  gst_gpu_fft_poster_push (self->poster, gst_message_new_warning
+  gst_gpu_fft_poster_push (self->priv->poster, gst_message_new_warning
       (GST_OBJECT (self), err, debug), NULL, FALSE, 0, FALSE);
   g_error_free (err);
   g_free (debug);
@@ -957,32 +975,33 @@ held_input_release (gpointer data)
 static void
 offer_in_place (GstGpuFftBase * self, GpufftSegment * seg)
 {
-  gsize min = gpufft_plan_get_import_min_bytes (self->plan);
+  gsize min = gpufft_plan_get_import_min_bytes (self->priv->plan);
   GpufftHostMemory *host = NULL;
   HeldInput *h;
 
   /* (gpuspectrum keeps no reference on a buffer, as spectrum keeps none) */
-  if (self->in_buf == NULL
+  if (self->priv->in_buf == NULL
       || GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
     return;
-  if (gst_buffer_n_memory (self->in_buf) == 1)
+  if (gst_buffer_n_memory (self->priv->in_buf) == 1)
     host = gst_gpu_fft_allocator_memory_host (gst_buffer_peek_memory
-        (self->in_buf, 0));
+        (self->priv->in_buf, 0));
   /* (the memory of another element's device is copied, not imported) */
-  if (host && (self->device == NULL || gpufft_host_memory_get_context (host)
-          != gst_gpu_fft_device_peek (self->device)))
+  if (host && (self->priv->device == NULL
+          || gpufft_host_memory_get_context (host)
+          != gst_gpu_fft_device_peek (self->priv->device)))
     return;
   if (host == NULL && (min == 0
-          || seg->n_samples * GST_AUDIO_INFO_BPF (&self->info) < min))
+          || seg->n_samples * GST_AUDIO_INFO_BPF (&self->priv->info) < min))
     return;
   h = g_new0 (HeldInput, 1);
-  if (!gst_buffer_map (self->in_buf, &h->map, GST_MAP_READ)) {
+  if (!gst_buffer_map (self->priv->in_buf, &h->map, GST_MAP_READ)) {
     g_free (h);
     return;
   }
-  h->buf = gst_buffer_ref (self->in_buf);
+  h->buf = gst_buffer_ref (self->priv->in_buf);
   /* (the same memory, so the same place in this mapping) */
-  seg->data = h->map.data + ((const guint8 *) seg->data - self->in_data);
+  seg->data = h->map.data + ((const guint8 *) seg->data - self->priv->in_data);
   seg->release = held_input_release;
   seg->release_data = h;
   seg->host = host;
@@ -1002,16 +1021,17 @@ static gboolean
 submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
     gboolean flush, guint64 pos, gpointer const *planes, gsize n)
 {
-  const GstAudioInfo *info = &self->info;
+  const GstAudioInfo *info = &self->priv->info;
   guint channels = GST_AUDIO_INFO_CHANNELS (info);
-  gboolean planar = self->plan_config.planar;
+  gboolean planar = self->priv->plan_config.planar;
   gsize bps = GST_AUDIO_INFO_BPS (info);
   GpufftSegment segs[3];
   GpufftBatch batch;
   GError *error = NULL;
   gboolean busy = FALSE;
   guint64 s0 = bp->span_start;
-  guint64 s1 = s0 + gst_gpu_fft_framing_span (&self->framing, bp->n_frames)
+  guint64 s1 =
+      s0 + gst_gpu_fft_framing_span (&self->priv->framing, bp->n_frames)
       - bp->lead;
   guint i, c;
 
@@ -1025,25 +1045,26 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
     GpufftSegment *seg = &segs[batch.n_segments++];
     gsize bytes = (gsize) bp->lead * GST_AUDIO_INFO_BPF (info);
 
-    if (self->zeros_size < bytes) {
-      g_free (self->zeros);
-      self->zeros = g_malloc0 (bytes);
-      self->zeros_size = bytes;
+    if (self->priv->zeros_size < bytes) {
+      g_free (self->priv->zeros);
+      self->priv->zeros = g_malloc0 (bytes);
+      self->priv->zeros_size = bytes;
     }
     seg->n_samples = bp->lead;
     if (planar) {
       for (c = 0; c < channels; c++)
-        self->seg_planes[2 * channels + c] = self->zeros;
-      seg->planes = self->seg_planes + 2 * channels;
+        self->priv->seg_planes[2 * channels + c] = self->priv->zeros;
+      seg->planes = self->priv->seg_planes + 2 * channels;
     } else {
-      seg->data = self->zeros;
+      seg->data = self->priv->zeros;
     }
   }
   if (bp->n_frames > 0) {
     if (s0 < pos) {
       GpufftSegment *seg = &segs[batch.n_segments++];
 
-      if (s0 < self->store.start || pos > gst_gpu_fft_store_end (&self->store)) {
+      if (s0 < self->priv->store.start
+          || pos > gst_gpu_fft_store_end (&self->priv->store)) {
         GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
             ("internal: samples %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT
                 " not stored", s0, pos));
@@ -1052,10 +1073,11 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
       seg->n_samples = MIN (pos, s1) - s0;
       if (planar) {
         for (c = 0; c < channels; c++)
-          self->seg_planes[c] = gst_gpu_fft_store_at (&self->store, c, s0);
-        seg->planes = self->seg_planes;
+          self->priv->seg_planes[c] =
+              gst_gpu_fft_store_at (&self->priv->store, c, s0);
+        seg->planes = self->priv->seg_planes;
       } else {
-        seg->data = gst_gpu_fft_store_at (&self->store, 0, s0);
+        seg->data = gst_gpu_fft_store_at (&self->priv->store, 0, s0);
       }
     }
     if (s1 > pos) {
@@ -1071,9 +1093,9 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
       seg->n_samples = s1 - from;
       if (planar) {
         for (c = 0; c < channels; c++)
-          self->seg_planes[channels + c] =
+          self->priv->seg_planes[channels + c] =
               (const guint8 *) planes[c] + off * bps;
-        seg->planes = self->seg_planes + channels;
+        seg->planes = self->priv->seg_planes + channels;
       } else {
         seg->data = (const guint8 *) planes[0] + off * bps * channels;
         offer_in_place (self, seg);
@@ -1082,34 +1104,34 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
   }
 
   for (i = 0; i < bp->n_groups; i++) {
-    self->engine_groups[i].n_frames = bp->groups[i].n_frames;
-    self->engine_groups[i].close = bp->groups[i].close;
-    self->engine_groups[i].tag = bp->groups[i].close ?
+    self->priv->engine_groups[i].n_frames = bp->groups[i].n_frames;
+    self->priv->engine_groups[i].close = bp->groups[i].close;
+    self->priv->engine_groups[i].tag = bp->groups[i].close ?
         make_message_params (self, &bp->groups[i]) : NULL;
     /* the `reset` action restarts the averaging state here */
-    self->engine_groups[i].reset = i == 0
-        && g_atomic_int_compare_and_exchange (&self->reset_pending, 1, 0);
+    self->priv->engine_groups[i].reset = i == 0
+        && g_atomic_int_compare_and_exchange (&self->priv->reset_pending, 1, 0);
   }
   batch.segments = segs;
   batch.n_frames = bp->n_frames;
-  batch.groups = self->engine_groups;
+  batch.groups = self->priv->engine_groups;
   batch.n_groups = bp->n_groups;
-  batch.db_floor = (gfloat) self->live.threshold;
+  batch.db_floor = (gfloat) self->priv->live.threshold;
   /* live: never hold the audio for the GPU */
   /* (live: a full device drops the batch, but for the backlog of a late
    * plan, and what a host plan is handed, flushed at a restart or the end:
    * that waits for a slot) */
-  batch.no_wait = self->is_live > 0 && !(flush && (self->catching_up
-          || self->on_host));
+  batch.no_wait = self->priv->is_live > 0 && !(flush && (self->priv->catching_up
+          || self->priv->on_host));
   /* a plan whose thread posts (a bus handler on it may be stopping the
    * pipeline): a batch it would wait for waits here instead, as for the
    * poster, and is dropped (counted) where the element stops or flushes
    * meanwhile; while flushing, an interval the dropped batch leaves open
    * in the plan runs into the next one */
-  if (self->posts_here && !(batch.no_wait && !self->group_open
+  if (self->priv->posts_here && !(batch.no_wait && !self->priv->group_open
           && bp->n_groups > 0 && bp->groups[bp->n_groups - 1].close)
-      && !gst_gpu_fft_poster_wait_until (self->poster, plan_has_slot,
-          self->plan)) {
+      && !gst_gpu_fft_poster_wait_until (self->priv->poster, plan_has_slot,
+          self->priv->plan)) {
     g_set_error (&error, GPUFFT_ERROR, GPUFFT_ERROR_BUSY,
         "the element stops or flushes while its host plan is full");
     busy = TRUE;
@@ -1120,33 +1142,34 @@ submit_batch (GstGpuFftBase * self, const GstGpuFftBatchPlan * bp,
    * slow holds the stream, and its property changes apply at the next
    * batch) */
   if (!batch.no_wait)
-    gst_gpu_fft_poster_wait (self->poster);
+    gst_gpu_fft_poster_wait (self->priv->poster);
 
   GST_LOG_OBJECT (self, "batch: %u frames from %" G_GUINT64_FORMAT
       ", %u groups%s", bp->n_frames, s0, bp->n_groups,
       bp->closes ? " (closing)" : "");
-  if (!busy && gpufft_plan_submit (self->plan, &batch, &error)) {
-    self->group_open = bp->n_groups > 0 && !bp->groups[bp->n_groups - 1].close;
-    if (self->on_host) {
+  if (!busy && gpufft_plan_submit (self->priv->plan, &batch, &error)) {
+    self->priv->group_open = bp->n_groups > 0
+        && !bp->groups[bp->n_groups - 1].close;
+    if (self->priv->on_host) {
       guint closed = 0;
 
       for (i = 0; i < bp->n_groups; i++)
         closed += bp->groups[i].close ? 1 : 0;
       GST_OBJECT_LOCK (self);   /* (read by the stats property) */
-      self->host_total += closed;
+      self->priv->host_total += closed;
       GST_OBJECT_UNLOCK (self);
     }
     return TRUE;
   }
   /* (a reset this batch carried waits for the next one) */
-  if (bp->n_groups > 0 && self->engine_groups[0].reset)
-    g_atomic_int_set (&self->reset_pending, 1);
+  if (bp->n_groups > 0 && self->priv->engine_groups[0].reset)
+    g_atomic_int_set (&self->priv->reset_pending, 1);
   for (i = 0; i < bp->n_groups; i++) {
-    GstGpuFftMessageParams *p = self->engine_groups[i].tag;
+    GstGpuFftMessageParams *p = self->priv->engine_groups[i].tag;
 
     /* (a count the tag carried is carried by the next one) */
     if (p)
-      self->dropped_pending += p->dropped;
+      self->priv->dropped_pending += p->dropped;
     gst_gpu_fft_message_params_free (p);
   }
   /* (BUSY: a full device; CANCELLED: a stop let the wait for a slot go) */
@@ -1176,17 +1199,18 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
     /* (a live stream catching up keeps what no slot can take now for the
      * next buffer; the store stays within its bound meanwhile, see
      * gstgpufftbase.c) */
-    if (self->catching_up && !flush && gpufft_plan_in_flight (self->plan) >=
-        gpufft_plan_get_n_slots (self->plan))
+    if (self->priv->catching_up && !flush
+        && gpufft_plan_in_flight (self->priv->plan) >=
+        gpufft_plan_get_n_slots (self->priv->plan))
       return TRUE;
-    bp.groups = self->batch_groups;
+    bp.groups = self->priv->batch_groups;
     /* live: only closed intervals go to the GPU, so that a batch can
      * always be dropped whole when the GPU is behind (an interval spanning
      * batches could not); on the host plan too, so that the device's can
      * take over at any batch */
-    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, flush,
-        self->is_live > 0 || self->on_host, self->max_frames,
-        self->max_groups, &bp);
+    gst_gpu_fft_framing_next_batch (&self->priv->framing, avail_end, flush,
+        self->priv->is_live > 0 || self->priv->on_host, self->priv->max_frames,
+        self->priv->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, flush, pos, planes, n))
       return FALSE;
     /* a partial interval a restart closes before it holds a frame gets no
@@ -1195,12 +1219,12 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
     if (bp.flushed_empty) {
       GST_DEBUG_OBJECT (self, "partial interval without a frame at the "
           "restart: counted in the next message's dropped");
-      self->dropped_pending++;
+      self->priv->dropped_pending++;
     }
     if (!bp.submit || bp.flushed)
       break;
   }
-  self->catching_up = FALSE;
+  self->priv->catching_up = FALSE;
 
   /* batch-size 0 (automatic), and at least HANDOVER_BYTES of samples
    * waiting (big buffers, long intervals): hand the complete frames of the
@@ -1211,18 +1235,21 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
    * batch per interval, whatever the buffer size. Not on a host plan:
    * its batches end with their intervals, so that the device's plan can
    * take over at the next. */
-  if (!flush && self->is_live <= 0 && self->live.batch_size == 0
-      && !self->on_host
-      && (avail_end - self->framing.next_start) *
-      GST_AUDIO_INFO_BPF (&self->info) >= HANDOVER_BYTES
-      && avail_end >= self->framing.next_start + self->framing.fft_size) {
-    guint64 ready = (avail_end - self->framing.next_start -
-        self->framing.fft_size) / self->framing.hop + 1;
+  if (!flush && self->priv->is_live <= 0 && self->priv->live.batch_size == 0
+      && !self->priv->on_host
+      && (avail_end - self->priv->framing.next_start) *
+      GST_AUDIO_INFO_BPF (&self->priv->info) >= HANDOVER_BYTES
+      && avail_end >=
+      self->priv->framing.next_start + self->priv->framing.fft_size) {
+    guint64 ready =
+        (avail_end - self->priv->framing.next_start -
+        self->priv->framing.fft_size) / self->priv->framing.hop + 1;
     GstGpuFftBatchPlan bp;
 
-    bp.groups = self->batch_groups;
-    gst_gpu_fft_framing_next_batch (&self->framing, avail_end, FALSE, FALSE,
-        (guint) MIN (ready, self->max_frames), self->max_groups, &bp);
+    bp.groups = self->priv->batch_groups;
+    gst_gpu_fft_framing_next_batch (&self->priv->framing, avail_end, FALSE,
+        FALSE, (guint) MIN (ready, self->priv->max_frames),
+        self->priv->max_groups, &bp);
     if (bp.submit && !submit_batch (self, &bp, FALSE, pos, planes, n))
       return FALSE;
   }
@@ -1233,30 +1260,30 @@ gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self, guint64 avail_end,
 static void
 forget_received (GstGpuFftBase * self)
 {
-  self->running = FALSE;
-  self->received = 0;
-  self->restart_gen++;
-  self->compat_timed = FALSE;
-  if (self->compat_starts)
-    g_array_set_size (self->compat_starts, 0);
-  self->catching_up = FALSE;
-  self->group_open = FALSE;
-  gst_gpu_fft_store_reset (&self->store, 0);
+  self->priv->running = FALSE;
+  self->priv->received = 0;
+  self->priv->restart_gen++;
+  self->priv->compat_timed = FALSE;
+  if (self->priv->compat_starts)
+    g_array_set_size (self->priv->compat_starts, 0);
+  self->priv->catching_up = FALSE;
+  self->priv->group_open = FALSE;
+  gst_gpu_fft_store_reset (&self->priv->store, 0);
 }
 
 void
 gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self)
 {
-  const GstGpuFftGrid *grid = &self->framing.grid;
-  guint64 k = gst_gpu_fft_framing_grid_index_of (grid, self->received);
+  const GstGpuFftGrid *grid = &self->priv->framing.grid;
+  guint64 k = gst_gpu_fft_framing_grid_index_of (grid, self->priv->received);
 
   /* the complete intervals, and the open one where it has samples */
-  if (self->received > gst_gpu_fft_framing_grid_boundary (grid, k))
+  if (self->priv->received > gst_gpu_fft_framing_grid_boundary (grid, k))
     k++;
-  if (self->store.len > 0 && k > 0)
+  if (self->priv->store.len > 0 && k > 0)
     gst_gpu_fft_base_stream_drop (self, (guint) MIN (k, G_MAXUINT), TRUE);
-  self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
-      self->received);
+  self->priv->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
+      self->priv->received);
   forget_received (self);
 }
 
@@ -1268,21 +1295,22 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
 {
   gboolean ok = TRUE;
 
-  if (self->running && (self->plan || self->plan_job || self->host_only)) {
+  if (self->priv->running && (self->priv->plan || self->priv->plan_job
+          || self->priv->host_only)) {
     gboolean failed;
 
     /* What the store holds is analysed: the plan is waited for, but by a
      * live stream only at its end (else what the store holds is dropped,
      * counted, and the plan, still being made, serves what comes next). */
     if (gst_gpu_fft_base_stream_plan_ready (self, ending
-            || self->is_live <= 0, TRUE, &failed)) {
+            || self->priv->is_live <= 0, TRUE, &failed)) {
       GST_DEBUG_OBJECT (self, "restart after %" G_GUINT64_FORMAT " samples",
-          self->received);
-      ok = gst_gpu_fft_base_stream_run_batches (self, self->received, TRUE,
-          self->received, NULL, 0);
-      self->next_pts = gst_gpu_fft_base_stream_sample_to_time (self,
-          self->received);
-    } else if (!failed && g_atomic_int_get (&self->plan_wait_cancel)) {
+          self->priv->received);
+      ok = gst_gpu_fft_base_stream_run_batches (self, self->priv->received,
+          TRUE, self->priv->received, NULL, 0);
+      self->priv->next_pts =
+          gst_gpu_fft_base_stream_sample_to_time (self, self->priv->received);
+    } else if (!failed && g_atomic_int_get (&self->priv->plan_wait_cancel)) {
       /* (a flush or a stop let the wait go: what was stored is let go,
        * not counted) */
       GST_DEBUG_OBJECT (self, "flushing or stopping while the plan is made");
@@ -1300,11 +1328,11 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
 gboolean
 gst_gpu_fft_base_stream_cut (GstGpuFftBase * self)
 {
-  GstGpuFftFraming *f = &self->framing;
-  guint64 at = self->received, k, len, need;
+  GstGpuFftFraming *f = &self->priv->framing;
+  guint64 at = self->priv->received, k, len, need;
   gboolean failed, ok;
 
-  if (!gst_gpu_fft_base_stream_plan_ready (self, self->is_live <= 0, TRUE,
+  if (!gst_gpu_fft_base_stream_plan_ready (self, self->priv->is_live <= 0, TRUE,
           &failed))
     return failed ? FALSE : gst_gpu_fft_base_stream_flush_and_restart (self,
         FALSE);
@@ -1315,26 +1343,26 @@ gst_gpu_fft_base_stream_cut (GstGpuFftBase * self)
   GST_DEBUG_OBJECT (self, "DISCONT: interval cut after %" G_GUINT64_FORMAT
       " samples, the next %" G_GUINT64_FORMAT " long", at -
       gst_gpu_fft_framing_grid_boundary (&f->grid, k), len);
-  self->cutting = TRUE;
-  self->cut_closed = FALSE;
+  self->priv->cutting = TRUE;
+  self->priv->cut_closed = FALSE;
   ok = gst_gpu_fft_base_stream_run_batches (self, at, TRUE, at, NULL, 0);
-  self->cutting = FALSE;
+  self->priv->cutting = FALSE;
   /* (but for an interval 0 cut before its first frame: the carry of the
    * cut before goes on to the next grid's interval 0, as spectrum's sums
    * do) */
-  if (self->cut_closed || k != 0)
-    self->cut_seq++;
+  if (self->priv->cut_closed || k != 0)
+    self->priv->cut_seq++;
   if (!ok)
     return FALSE;
   need = gst_gpu_fft_framing_cut (f, at, len);
   /* (the messages of the intervals before are timed: what is left of
    * their record goes; the next interval takes this buffer's PTS) */
-  self->compat_timed = FALSE;
-  if (self->compat_starts)
-    g_array_set_size (self->compat_starts, 0);
+  self->priv->compat_timed = FALSE;
+  if (self->priv->compat_starts)
+    g_array_set_size (self->priv->compat_starts, 0);
   /* (what a frame after the cut reaches back to is still stored, but for
    * an interval shorter than a frame right after a restart) */
-  if (need < self->store.start && need < at) {
+  if (need < self->priv->store.start && need < at) {
     GST_DEBUG_OBJECT (self, "samples before the cut no longer stored: "
         "restarting");
     return gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);

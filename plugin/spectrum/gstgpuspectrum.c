@@ -168,7 +168,8 @@ set_bands (GstGpuFftBaseSettings * s, guint bands)
 static void
 gst_gpu_spectrum_init (GstGpuSpectrum * self)
 {
-  GstGpuFftBaseSettings *s = &GST_GPU_FFT_BASE (self)->settings;
+  GstGpuFftBaseSettings *s =
+      gst_gpu_fft_base_get_settings (GST_GPU_FFT_BASE (self));
 
   set_bands (s, DEFAULT_BANDS);
   s->window = GST_GPU_FFT_WINDOW_HAMMING_GST;
@@ -193,7 +194,7 @@ gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
-  GstGpuFftBaseSettings *s = &self->settings;
+  GstGpuFftBaseSettings *s = gst_gpu_fft_base_get_settings (self);
   GstGpuFftBaseSettings old;
   guint64 interval = 0;
 
@@ -256,7 +257,7 @@ gst_gpu_spectrum_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
-  GstGpuFftBaseSettings *s = &self->settings;
+  GstGpuFftBaseSettings *s = gst_gpu_fft_base_get_settings (self);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
