@@ -1,5 +1,6 @@
 /* GstGpuFftBase: what the base's own files share (gstgpufftbase.c, its
- * -settings, -stream and -results files). Not for subclasses, which use
+ * -input, -settings, -plan, -host, -stream and -results files): the
+ * instance's data and the functions they call in one another. Not for subclasses, which use
  * gstgpufftbase.h. Which file does what: see gstgpufftbase.c. */
 #ifndef __GST_GPU_FFT_BASE_PRIVATE_H__
 #define __GST_GPU_FFT_BASE_PRIVATE_H__
@@ -191,22 +192,50 @@ void gst_gpu_fft_base_settings_read_live (GstGpuFftBase * self);
 void gst_gpu_fft_base_device_opened (GstElement * element,
     GpufftContext * ctx);
 
+/* gstgpufftbase-input.c: GstBaseTransform's transform_ip (streaming
+ * thread) */
+GstFlowReturn gst_gpu_fft_base_input_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf);
+
+/* gstgpufftbase-plan.c (streaming thread) */
+/* Applies the settings at a restart (the framing from sample 0); makes a
+ * new plan when needed. */
+gboolean gst_gpu_fft_base_plan_apply_settings (GstGpuFftBase * self);
+/* TRUE when the plan is ready (made by self->priv->plan_job, which is
+ * then finished: the plan installed), or a host plan stands in for it
+ * (on_host: installed here where `due`, a batch is due, and the host
+ * start applies). wait: waits for the job. FALSE with *failed set when
+ * there is no plan to wait for or making it failed (the error posted). */
+gboolean gst_gpu_fft_base_plan_ready (GstGpuFftBase * self,
+    gboolean wait, gboolean due, gboolean * failed);
+/* The element's device, its opening started where it has none yet; NULL
+ * where no thread could be started (the error posted). */
+GstGpuFftDevice *gst_gpu_fft_base_plan_need_device (GstGpuFftBase * self);
+/* Sets self->priv->plan's result function (posted from its own thread on
+ * the host alone, else handed to the poster). */
+void gst_gpu_fft_base_plan_set_result_func (GstGpuFftBase * self);
+/* Makes plan the element's: results, limits per batch. */
+void gst_gpu_fft_base_plan_install (GstGpuFftBase * self, GpufftPlan * plan);
+
+/* gstgpufftbase-host.c (streaming thread) */
+/* Whether the host start applies to this stream (GPUFFT_HOST_START, the
+ * stream's liveness, the analysis's size). */
+gboolean gst_gpu_fft_base_host_start_wanted (GstGpuFftBase * self);
+/* TRUE when the stream is analysed on the host alone from now on (its
+ * share of the process's budget taken, or pending its device). */
+gboolean gst_gpu_fft_base_host_only_begin (GstGpuFftBase * self);
+/* TRUE where a host-only stream moves to the device now. */
+gboolean gst_gpu_fft_base_host_only_moves (GstGpuFftBase * self);
+/* A stream analysed on the host alone gives its share of the process's
+ * budget back and is no longer host-only (nothing when it is not). */
+void gst_gpu_fft_base_host_only_end (GstGpuFftBase * self);
+/* Installs a host plan of plan_job's configuration; FALSE (and no second
+ * try for this job) where the host plan cannot take it. */
+gboolean gst_gpu_fft_base_host_start (GstGpuFftBase * self);
+
 /* gstgpufftbase-stream.c (streaming thread) */
 GstClockTime gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self,
     guint64 sample);
-/* Applies the settings at a restart (the framing from sample 0); makes a
- * new plan when needed. */
-gboolean gst_gpu_fft_base_stream_apply_settings (GstGpuFftBase * self);
-/* TRUE when the plan is ready (made by self->plan_job, which is then
- * finished: the plan installed), or a host plan stands in for it (on_host:
- * installed here where `due`, a batch is due, and the host start applies).
- * wait: waits for the job. FALSE with *failed set when there is no plan to
- * wait for or making it failed (the error posted). */
-gboolean gst_gpu_fft_base_stream_plan_ready (GstGpuFftBase * self,
-    gboolean wait, gboolean due, gboolean * failed);
-/* A stream analysed on the host alone gives its share of the process's
- * budget back and is no longer host-only (nothing when it is not). */
-void gst_gpu_fft_base_stream_host_only_end (GstGpuFftBase * self);
 /* Frames what was received up to avail_end (the input being n samples
  * from pos, `planes`) into batches and hands them to the engine. */
 gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,
