@@ -329,7 +329,7 @@ restart:
    * (seconds or bytes of audio). A live one never waits: past PLAN_WAIT it
    * drops what the store holds, counted as intervals the GPU could not
    * take, and starts over from this buffer. Where a host plan starts the
-   * analysis instead (gstgpufftbase-stream.c), the samples go to it at
+   * analysis instead (gstgpufftbase-host.c), the samples go to it at
    * once, and the device's plan takes over between intervals. */
   if (self->priv->plan == NULL || self->priv->on_host) {
     const GstGpuFftGrid *grid = &self->priv->framing.grid;

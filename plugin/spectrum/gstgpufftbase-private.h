@@ -45,7 +45,7 @@ struct _GstGpuFftBasePrivate
   /* `plan` is a host plan (gpufft_plan_new_host) of plan_job's
    * configuration: it analyses the intervals due while the device's plan
    * is being made, which takes over at the first batch that starts an
-   * interval once made (gstgpufftbase-stream.c) */
+   * interval once made (gstgpufftbase-plan.c) */
   gboolean on_host;
   /* the plan's own thread posts its messages (a host plan on the host
    * alone, gst_gpu_fft_base_results_on_host_result): a bus handler on it
@@ -66,7 +66,7 @@ struct _GstGpuFftBasePrivate
   gdouble host_points;
   /* host-only beyond the budget while the process's first device opens
    * (its own opening, self->device): once open, a CPU device's budget
-   * keeps it on the host, else it moves (gstgpufftbase-stream.c) */
+   * keeps it on the host, else it moves (gstgpufftbase-host.c) */
   gboolean host_pending;
   gboolean group_open;          /* the last batch left an interval open */
   guint64 host_total;           /* intervals analysed by host plans (object
