@@ -15,13 +15,17 @@ Rules (plugin/engine/meson.build draws them):
   * the elements (plugin/ outside engine/) include no engine header outside
     include/, call no engine function that include/ does not declare, and
     call no Vulkan function;
-  * in plugin/: the code every element uses (plugin/*.c but the elements'
-    own files and gstgpufft.c) includes none of base/, spectrogram/ or an
-    element's files; base/ (the analyser base class) includes no element's
-    or spectrogram/ file; spectrogram/ no base/ file; an element's main file
-    (gstgpufftspectrum.c, gstgpuspectrum.c, gstgpufftspectrogram.c) includes
-    no base/ private header, and nothing but gstgpufft.c (the plugin's
-    registration) calls into it;
+  * the folders the rules speak of exist (a missing one fails the check);
+  * in plugin/ outside engine/: every file is in common/ (what several
+    element families use), in a family's folder (spectrum/, spectrogram/,
+    loudness/) or is gstgpufft.c (the registration); common/ includes and
+    calls nothing of a family; no family includes or calls another's files
+    (so no loop between families); an element's main header
+    (gstgpufftspectrum.h, gstgpuspectrum.h, gstgpufftspectrogram.h,
+    gstgpuloudness.h) is included only by gstgpufft.c and the element's own
+    files, and nothing but gstgpufft.c calls into its main file; a
+    NAME-private.h header is included only by NAME's own files (NAME.c,
+    NAME-*.c);
   * within a layer, no two files call each other, directly or in a loop
     (each layer's files form a hierarchy too).
 Function definitions are found GNU style: the name at the start of a line,
@@ -33,8 +37,15 @@ import re
 import sys
 import tempfile
 
-ELEMENT_MAINS = ('gstgpufftspectrum', 'gstgpuspectrum', 'gstgpufftspectrogram',
-                 'gstgpuloudness')
+# The plugin's folders outside the engine: what several element families
+# use, and one folder per family; each element's main file (its
+# registration's header) in its family's folder.
+COMMON = 'common'
+FAMILIES = ('spectrum', 'spectrogram', 'loudness')
+ELEMENT_MAINS = {'gstgpufftspectrum': 'spectrum', 'gstgpuspectrum': 'spectrum',
+                 'gstgpufftspectrogram': 'spectrogram',
+                 'gstgpuloudness': 'loudness'}
+ENTRY = 'gstgpufft.c'
 
 ALLOWED = {
     'util': {'util'},
@@ -102,8 +113,8 @@ def scan(plugin):
 
 
 def check(plugin):
+    errors = check_folders(plugin)
     files = scan(plugin)
-    errors = []
     header_kind = {}
     for path, (kind, _) in files.items():
         if path.endswith('.h') and kind != 'element':
@@ -154,55 +165,7 @@ def check(plugin):
                               f'in {rel(dpath)} ({dk}/, a layer it may not '
                               f'use)')
 
-    # the plugin's own units
-    def unit(path):
-        r = os.path.relpath(path, plugin).split(os.sep)
-        if r[0] in ('base', 'spectrogram'):
-            return r[0]
-        stem = os.path.splitext(r[0])[0]
-        if stem == 'gstgpufft':
-            return 'entry'
-        if stem in ELEMENT_MAINS:
-            return 'main:' + stem
-        return 'shared'
-
-    plugin_headers = {}
-    for path, (kind, _) in files.items():
-        if kind == 'element' and path.endswith('.h'):
-            plugin_headers[os.path.basename(path)] = unit(path)
-    element_defs = {}
-    for path, (kind, text) in files.items():
-        if kind == 'element' and path.endswith('.c') \
-                and unit(path).startswith('main:'):
-            for name in definitions(text):
-                element_defs[name] = path
-    for path, (kind, text) in files.items():
-        if kind != 'element':
-            continue
-        u = unit(path)
-        for inc in includes(text):
-            hu = plugin_headers.get(os.path.basename(inc))
-            if hu is None or hu == u:
-                continue
-            bad = False
-            if u == 'shared':
-                bad = True
-            elif u == 'base':
-                bad = hu != 'shared'
-            elif u == 'spectrogram':
-                bad = hu not in ('shared', 'main:gstgpufftspectrogram')
-            elif u.startswith('main:'):
-                bad = hu.startswith('main:') \
-                    or (hu == 'base' and inc.endswith('-private.h')) \
-                    or (hu == 'spectrogram'
-                        and u != 'main:gstgpufftspectrogram')
-            if bad:
-                errors.append(f'{rel(path)}: {u} includes {inc} ({hu})')
-        for name in sorted(calls(text)):
-            dpath = element_defs.get(name)
-            if dpath and dpath != path and u != 'entry':
-                errors.append(f'{rel(path)}: calls {name}, in the element '
-                              f'file {rel(dpath)}')
+    errors += check_plugin_units(plugin, files)
 
     # loops between the files of one layer
     graph = {}
@@ -218,6 +181,117 @@ def check(plugin):
         if len(scc) > 1:
             errors.append('files that call each other in a loop: ' +
                           ', '.join(sorted(rel(p) for p in scc)))
+    return errors
+
+
+def check_folders(plugin):
+    """The folders the rules speak of must be there: a missing one (or a
+    mistyped PLUGIN_DIR) is a failure, not a pass over nothing."""
+    errors = []
+    wanted = [os.path.join('engine', d) for d in LAYERS + ['include']]
+    wanted += [COMMON] + list(FAMILIES)
+    for d in wanted:
+        if not os.path.isdir(os.path.join(plugin, d)):
+            errors.append(f'{d}/: a folder the rules expect is missing')
+    if not os.path.isfile(os.path.join(plugin, ENTRY)):
+        errors.append(f"{ENTRY}: the plugin's registration is missing")
+    return errors
+
+
+def plugin_unit(plugin, path):
+    """The unit of a file of the plugin outside the engine: 'entry'
+    (gstgpufft.c), 'common', a family's name, or None (a file outside the
+    plugin's folders)."""
+    r = os.path.relpath(path, plugin).split(os.sep)
+    if r == [ENTRY]:
+        return 'entry'
+    if len(r) == 2 and (r[0] == COMMON or r[0] in FAMILIES):
+        return r[0]
+    return None
+
+
+def own_file(stem, name):
+    """name (a file's basename) is stem's own: stem.c/.h or stem-*.c/.h."""
+    n = os.path.splitext(name)[0]
+    return n == stem or n.startswith(stem + '-')
+
+
+def check_plugin_units(plugin, files):
+    """The plugin's folders: common/ includes and calls no family's code;
+    no family includes or calls another's (so no loop between families);
+    an element's main header is included only by gstgpufft.c (its
+    registration) and the element's own files, and nothing but gstgpufft.c
+    calls a function its main file defines; a -private.h header is
+    included only by the files of its own prefix."""
+    errors = []
+
+    def rel(p):
+        return os.path.relpath(p, plugin)
+
+    headers = {}          # basename -> unit
+    defined = {}          # function -> (unit, path)
+    main_defs = {}        # function -> path of an element's main file
+    for path, (kind, text) in files.items():
+        if kind != 'element':
+            continue
+        u = plugin_unit(plugin, path)
+        if u is None:
+            errors.append(f"{rel(path)}: outside the plugin's folders "
+                          f"({COMMON}/, {'/, '.join(FAMILIES)}/, {ENTRY})")
+            continue
+        name = os.path.basename(path)
+        if name.endswith('.h'):
+            headers[name] = u
+        else:
+            for fn in definitions(text):
+                defined[fn] = (u, path)
+                stem = os.path.splitext(name)[0]
+                if ELEMENT_MAINS.get(stem) == u:
+                    main_defs[fn] = path
+
+    for path, (kind, text) in files.items():
+        if kind != 'element':
+            continue
+        u = plugin_unit(plugin, path)
+        if u is None:
+            continue
+        name = os.path.basename(path)
+        for inc in includes(text):
+            base = os.path.basename(inc)
+            hu = headers.get(base)
+            if hu is None:
+                continue            # a system, engine or shader header
+            stem = os.path.splitext(base)[0]
+            if u == COMMON and hu in FAMILIES:
+                errors.append(f'{rel(path)}: {COMMON}/ includes {inc} '
+                              f'({hu}/)')
+            elif u in FAMILIES and hu in FAMILIES and hu != u:
+                errors.append(f'{rel(path)}: {u}/ includes {inc} from '
+                              f'another family ({hu}/)')
+            elif ELEMENT_MAINS.get(stem) == hu and u != 'entry' \
+                    and not own_file(stem, name):
+                errors.append(f"{rel(path)}: includes {inc}, an element's "
+                              f"main header (only {ENTRY} and the "
+                              f"element's own files may)")
+            if stem.endswith('-private') \
+                    and not own_file(stem[:-len('-private')], name):
+                errors.append(f'{rel(path)}: includes {inc}, private to '
+                              f"{stem[:-len('-private')]}'s own files")
+        for fn in sorted(calls(text)):
+            if fn not in defined:
+                continue
+            du, dpath = defined[fn]
+            if dpath == path:
+                continue
+            if u == COMMON and du in FAMILIES:
+                errors.append(f'{rel(path)}: {COMMON}/ calls {fn} '
+                              f'({rel(dpath)})')
+            elif u in FAMILIES and du in FAMILIES and du != u:
+                errors.append(f'{rel(path)}: {u}/ calls {fn} from another '
+                              f'family ({rel(dpath)})')
+            elif fn in main_defs and u != 'entry':
+                errors.append(f'{rel(path)}: calls {fn}, in the element '
+                              f'file {rel(dpath)}')
     return errors
 
 
@@ -279,17 +353,37 @@ def self_test():
             'int\ngpufft_p (void)\n{\n  return gpufft_r ();\n}\n',
         'engine/render/gpufft-r.c':
             'int\ngpufft_r (void)\n{\n  return 0;\n}\n',
-        'gstgpufftshared.c': '#include "gstgpufftbase.h"\n',
-        'base/gstgpufftbase.h': '',
-        'base/gstgpufftbase-stream.c':
-            '#include "gstgpufftspectrum.h"\n',
-        'gstgpufftspectrum.h': '',
-        'gstgpufftspectrogram.c':
+        # the plugin's folders; loudness/ is missing
+        'gstgpufft.c': '#include "gstgpufftspectrum.h"\n',
+        'common/gstgpufftshared.c':
+            '#include "gstgpufftbase.h"\n'
+            'static void\nf (void)\n{\n  gst_gpu_fft_layout_draw ();\n}\n',
+        'spectrum/gstgpufftbase.h': '',
+        'spectrum/gstgpufftbase-private.h': '',
+        'spectrum/gstgpufftbase.c':
+            '#include "gstgpufftbase-private.h"\n'
+            'void\ngst_gpu_fft_base_frame (void)\n{\n}\n',
+        'spectrum/gstgpufftbase-stream.c':
+            '#include "gstgpufftspectrum.h"\n'
+            '#include "gstgpufftlayout.h"\n',
+        'spectrum/gstgpufftspectrum.h': '',
+        'spectrum/gstgpufftspectrum.c':
+            '#include "gstgpufftspectrum.h"\n'
+            '#include "gstgpufftbase-private.h"\n',
+        'spectrogram/gstgpufftspectrogram.h': '',
+        'spectrogram/gstgpufftlayout.h': '',
+        'spectrogram/gstgpufftlayout.c':
+            '#include "gstgpufftlayout.h"\n'
+            'void\ngst_gpu_fft_layout_draw (void)\n{\n'
+            '  gst_gpu_fft_base_frame ();\n}\n',
+        'spectrogram/gstgpufftspectrogram.c':
+            '#include "gstgpufftspectrogram.h"\n'
             'void\ngst_gpu_fft_spectrogram_alloc (void)\n{\n}\n',
         'spectrogram/gstgpufftspectrogram-stream.c':
             'static void\nf (void)\n{\n'
             '  gst_gpu_fft_spectrogram_alloc ();\n}\n',
-        'gstelement.c':
+        'base/gstgpufftold.c': '',
+        'spectrum/gstelement.c':
             '#include "gpufft.h"\n#include "gpufft-d.h"\n'
             'static int\nf (void)\n{\n  vkCreateBuffer (0);\n'
             '  return gpufft_open () + gpufft_d ();\n}\n',
@@ -305,9 +399,21 @@ def self_test():
         'calls gpufft_d (engine/device/gpufft-d.c), which include/ does not',
         'files that call each other in a loop: engine/device/gpufft-d.c, '
         'engine/device/gpufft-e.c',
-        'gstgpufftshared.c: shared includes gstgpufftbase.h (base)',
-        'base/gstgpufftbase-stream.c: base includes gstgpufftspectrum.h',
-        'calls gst_gpu_fft_spectrogram_alloc, in the element file',
+        'loudness/: a folder the rules expect is missing',
+        'base/gstgpufftold.c: outside the plugin\'s folders',
+        'common/gstgpufftshared.c: common/ includes gstgpufftbase.h '
+        '(spectrum/)',
+        'common/gstgpufftshared.c: common/ calls gst_gpu_fft_layout_draw',
+        'spectrum/gstgpufftbase-stream.c: includes gstgpufftspectrum.h, an '
+        'element\'s main header',
+        'spectrum/gstgpufftbase-stream.c: spectrum/ includes '
+        'gstgpufftlayout.h from another family (spectrogram/)',
+        'spectrum/gstgpufftspectrum.c: includes gstgpufftbase-private.h, '
+        'private to gstgpufftbase\'s own files',
+        'spectrogram/gstgpufftspectrogram-stream.c: calls '
+        'gst_gpu_fft_spectrogram_alloc, in the element file',
+        'spectrogram/gstgpufftlayout.c: spectrogram/ calls '
+        'gst_gpu_fft_base_frame',
     ]
     with tempfile.TemporaryDirectory() as top:
         for name, text in tree.items():

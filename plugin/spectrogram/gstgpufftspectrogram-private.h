@@ -1,10 +1,14 @@
 /* gpufftspectrogram: what the element's files share (gstgpufftspectrogram.c
- * and spectrogram/gstgpufftspectrogram-stream.c): the instance and the
- * streaming path's entry points. Not for any other file.
+ * and its -state, -fifo and -stream files): the instance and the functions
+ * they call in one another. Not for any other file.
  *
  * Files
  *   gstgpufftspectrogram.c          the element: properties, pads, caps
  *                                   negotiation, buffer pool, events, QoS
+ *   gstgpufftspectrogram-state.c    the plan, the renderer and the layout
+ *                                   made from the settings, beside the
+ *                                   stream; reset and release
+ *   gstgpufftspectrogram-fifo.c     the audio FIFO and its pads
  *   gstgpufftspectrogram-stream.c   the streaming path: audio FIFO ->
  *                                   engine plan (one group of frames per
  *                                   waterfall column) -> columns ->
@@ -35,7 +39,7 @@
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_spectrogram_debug);
 
-/* The audio FIFO: bytes, sized in gsize (gstgpufftspectrogram-stream.c). */
+/* The audio FIFO: bytes, sized in gsize (gstgpufftspectrogram-fifo.c). */
 typedef struct
 {
   guint8 *data;
@@ -139,20 +143,52 @@ struct _GstGpuFftSpectrogram
   gboolean eos_pending;
 };
 
-/* gstgpufftspectrogram-stream.c (streaming thread) */
+/* gstgpufftspectrogram-state.c (streaming thread; start, stop, finalize) */
 /* Drops the picture, the plan and the audio: the next sample starts anew. */
-void gst_gpu_fft_spectrogram_stream_reset (GstGpuFftSpectrogram * self);
+void gst_gpu_fft_spectrogram_state_reset (GstGpuFftSpectrogram * self);
 /* ... and frees the FIFO and the columns. */
-void gst_gpu_fft_spectrogram_stream_free (GstGpuFftSpectrogram * self);
+void gst_gpu_fft_spectrogram_state_free (GstGpuFftSpectrogram * self);
+/* Waits for the plans given up to be made and freed, then at most
+ * timeout_ms for the engine's releases: finalize. FALSE when the time ran
+ * out. */
+gboolean gst_gpu_fft_spectrogram_state_wait_released (GstGpuFftSpectrogram
+    * self, guint timeout_ms);
+/* Makes sure plan and renderer match the settings, or are being made for
+ * them. A rebuild restarts the analysis. FALSE after posting the error. */
+gboolean gst_gpu_fft_spectrogram_state_ensure (GstGpuFftSpectrogram * self);
+/* TRUE once plan and renderer are ready (wait: blocks until then, or a
+ * flush or stop). FALSE with *failed set after posting the error when
+ * making them failed. */
+gboolean gst_gpu_fft_spectrogram_state_ready (GstGpuFftSpectrogram * self,
+    gboolean wait, gboolean * failed);
+/* The analysis starts afresh with the next sample (FIFO, pad and columns
+ * dropped); the timing goes on from there. */
+void gst_gpu_fft_spectrogram_state_restart_analysis (GstGpuFftSpectrogram *
+    self);
+/* The output's frame rate (frames a second). */
+gdouble gst_gpu_fft_spectrogram_state_fps (GstGpuFftSpectrogram * self);
+
+/* gstgpufftspectrogram-fifo.c (streaming thread) */
+/* padded sample index -> FIFO byte offset */
+guint8 *gst_gpu_fft_spectrogram_fifo_at (GstGpuFftSpectrogram * self,
+    guint64 padded);
+/* Drops the FIFO's first n samples (n at most what it holds). */
+void gst_gpu_fft_spectrogram_fifo_drop (GstGpuFftSpectrogram * self, gsize n);
+/* Appends n zero samples, the n samples of buf (interleaving planar
+ * ones), the start's pad, the end's pad. FALSE after posting the error. */
+gboolean gst_gpu_fft_spectrogram_fifo_append_zeros (GstGpuFftSpectrogram *
+    self, guint64 n);
+gboolean gst_gpu_fft_spectrogram_fifo_append (GstGpuFftSpectrogram * self,
+    GstBuffer * buf, guint64 n);
+void gst_gpu_fft_spectrogram_fifo_mirror_start (GstGpuFftSpectrogram * self);
+gboolean gst_gpu_fft_spectrogram_fifo_append_mirror_end (GstGpuFftSpectrogram
+    * self);
+
+/* gstgpufftspectrogram-stream.c (streaming thread) */
 /* Takes the samples of buf (the caller keeps its reference) and pushes
  * every video frame they complete, in buffers of self->pool. */
 GstFlowReturn gst_gpu_fft_spectrogram_stream_push (GstGpuFftSpectrogram *
     self, GstBuffer * buf);
-/* Waits for the plans given up to be made and freed, then at most
- * timeout_ms for the engine's releases: finalize. FALSE when the time ran
- * out. */
-gboolean gst_gpu_fft_spectrogram_stream_wait_released (GstGpuFftSpectrogram
-    * self, guint timeout_ms);
 /* EOS: pushes the last, shorter frame. */
 GstFlowReturn gst_gpu_fft_spectrogram_stream_eos (GstGpuFftSpectrogram * self);
 

@@ -1,4 +1,4 @@
-/* bench-poster: the poster alone (plugin/base/gstgpufftposter.c compiled
+/* bench-poster: the poster alone (plugin/common/gstgpufftposter.c compiled
  * in; no device, no engine). R rounds, one every P ms (g_usleep, as a
  * completion round's pace): the calling thread builds one element message
  * for each of E elements (a structure of B floats, as a spectrum's) and

@@ -1,4 +1,4 @@
-/* The band definitions themselves (plugin/gstgpufftbands.c, plain C, no
+/* The band definitions themselves (plugin/common/gstgpufftbands.c, plain C, no
  * device) against the published formulas written out here:
  *   librosa.filters.mel (sr, n_fft, n_mels, fmin, fmax, htk=False,
  *   norm='slaney') and torchaudio.functional.melscale_fbanks (n_freqs,

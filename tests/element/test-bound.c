@@ -1,4 +1,4 @@
-/* The bound on sample magnitudes (plugin/base/gstgpufftbound.c, plain C,
+/* The bound on sample magnitudes (plugin/spectrum/gstgpufftbound.c, plain C,
  * no device): +-2^32 itself is taken, the next larger float or double is
  * not; NaN, infinities, zero and denormals are not reported; every
  * position of a run of any length (the vector part and its tail) at any

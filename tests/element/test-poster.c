@@ -1,4 +1,4 @@
-/* The poster alone (plugin/base/gstgpufftposter.c, compiled in): messages
+/* The poster alone (plugin/common/gstgpufftposter.c, compiled in): messages
  * of many elements pushed in one round are posted by few thread
  * wake-ups; a synchronous bus handler that blocks holds its own element's
  * messages only; a live stream's queue keeps the newest 1024 and counts

@@ -14,7 +14,7 @@
  * spectrum lays them out (mono: GstValueList of `bands` floats;
  * multi-channel: GstValueArray of GstValueArray, [channel][band]), and no
  * other field and no other message (but one WARNING where a finite sample
- * is beyond +-2^32: its frames are left out, base/gstgpufftbound.h).
+ * is beyond +-2^32: its frames are left out, gstgpufftbound.h).
  *
  * The numbers are spectrum's: nfft = 2 * bands - 2 points, GStreamer's
  * Hamming window (0.53836/0.46164), levels 10 log10 (|X_k|^2 / nfft^2) dB
@@ -48,7 +48,7 @@
  *
  * This file is the element's own part: spectrum's properties and
  * defaults, mapped onto the settings of the analyser it derives from,
- * GstGpuFftBase (base/gstgpufftbase.c), and the class flag that gives
+ * GstGpuFftBase (gstgpufftbase.c), and the class flag that gives
  * spectrum's messages. Properties take only the object lock and never
  * wait on the streaming thread. */
 #ifdef HAVE_CONFIG_H
@@ -168,7 +168,8 @@ set_bands (GstGpuFftBaseSettings * s, guint bands)
 static void
 gst_gpu_spectrum_init (GstGpuSpectrum * self)
 {
-  GstGpuFftBaseSettings *s = &GST_GPU_FFT_BASE (self)->settings;
+  GstGpuFftBaseSettings *s =
+      gst_gpu_fft_base_get_settings (GST_GPU_FFT_BASE (self));
 
   set_bands (s, DEFAULT_BANDS);
   s->window = GST_GPU_FFT_WINDOW_HAMMING_GST;
@@ -193,7 +194,7 @@ gst_gpu_spectrum_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
-  GstGpuFftBaseSettings *s = &self->settings;
+  GstGpuFftBaseSettings *s = gst_gpu_fft_base_get_settings (self);
   GstGpuFftBaseSettings old;
   guint64 interval = 0;
 
@@ -256,7 +257,7 @@ gst_gpu_spectrum_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
-  GstGpuFftBaseSettings *s = &self->settings;
+  GstGpuFftBaseSettings *s = gst_gpu_fft_base_get_settings (self);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {

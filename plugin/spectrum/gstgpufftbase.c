@@ -61,16 +61,22 @@
  * posted from the engine's completion thread (gstgpufftbase-results.c).
  *
  * Files: this one is the class (device properties, GstBaseTransform entry
- * points, the input side of transform_ip); gstgpufftbase-settings.c the
- * settings shared with the subclasses' properties; gstgpufftbase-stream.c
- * the streaming path (plan and geometry, framing into batches, restarts);
- * gstgpufftbase-results.c the result path (messages from the engine's
- * completion thread, drain, engine errors); gstgpufftmessage.c the message
- * structures, gstgpufftpeak.c the sub-bin peaks, gstgpufftframing.c the
- * frame and interval bookkeeping, gstgpufftstore.c the samples kept
- * between buffers. The subclasses: gstgpufftspectrum.c (gpufftspectrum)
- * and gstgpuspectrum.c (gpuspectrum: GStreamer's spectrum, with the class
- * flag that gives spectrum's messages).
+ * points, caps, start and stop); gstgpufftbase-input.c the input side of
+ * transform_ip (mapping, segment, timing, the plan's wait);
+ * gstgpufftbase-settings.c the settings shared with the subclasses'
+ * properties; gstgpufftbase-plan.c the plan's life (its configuration,
+ * the job that makes it, its installation and the wait for it);
+ * gstgpufftbase-host.c the host handover (host start, host only);
+ * gstgpufftbase-stream.c the streaming path (framing into batches, drops,
+ * restarts and cuts); gstgpufftbase-results.c the result path (messages
+ * from the engine's completion thread, drain, engine errors);
+ * gstgpufftbase-private.h the instance's data, which only these files see;
+ * gstgpufftmessage.c the message structures, gstgpufftpeak.c the sub-bin
+ * peaks, gstgpufftframing.c the frame and interval bookkeeping,
+ * gstgpufftstore.c the samples kept between buffers, gstgpufftbound.c the
+ * bound on sample magnitudes. The subclasses: gstgpufftspectrum.c
+ * (gpufftspectrum) and gstgpuspectrum.c (gpuspectrum: GStreamer's
+ * spectrum, with the class flag that gives spectrum's messages).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -78,14 +84,9 @@
 
 #include "gstgpufftbase-private.h"
 #include "gstgpufftallocator.h"
-#include "gstgpufftbound.h"
 #include "gstgpufftdevice.h"
 #include "gstgpuffthostbudget.h"
-#include "gstgpufftlive.h"
-#include "gstgpufftsegment.h"
 
-#include <math.h>
-#include <string.h>
 
 GST_DEBUG_CATEGORY (gst_gpu_fft_base_debug);
 #define GST_CAT_DEFAULT gst_gpu_fft_base_debug
@@ -111,7 +112,8 @@ enum
   "layout = (string) { interleaved, non-interleaved }"
 
 #define gst_gpu_fft_base_parent_class parent_class
-G_DEFINE_ABSTRACT_TYPE (GstGpuFftBase, gst_gpu_fft_base, GST_TYPE_AUDIO_FILTER);
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstGpuFftBase, gst_gpu_fft_base,
+    GST_TYPE_AUDIO_FILTER);
 
 static void gst_gpu_fft_base_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
@@ -126,8 +128,6 @@ static gboolean gst_gpu_fft_base_accept_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps);
 static gboolean gst_gpu_fft_base_sink_event (GstBaseTransform * trans,
     GstEvent * event);
-static GstFlowReturn gst_gpu_fft_base_transform_ip (GstBaseTransform *
-    trans, GstBuffer * buf);
 static gboolean gst_gpu_fft_base_setup (GstAudioFilter * filter,
     const GstAudioInfo * info);
 static gboolean gst_gpu_fft_base_propose_allocation (GstBaseTransform *
@@ -149,20 +149,20 @@ gst_gpu_fft_base_change_state (GstElement * element, GstStateChange transition)
   GstStateChangeReturn ret;
 
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
-    gst_gpu_fft_poster_set_stopping (self->poster, TRUE);
-    g_atomic_int_set (&self->plan_wait_cancel, 1);
-    g_atomic_int_set (&self->plan_stop_cancel, 1);
+    gst_gpu_fft_poster_set_stopping (self->priv->poster, TRUE);
+    g_atomic_int_set (&self->priv->plan_wait_cancel, 1);
+    g_atomic_int_set (&self->priv->plan_stop_cancel, 1);
   } else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
-    gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
-    g_atomic_int_set (&self->plan_wait_cancel, 0);
-    g_atomic_int_set (&self->plan_stop_cancel, 0);
+    gst_gpu_fft_poster_set_stopping (self->priv->poster, FALSE);
+    g_atomic_int_set (&self->priv->plan_wait_cancel, 0);
+    g_atomic_int_set (&self->priv->plan_stop_cancel, 0);
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
   if (ret == GST_STATE_CHANGE_FAILURE
       && transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
-    gst_gpu_fft_poster_set_stopping (self->poster, FALSE);
-    g_atomic_int_set (&self->plan_wait_cancel, 0);
-    g_atomic_int_set (&self->plan_stop_cancel, 0);
+    gst_gpu_fft_poster_set_stopping (self->priv->poster, FALSE);
+    g_atomic_int_set (&self->priv->plan_wait_cancel, 0);
+    g_atomic_int_set (&self->priv->plan_stop_cancel, 0);
   }
   return ret;
 }
@@ -213,7 +213,8 @@ gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
   trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_accept_caps);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_gpu_fft_base_submit_input_buffer);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_gpu_fft_base_transform_ip);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_gpu_fft_base_input_transform_ip);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_gpu_fft_base_propose_allocation);
   trans_class->passthrough_on_same_caps = TRUE;
@@ -227,15 +228,16 @@ gst_gpu_fft_base_class_init (GstGpuFftBaseClass * klass)
 static void
 gst_gpu_fft_base_init (GstGpuFftBase * self)
 {
-  self->settings.device_index = DEFAULT_DEVICE_INDEX;
-  self->geometry_gen = 1;
+  self->priv = gst_gpu_fft_base_get_instance_private (self);
+  self->priv->settings.device_index = DEFAULT_DEVICE_INDEX;
+  self->priv->geometry_gen = 1;
 
-  self->base_pts = GST_CLOCK_TIME_NONE;
-  self->next_pts = GST_CLOCK_TIME_NONE;
-  self->is_live = -1;
-  gst_gpu_fft_store_init (&self->store, 2, 1, FALSE);
-  self->given_up_jobs = g_ptr_array_new ();
-  self->poster = gst_gpu_fft_poster_new (GST_ELEMENT (self),
+  self->priv->base_pts = GST_CLOCK_TIME_NONE;
+  self->priv->next_pts = GST_CLOCK_TIME_NONE;
+  self->priv->is_live = -1;
+  gst_gpu_fft_store_init (&self->priv->store, 2, 1, FALSE);
+  self->priv->given_up_jobs = g_ptr_array_new ();
+  self->priv->poster = gst_gpu_fft_poster_new (GST_ELEMENT (self),
       gst_gpu_fft_base_results_still_wanted);
 }
 
@@ -244,29 +246,31 @@ gst_gpu_fft_base_finalize (GObject * object)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
 
-  if (self->plan_job)
-    gst_gpu_fft_plan_job_abandon (self->plan_job, self->given_up_jobs);
-  if (self->plan)
-    gpufft_plan_free (self->plan);
-  g_slist_free_full (self->retired_plans, (GDestroyNotify) gpufft_plan_free);
-  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
-  gst_gpu_fft_device_close (self->device);
-  if (!gst_gpu_fft_plan_job_wait_given_up (self->given_up_jobs,
+  if (self->priv->plan_job)
+    gst_gpu_fft_plan_job_abandon (self->priv->plan_job,
+        self->priv->given_up_jobs);
+  if (self->priv->plan)
+    gpufft_plan_free (self->priv->plan);
+  g_slist_free_full (self->priv->retired_plans,
+      (GDestroyNotify) gpufft_plan_free);
+  g_clear_pointer (&self->priv->bands, gst_gpu_fft_bands_unref);
+  gst_gpu_fft_device_close (self->priv->device);
+  if (!gst_gpu_fft_plan_job_wait_given_up (self->priv->given_up_jobs,
           RELEASE_WAIT_MS))
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "
         "%u ms", RELEASE_WAIT_MS);
-  g_ptr_array_unref (self->given_up_jobs);
-  gst_gpu_fft_poster_free (self->poster);
-  gst_gpu_fft_store_clear (&self->store);
-  g_free (self->batch_groups);
-  g_free (self->engine_groups);
-  g_free (self->seg_planes);
-  g_free (self->in_planes);
-  g_free (self->device_name);
-  gst_clear_object (&self->allocator);
-  g_clear_pointer (&self->compat_starts, g_array_unref);
-  g_free (self->carry);
-  g_free (self->zeros);
+  g_ptr_array_unref (self->priv->given_up_jobs);
+  gst_gpu_fft_poster_free (self->priv->poster);
+  gst_gpu_fft_store_clear (&self->priv->store);
+  g_free (self->priv->batch_groups);
+  g_free (self->priv->engine_groups);
+  g_free (self->priv->seg_planes);
+  g_free (self->priv->in_planes);
+  g_free (self->priv->device_name);
+  gst_clear_object (&self->priv->allocator);
+  g_clear_pointer (&self->priv->compat_starts, g_array_unref);
+  g_free (self->priv->carry);
+  g_free (self->priv->zeros);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -283,7 +287,7 @@ gst_gpu_fft_base_set_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_DEVICE_INDEX:
       GST_OBJECT_LOCK (self);
-      self->settings.device_index = g_value_get_int (value);
+      self->priv->settings.device_index = g_value_get_int (value);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -301,11 +305,12 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_DEVICE_INDEX:
-      g_value_set_int (value, self->settings.device_index);
+      g_value_set_int (value, self->priv->settings.device_index);
       break;
     case PROP_DEVICE_NAME:{
-      GstGpuFftDevice *device = self->device && self->device_name == NULL ?
-          gst_gpu_fft_device_ref (self->device) : NULL;
+      GstGpuFftDevice *device = self->priv->device
+          && self->priv->device_name ==
+          NULL ? gst_gpu_fft_device_ref (self->priv->device) : NULL;
 
       /* (the device is being opened: its name once it is, a wait of at
        * most the opening's) */
@@ -316,8 +321,8 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
         GST_OBJECT_LOCK (self);
       }
       /* (a stream analysed on the host alone opens no device) */
-      g_value_set_string (value, self->host_only ?
-          GST_GPU_FFT_HOST_DEVICE_NAME : self->device_name);
+      g_value_set_string (value, self->priv->host_only ?
+          GST_GPU_FFT_HOST_DEVICE_NAME : self->priv->device_name);
       break;
     }
     default:
@@ -325,6 +330,25 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+GpufftContext *
+gst_gpu_fft_base_peek_context (GstGpuFftBase * self)
+{
+  /* (device is set and cleared by start/stop, under the object lock; not
+   * in use on the host alone) */
+  return self->priv->device && !self->priv->host_only ?
+      gst_gpu_fft_device_peek (self->priv->device) : NULL;
+}
+
+void
+gst_gpu_fft_base_get_counts (GstGpuFftBase * self,
+    guint64 * dropped_intervals, guint64 * host_intervals,
+    guint64 * dropped_messages)
+{
+  *dropped_intervals = self->priv->dropped_total;
+  *host_intervals = self->priv->host_total;
+  *dropped_messages = gst_gpu_fft_poster_get_dropped (self->priv->poster);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -349,12 +373,12 @@ gst_gpu_fft_base_device_opened (GstElement * element, GpufftContext * ctx)
   if (!GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
     allocator = gst_gpu_fft_allocator_new (ctx);
   GST_OBJECT_LOCK (self);
-  g_free (self->device_name);
-  self->device_name = g_strdup (gpufft_context_get_device_name (ctx));
-  gst_clear_object (&self->allocator);
-  self->allocator = allocator;
-  ask_again = allocator && self->allocation_unanswered;
-  self->allocation_unanswered = FALSE;
+  g_free (self->priv->device_name);
+  self->priv->device_name = g_strdup (gpufft_context_get_device_name (ctx));
+  gst_clear_object (&self->priv->allocator);
+  self->priv->allocator = allocator;
+  ask_again = allocator && self->priv->allocation_unanswered;
+  self->priv->allocation_unanswered = FALSE;
   GST_OBJECT_UNLOCK (self);
   /* (upstream allocates from the device's memory from its next query on) */
   if (ask_again) {
@@ -377,16 +401,16 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   gint index;
 
   GST_OBJECT_LOCK (self);
-  index = self->settings.device_index;
+  index = self->priv->settings.device_index;
   GST_OBJECT_UNLOCK (self);
 
-  gst_gpu_fft_plan_job_prune (self->given_up_jobs);
+  gst_gpu_fft_plan_job_prune (self->priv->given_up_jobs);
   /* (before the opening starts: it may set the name and the allocator at
    * once) */
   GST_OBJECT_LOCK (self);
-  g_clear_pointer (&self->device_name, g_free);
-  gst_clear_object (&self->allocator);
-  self->allocation_unanswered = FALSE;
+  g_clear_pointer (&self->priv->device_name, g_free);
+  gst_clear_object (&self->priv->allocator);
+  self->priv->allocation_unanswered = FALSE;
   GST_OBJECT_UNLOCK (self);
   /* (opened beside the stream: the plan job waits for it. A device named
    * by its index is opened now; the automatic one when a plan job first
@@ -401,21 +425,21 @@ gst_gpu_fft_base_start (GstBaseTransform * trans)
   }
 
   GST_OBJECT_LOCK (self);
-  self->device = device;        /* (under the lock for the stats property) */
-  self->dropped_total = 0;
-  self->host_total = 0;
+  self->priv->device = device;  /* (under the lock for the stats property) */
+  self->priv->dropped_total = 0;
+  self->priv->host_total = 0;
   GST_OBJECT_UNLOCK (self);
-  gst_gpu_fft_poster_start (self->poster);
+  gst_gpu_fft_poster_start (self->priv->poster);
 
-  self->running = FALSE;
-  self->received = 0;
-  self->next_pts = GST_CLOCK_TIME_NONE;
-  self->bound_warned = FALSE;
-  self->frames_warned_ns = 0;
-  self->is_live = -1;
-  self->dropped_pending = 0;
-  self->drop_warned_at = 0;
-  g_atomic_int_set (&self->error_posted, 0);
+  self->priv->running = FALSE;
+  self->priv->received = 0;
+  self->priv->next_pts = GST_CLOCK_TIME_NONE;
+  self->priv->bound_warned = FALSE;
+  self->priv->frames_warned_ns = 0;
+  self->priv->is_live = -1;
+  self->priv->dropped_pending = 0;
+  self->priv->drop_warned_at = 0;
+  g_atomic_int_set (&self->priv->error_posted, 0);
   return TRUE;
 }
 
@@ -425,48 +449,50 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
   GstGpuFftDevice *device;
 
-  if (self->plan_job) {
-    gst_gpu_fft_plan_job_abandon (self->plan_job, self->given_up_jobs);
-    self->plan_job = NULL;
+  if (self->priv->plan_job) {
+    gst_gpu_fft_plan_job_abandon (self->priv->plan_job,
+        self->priv->given_up_jobs);
+    self->priv->plan_job = NULL;
   }
-  self->catching_up = FALSE;
-  if (self->plan) {
-    gpufft_plan_free (self->plan);
-    self->plan = NULL;
+  self->priv->catching_up = FALSE;
+  if (self->priv->plan) {
+    gpufft_plan_free (self->priv->plan);
+    self->priv->plan = NULL;
   }
-  g_slist_free_full (self->retired_plans, (GDestroyNotify) gpufft_plan_free);
-  self->retired_plans = NULL;
-  self->on_host = FALSE;
-  self->host_refused = FALSE;
-  gst_gpu_fft_base_stream_host_only_end (self);
-  self->group_open = FALSE;
+  g_slist_free_full (self->priv->retired_plans,
+      (GDestroyNotify) gpufft_plan_free);
+  self->priv->retired_plans = NULL;
+  self->priv->on_host = FALSE;
+  self->priv->host_refused = FALSE;
+  gst_gpu_fft_base_host_only_end (self);
+  self->priv->group_open = FALSE;
   /* no message of this run is posted after stop returns (the one being
    * posted is waited for, except on its own thread: a bus handler that
    * stops the pipeline) */
-  gst_gpu_fft_poster_stop (self->poster);
-  g_clear_pointer (&self->bands, gst_gpu_fft_bands_unref);
+  gst_gpu_fft_poster_stop (self->priv->poster);
+  g_clear_pointer (&self->priv->bands, gst_gpu_fft_bands_unref);
   GST_OBJECT_LOCK (self);
-  device = self->device;
-  self->device = NULL;
+  device = self->priv->device;
+  self->priv->device = NULL;
   GST_OBJECT_UNLOCK (self);
   gst_gpu_fft_device_close (device);
   /* (after the close, which returns at once while the opening thread is in
    * device_opened: start clears a late one again; memory still in buffers
    * keeps it) */
   GST_OBJECT_LOCK (self);
-  gst_clear_object (&self->allocator);
-  self->allocation_unanswered = FALSE;
+  gst_clear_object (&self->priv->allocator);
+  self->priv->allocation_unanswered = FALSE;
   GST_OBJECT_UNLOCK (self);
-  gst_gpu_fft_store_clear (&self->store);
-  self->is_live = -1;
-  self->buffer_hint = 0;
-  self->running = FALSE;
-  self->received = 0;
-  self->compat_timed = FALSE;
-  if (self->compat_starts)
-    g_array_set_size (self->compat_starts, 0);
-  self->have_format = FALSE;
-  self->next_pts = GST_CLOCK_TIME_NONE;
+  gst_gpu_fft_store_clear (&self->priv->store);
+  self->priv->is_live = -1;
+  self->priv->buffer_hint = 0;
+  self->priv->running = FALSE;
+  self->priv->received = 0;
+  self->priv->compat_timed = FALSE;
+  if (self->priv->compat_starts)
+    g_array_set_size (self->priv->compat_starts, 0);
+  self->priv->have_format = FALSE;
+  self->priv->next_pts = GST_CLOCK_TIME_NONE;
   return TRUE;
 }
 
@@ -508,31 +534,35 @@ gst_gpu_fft_base_setup (GstAudioFilter * filter, const GstAudioInfo * info)
 
   /* the same caps again (an upstream that negotiated again after a
    * RECONFIGURE): nothing changes */
-  if (self->have_format && gst_audio_info_is_equal (info, &self->info))
+  if (self->priv->have_format
+      && gst_audio_info_is_equal (info, &self->priv->info))
     return TRUE;
 
   /* new caps: the pending interval is posted with the old format, then
    * the framing restarts (a new plan is made if the format needs one) */
   gst_gpu_fft_base_settings_read_live (self);
-  if (self->running && !gst_gpu_fft_base_stream_flush_and_restart (self, FALSE))
+  if (self->priv->running
+      && !gst_gpu_fft_base_stream_flush_and_restart (self, FALSE))
     return FALSE;
   if (!gst_gpu_fft_base_results_drain (self))
     return FALSE;
-  self->buffer_hint = 0;        /* sized again by the next buffer */
+  self->priv->buffer_hint = 0;  /* sized again by the next buffer */
 
   GST_DEBUG_OBJECT (self, "format %s, %d Hz, %u channels, %s",
       gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (info)),
       GST_AUDIO_INFO_RATE (info), channels,
       GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED ?
       "interleaved" : "non-interleaved");
-  self->info = *info;
-  self->format = format;
-  self->have_format = TRUE;
-  gst_gpu_fft_store_clear (&self->store);
-  gst_gpu_fft_store_init (&self->store, GST_AUDIO_INFO_BPS (info), channels,
+  self->priv->info = *info;
+  self->priv->format = format;
+  self->priv->have_format = TRUE;
+  gst_gpu_fft_store_clear (&self->priv->store);
+  gst_gpu_fft_store_init (&self->priv->store, GST_AUDIO_INFO_BPS (info),
+      channels,
       GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED);
-  self->seg_planes = g_renew (gconstpointer, self->seg_planes, 3 * channels);
-  self->in_planes = g_renew (gpointer, self->in_planes, channels);
+  self->priv->seg_planes =
+      g_renew (gconstpointer, self->priv->seg_planes, 3 * channels);
+  self->priv->in_planes = g_renew (gpointer, self->priv->in_planes, channels);
   return TRUE;
 }
 
@@ -569,10 +599,10 @@ gst_gpu_fft_base_propose_allocation (GstBaseTransform * trans,
   }
 
   GST_OBJECT_LOCK (self);
-  if (self->allocator)
-    allocator = gst_object_ref (self->allocator);
+  if (self->priv->allocator)
+    allocator = gst_object_ref (self->priv->allocator);
   else
-    self->allocation_unanswered = TRUE;
+    self->priv->allocation_unanswered = TRUE;
   GST_OBJECT_UNLOCK (self);
   if (allocator == NULL)
     return ret;
@@ -629,28 +659,29 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
       /* a streaming thread waiting for the messages or the plan lets go */
-      gst_gpu_fft_poster_set_flushing (self->poster, TRUE);
-      g_atomic_int_set (&self->plan_wait_cancel, 1);
+      gst_gpu_fft_poster_set_flushing (self->priv->poster, TRUE);
+      g_atomic_int_set (&self->priv->plan_wait_cancel, 1);
       break;
     case GST_EVENT_EOS:
     case GST_EVENT_FLUSH_STOP:
       if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-        gst_gpu_fft_poster_set_flushing (self->poster, FALSE);
+        gst_gpu_fft_poster_set_flushing (self->priv->poster, FALSE);
       /* every interval's messages are posted before these go on (at a
        * FLUSH_STOP the wait is still cancelled: what waits for a plan
        * being made is let go, uncounted) */
-      if (self->running) {
+      if (self->priv->running) {
         gst_gpu_fft_base_settings_read_live (self);
         /* (gpuspectrum, as spectrum: the interval the end or the flush
          * cuts short is not posted) */
-        self->discarding = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
+        self->priv->discarding =
+            GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
         gst_gpu_fft_base_stream_flush_and_restart (self, TRUE);
-        self->discarding = FALSE;
+        self->priv->discarding = FALSE;
       }
       if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-        g_atomic_int_set (&self->plan_wait_cancel, 0);
+        g_atomic_int_set (&self->priv->plan_wait_cancel, 0);
       gst_gpu_fft_base_results_drain (self);
-      self->next_pts = GST_CLOCK_TIME_NONE;
+      self->priv->next_pts = GST_CLOCK_TIME_NONE;
       break;
     case GST_EVENT_SEGMENT:
     case GST_EVENT_GAP:
@@ -658,343 +689,15 @@ gst_gpu_fft_base_sink_event (GstBaseTransform * trans, GstEvent * event)
        * interval is timed in the old one); a gap: no data for a while, no
        * frame may span it. gpuspectrum goes on over both, as spectrum
        * does (its messages take the buffers' timestamps). */
-      if (self->running && !GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat) {
+      if (self->priv->running
+          && !GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat) {
         gst_gpu_fft_base_settings_read_live (self);
         gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
       }
-      self->next_pts = GST_CLOCK_TIME_NONE;
+      self->priv->next_pts = GST_CLOCK_TIME_NONE;
       break;
     default:
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-}
-
-/* A buffer timestamp further than this from where the sample count puts it
- * is a discontinuity (as audiobasesink's default tolerance). */
-#define PTS_TOLERANCE (40 * GST_MSECOND)
-/* audio the store keeps while the plan is made, at most */
-#define PLAN_WAIT_SECONDS 30
-#define PLAN_WAIT_BYTES (64u << 20)
-
-/* PLAN_WAIT in samples of the current format */
-static guint64
-plan_wait_bound (GstGpuFftBase * self)
-{
-  return MIN ((guint64) PLAN_WAIT_SECONDS * GST_AUDIO_INFO_RATE (&self->info),
-      PLAN_WAIT_BYTES / GST_AUDIO_INFO_BPF (&self->info));
-}
-
-/* Maps buf for reading: one map of the whole buffer; the planes of
- * non-interleaved audio from its GstAudioMeta (gst_audio_buffer_map()'s map
- * of each plane fails on 1.22 with more than 256 channels and leaves the
- * memory locked). Sets self->in_planes and the samples per channel. */
-static gboolean
-map_input (GstGpuFftBase * self, GstBuffer * buf, GstMapInfo * map,
-    gsize * n_samples)
-{
-  const GstAudioInfo *info = &self->info;
-  guint c, channels = GST_AUDIO_INFO_CHANNELS (info);
-  gsize bps = GST_AUDIO_INFO_BPS (info);
-
-  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED) {
-    if (!gst_buffer_map (buf, map, GST_MAP_READ))
-      return FALSE;
-    self->in_planes[0] = map->data;
-    *n_samples = map->size / GST_AUDIO_INFO_BPF (info);
-    return TRUE;
-  } else {
-    GstAudioMeta *meta = gst_buffer_get_audio_meta (buf);
-
-    if (meta == NULL || meta->info.channels != (gint) channels
-        || meta->info.finfo != info->finfo || meta->offsets == NULL)
-      return FALSE;
-    if (!gst_buffer_map (buf, map, GST_MAP_READ))
-      return FALSE;
-    for (c = 0; c < channels; c++) {
-      if (meta->offsets[c] + meta->samples * bps > map->size) {
-        gst_buffer_unmap (buf, map);
-        return FALSE;
-      }
-      self->in_planes[c] = map->data + meta->offsets[c];
-    }
-    *n_samples = meta->samples;
-    return TRUE;
-  }
-}
-
-/* Finite samples beyond +-2^32 among the n samples (per channel) of
- * self->in_planes (F32 and F64 only, gstgpufftbound.h): the engine gets a
- * copy with NaN in their place (self->in_planes then point into it), so
- * that the frames holding them are left out as frames with NaN samples
- * are, and the first such buffer since the start posts a warning, in
- * order with the messages. Returns the copy (g_free it once the input is
- * handled), NULL where there is none: the buffer itself passes on
- * untouched either way. */
-static gpointer
-bound_input (GstGpuFftBase * self, gsize n, GstClockTime pts)
-{
-  const GstAudioInfo *info = &self->info;
-  gboolean f64 = self->format == GPUFFT_FORMAT_F64;
-  gboolean interleaved = GST_AUDIO_INFO_LAYOUT (info) ==
-      GST_AUDIO_LAYOUT_INTERLEAVED;
-  guint channels = GST_AUDIO_INFO_CHANNELS (info);
-  guint c, planes = interleaved ? 1 : channels;
-  gsize per_plane = interleaved ? n * channels : n, bps = f64 ? 8 : 4;
-  gsize first = per_plane, count = 0;
-  gdouble value = 0.0;
-  guint8 *copy;
-
-  if (self->format != GPUFFT_FORMAT_F32 && !f64)
-    return NULL;
-  for (c = 0; c < planes && first == per_plane; c++)
-    first = gst_gpu_fft_bound_find (self->in_planes[c], per_plane, f64);
-  if (first == per_plane)
-    return NULL;
-  c--;
-  if (f64) {
-    memcpy (&value, (const guint8 *) self->in_planes[c] + first * 8, 8);
-  } else {
-    gfloat v;
-
-    memcpy (&v, (const guint8 *) self->in_planes[c] + first * 4, 4);
-    value = v;
-  }
-  if (interleaved)
-    first /= channels;
-
-  copy = g_malloc ((gsize) planes * per_plane * bps);
-  for (c = 0; c < planes; c++) {
-    count += gst_gpu_fft_bound_copy (copy + c * per_plane * bps,
-        self->in_planes[c], per_plane, f64);
-    self->in_planes[c] = copy + c * per_plane * bps;
-  }
-  GST_DEBUG_OBJECT (self, "%" G_GSIZE_FORMAT " samples beyond +-2^32 in a "
-      "buffer of %" G_GSIZE_FORMAT, count, n);
-  if (!self->bound_warned) {
-    GError *err;
-    gchar *debug;
-
-    self->bound_warned = TRUE;
-    err = g_error_new (GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "Samples beyond +-%.0f (2^32, 192.7 dB above full scale): the "
-        "frames holding them are left out of the analysis, as frames with "
-        "NaN or infinite samples are; each message's frames-left-out "
-        "counts them (the audio passes on untouched)", GST_GPU_FFT_BOUND_MAX);
-    debug = g_strdup_printf ("the first: %g, sample %" G_GSIZE_FORMAT
-        " of the buffer at %" GST_TIME_FORMAT " (%" G_GSIZE_FORMAT " such "
-        "samples in it); further buffers are not reported", value, first,
-        GST_TIME_ARGS (pts), count);
-    GST_WARNING_OBJECT (self, "%s (%s)", err->message, debug);
-    gst_gpu_fft_poster_push (self->poster, gst_message_new_warning
-        (GST_OBJECT (self), err, debug), NULL, FALSE, 0, FALSE);
-    g_error_free (err);
-    g_free (debug);
-  }
-  return copy;
-}
-
-static GstFlowReturn
-gst_gpu_fft_base_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
-{
-  GstGpuFftBase *self = GST_GPU_FFT_BASE (trans);
-  GstMapInfo map;
-  GstClockTime pts;
-  guint64 pos;
-  gsize n, skip;
-  guint c;
-  gboolean ok, compat;
-  gpointer bounded = NULL;
-
-  if (!self->have_format)
-    return GST_FLOW_NOT_NEGOTIATED;
-  /* (its error is posted: no plan is tried again until a restart) */
-  if (self->device && gst_gpu_fft_device_failed (self->device, NULL))
-    return GST_FLOW_ERROR;
-
-  /* gpuspectrum, as spectrum: a DISCONT flag cuts the interval whatever
-   * the buffer holds (gst_gpu_fft_base_stream_cut) */
-  compat = GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
-  if (compat && self->running
-      && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT)) {
-    gst_gpu_fft_base_settings_read_live (self);
-    if (self->live_gen == self->applied_gen
-        && !gst_gpu_fft_base_stream_cut (self))
-      return GST_FLOW_ERROR;
-  }
-
-  /* A buffer without a whole sample frame carries no samples: it changes
-   * nothing, whatever its timestamp or flags say (a real discontinuity
-   * shows on the next buffer that has samples). */
-  if (gst_buffer_get_size (buf) < (gsize) GST_AUDIO_INFO_BPF (&self->info))
-    return GST_FLOW_OK;
-
-  gst_gpu_fft_base_settings_read_live (self);
-
-  /* A buffer that cannot be read (e.g. non-interleaved without its
-   * GstAudioMeta) is passed through but breaks the sample count: restart
-   * after it. */
-  if (!map_input (self, buf, &map, &n)) {
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT, (NULL),
-        ("cannot read buffer %" GST_PTR_FORMAT " (non-interleaved audio needs "
-            "a GstAudioMeta): passed through, not analysed; the analysis "
-            "restarts after it", buf));
-    if (self->running
-        && !gst_gpu_fft_base_stream_flush_and_restart (self, FALSE))
-      return GST_FLOW_ERROR;
-    return GST_FLOW_OK;
-  }
-  if (n == 0) {
-    gst_buffer_unmap (buf, &map);
-    return GST_FLOW_OK;
-  }
-
-  /* Analyse only what lies in the segment (the buffer passes whole). */
-  if (!gst_gpu_fft_segment_clip (&GST_BASE_TRANSFORM (self)->segment,
-          GST_AUDIO_INFO_RATE (&self->info), GST_BUFFER_PTS (buf), &skip, &n,
-          &pts)) {
-    gst_buffer_unmap (buf, &map);
-    return GST_FLOW_OK;
-  }
-  if (skip > 0) {
-    gboolean interleaved = GST_AUDIO_INFO_LAYOUT (&self->info) ==
-        GST_AUDIO_LAYOUT_INTERLEAVED;
-    gsize unit = interleaved ? GST_AUDIO_INFO_BPF (&self->info) :
-        GST_AUDIO_INFO_BPS (&self->info);
-    guint planes = interleaved ? 1 : GST_AUDIO_INFO_CHANNELS (&self->info);
-
-    for (c = 0; c < planes; c++)
-      self->in_planes[c] = (guint8 *) self->in_planes[c] + skip * unit;
-  }
-  bounded = bound_input (self, n, pts);
-
-  /* A geometry setting changed: it applies at once, as in `spectrum`: the
-   * open interval closes where the stream stands (posted as a partial
-   * interval, with the old geometry) and the analysis restarts here. A
-   * discontinuity, flagged or not (a timestamp more than 40 ms away from
-   * where the sample count puts it), does the same: no frame may span it.
-   * gpuspectrum does what spectrum does instead: a DISCONT flag cuts the
-   * interval (above), a timestamp alone is no discontinuity. */
-  if (self->running && (self->live_gen != self->applied_gen
-          || (!compat && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
-          || (!compat && GST_CLOCK_TIME_IS_VALID (pts)
-              && ABS (GST_CLOCK_DIFF (gst_gpu_fft_base_stream_sample_to_time
-                      (self, self->received), pts)) > PTS_TOLERANCE))) {
-    GST_DEBUG_OBJECT (self, "%s", self->live_gen != self->applied_gen ?
-        "settings changed" : "discontinuity");
-    /* (gpuspectrum, as spectrum: the interval a geometry change cuts short
-     * is not posted, so that the next message has the new geometry) */
-    self->discarding = self->live.reset_gen != self->applied_reset_gen
-        && GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
-    ok = gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
-    self->discarding = FALSE;
-    if (!ok)
-      goto error;
-  }
-
-  if (self->is_live < 0) {
-    self->is_live = gst_gpu_fft_upstream_is_live
-        (GST_BASE_TRANSFORM_SINK_PAD (self)) ? 1 : 0;
-    GST_DEBUG_OBJECT (self, "upstream is %slive", self->is_live ? "" : "not ");
-  }
-  if (self->buffer_hint == 0)
-    self->buffer_hint = n;
-
-restart:
-  if (!self->running) {
-    GstSegment *segment = &trans->segment;
-
-    if (GST_CLOCK_TIME_IS_VALID (pts))
-      self->base_pts = pts;
-    else if (GST_CLOCK_TIME_IS_VALID (self->next_pts))
-      self->base_pts = self->next_pts;
-    else if (segment->format == GST_FORMAT_TIME)
-      self->base_pts = segment->start;
-    else
-      self->base_pts = 0;
-    if (!gst_gpu_fft_base_stream_apply_settings (self))
-      goto error;
-    self->received = 0;
-    /* (nothing carried from before reaches this stream) */
-    self->restart_gen++;
-    gst_gpu_fft_store_reset (&self->store, 0);
-    self->running = TRUE;
-    GST_DEBUG_OBJECT (self, "start at %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (self->base_pts));
-  }
-
-  pos = self->received;
-  if (GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat)
-    gst_gpu_fft_base_stream_compat_buffer (self, pos, pts);
-  /* The plan (or the device) is still being made (gstgpufftplanjob.h):
-   * the buffer passes on now and its samples wait in the store. A stream
-   * that is not live waits for the plan (back-pressure, as for a busy GPU)
-   * at the buffer that completes an interval, so that its message comes
-   * without waiting for more data, or once the store holds PLAN_WAIT
-   * (seconds or bytes of audio). A live one never waits: past PLAN_WAIT it
-   * drops what the store holds, counted as intervals the GPU could not
-   * take, and starts over from this buffer. Where a host plan starts the
-   * analysis instead (gstgpufftbase-stream.c), the samples go to it at
-   * once, and the device's plan takes over between intervals. */
-  if (self->plan == NULL || self->on_host) {
-    const GstGpuFftGrid *grid = &self->framing.grid;
-    /* (a single buffer over the bound is kept: the bound is for the
-     * store's growth) */
-    gboolean full = self->store.len > 0
-        && self->store.len + n > plan_wait_bound (self);
-    gboolean closes = gst_gpu_fft_framing_grid_index_of (grid, pos + n) >
-        gst_gpu_fft_framing_grid_index_of (grid, pos);
-    gboolean failed;
-
-    if (!gst_gpu_fft_base_stream_plan_ready (self, (full || closes)
-            && self->is_live <= 0, full || closes, &failed)) {
-      if (failed)
-        goto error;
-      if (full && self->is_live > 0) {
-        gst_gpu_fft_base_stream_drop_stored (self);
-        goto restart;
-      }
-      /* (not live: a flush or a stop let the wait go) */
-      gst_gpu_fft_store_keep_and_append (&self->store,
-          self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
-      self->received = pos + n;
-      g_free (bounded);
-      gst_buffer_unmap (buf, &map);
-      return GST_FLOW_OK;
-    }
-  }
-  /* (a live stream that catches up drops again once its store is full) */
-  if (self->catching_up && self->store.len + n > plan_wait_bound (self))
-    self->catching_up = FALSE;
-  /* (only ordinary host allocations can be imported: not dmabuf, GL or
-   * file mappings; and the device's own memory is read in place; a host
-   * plan copies every segment; nor a buffer whose samples beyond the bound
-   * the engine gets as NaN, from a copy) */
-  if (!self->on_host && bounded == NULL
-      && GST_AUDIO_INFO_LAYOUT (&self->info) == GST_AUDIO_LAYOUT_INTERLEAVED
-      && gst_buffer_n_memory (buf) == 1
-      && (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
-              GST_ALLOCATOR_SYSMEM)
-          || gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
-              GST_GPU_FFT_ALLOCATOR_MEMORY_TYPE))) {
-    self->in_buf = buf;
-    self->in_data = map.data;
-  }
-  ok = gst_gpu_fft_base_stream_run_batches (self, pos + n, FALSE, pos,
-      (gpointer const *) self->in_planes, n);
-  self->in_buf = NULL;
-  self->in_data = NULL;
-  if (ok)
-    gst_gpu_fft_store_keep_and_append (&self->store,
-        self->framing.next_start, pos, (const gpointer *) self->in_planes, n);
-  self->received = pos + n;
-  g_free (bounded);
-  gst_buffer_unmap (buf, &map);
-
-  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
-
-error:
-  g_free (bounded);
-  gst_buffer_unmap (buf, &map);
-  return GST_FLOW_ERROR;
 }

@@ -35,9 +35,10 @@
  *
  * This file: properties, pads, caps negotiation and the buffer pool,
  * events, QoS, state changes. The streaming path (audio to frames, in
- * buffers of the pool negotiated here) is spectrogram/
- * gstgpufftspectrogram-stream.c; spectrogram/gstgpufftspectrogram-private.h
- * lists the element's files. */
+ * buffers of the pool negotiated here) is gstgpufftspectrogram-stream.c,
+ * with the plan and renderer in gstgpufftspectrogram-state.c and the
+ * audio FIFO in gstgpufftspectrogram-fifo.c;
+ * gstgpufftspectrogram-private.h lists the element's files. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -492,7 +493,7 @@ again:
   }
   if (size_changed && self->have_video)
     /* frames restart from the next sample: timing and picture anew */
-    gst_gpu_fft_spectrogram_stream_reset (self);
+    gst_gpu_fft_spectrogram_state_reset (self);
   self->vinfo = vinfo;
   self->have_video = TRUE;
   if (!setup_pool (self, caps)) {
@@ -569,7 +570,7 @@ gst_gpu_fft_spectrogram_sink_event (GstPad * pad, GstObject * parent,
       }
       if (!self->have_audio || !gst_audio_info_is_equal (&info, &self->ainfo)) {
         if (self->have_audio)
-          gst_gpu_fft_spectrogram_stream_reset (self);
+          gst_gpu_fft_spectrogram_state_reset (self);
         self->ainfo = info;
         self->have_audio = TRUE;
         GST_OBJECT_LOCK (self);
@@ -596,7 +597,7 @@ gst_gpu_fft_spectrogram_sink_event (GstPad * pad, GstObject * parent,
       g_atomic_int_set (&self->plan_wait_cancel, 1);
       return gst_pad_push_event (self->srcpad, event);
     case GST_EVENT_FLUSH_STOP:
-      gst_gpu_fft_spectrogram_stream_reset (self);
+      gst_gpu_fft_spectrogram_state_reset (self);
       g_atomic_int_set (&self->plan_wait_cancel, 0);
       GST_OBJECT_LOCK (self);
       self->qos_earliest = GST_CLOCK_TIME_NONE;
@@ -779,7 +780,7 @@ gst_gpu_fft_spectrogram_change_state (GstElement * element,
       && transition == GST_STATE_CHANGE_READY_TO_PAUSED)
     g_clear_pointer (&self->device, gst_gpu_fft_device_close);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
-    gst_gpu_fft_spectrogram_stream_free (self);
+    gst_gpu_fft_spectrogram_state_free (self);
     if (self->pool) {
       gst_buffer_pool_set_active (self->pool, FALSE);
       gst_clear_object (&self->pool);
@@ -796,10 +797,10 @@ gst_gpu_fft_spectrogram_finalize (GObject * object)
 {
   GstGpuFftSpectrogram *self = GST_GPU_FFT_SPECTROGRAM (object);
 
-  gst_gpu_fft_spectrogram_stream_free (self);
+  gst_gpu_fft_spectrogram_state_free (self);
   g_clear_pointer (&self->device, gst_gpu_fft_device_close);
   /* (no thread of the engine's keeps using the device after the element) */
-  if (!gst_gpu_fft_spectrogram_stream_wait_released (self, 10000))
+  if (!gst_gpu_fft_spectrogram_state_wait_released (self, 10000))
     GST_WARNING_OBJECT (self, "the GPU's release did not finish within "
         "10 s");
   g_free (self->settings.title);

@@ -33,7 +33,7 @@ gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
     return;
   /* the streaming thread and the completion thread may both see one
    * device failure: one error message */
-  if (!g_atomic_int_compare_and_exchange (&self->error_posted, 0, 1))
+  if (!g_atomic_int_compare_and_exchange (&self->priv->error_posted, 0, 1))
     return;
   if (error && error->domain == GPUFFT_ERROR &&
       error->code == GPUFFT_ERROR_DEVICE_LOST) {
@@ -53,7 +53,7 @@ gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
 
 /* gpuspectrum, as spectrum at a DISCONT: the dB sums (mean x frames) of
  * the interval cut, and its phase sums, are added to the next message's,
- * which is divided by its own frame count. self->carry: [channels][bins]
+ * which is divided by its own frame count. self->priv->carry: [channels][bins]
  * dB sums, then as many phase sums. A carry goes to the first interval of
  * the grid its cut starts (interval 0 of cut_seq) and to no other: any
  * other closed interval, posted or not, ends it (spectrum zeroes its sums
@@ -63,8 +63,8 @@ static gboolean
 carry_pending (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
     guint seq, gsize len)
 {
-  return self->carry_any && self->carry_gen == p->restart_gen
-      && self->carry_seq == seq && self->carry_len == len;
+  return self->priv->carry_any && self->priv->carry_gen == p->restart_gen
+      && self->priv->carry_seq == seq && self->priv->carry_len == len;
 }
 
 static void
@@ -75,25 +75,25 @@ carry_add (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
   guint c;
 
   if (!(p->interval == 0 && carry_pending (self, p, p->cut_seq - 1, len))) {
-    if (self->carry_len != len) {
-      g_free (self->carry);
-      self->carry = g_new (gdouble, 2 * len);
-      self->carry_len = len;
+    if (self->priv->carry_len != len) {
+      g_free (self->priv->carry);
+      self->priv->carry = g_new (gdouble, 2 * len);
+      self->priv->carry_len = len;
     }
-    memset (self->carry, 0, 2 * len * sizeof (gdouble));
+    memset (self->priv->carry, 0, 2 * len * sizeof (gdouble));
   }
-  self->carry_any = TRUE;
-  self->carry_gen = p->restart_gen;
-  self->carry_seq = p->cut_seq;
+  self->priv->carry_any = TRUE;
+  self->priv->carry_gen = p->restart_gen;
+  self->priv->carry_seq = p->cut_seq;
   for (c = 0; r->power && c < r->channels; c++) {
     gdouble used = r->channel_frames ? r->channel_frames[c] : r->n_frames;
 
     for (i = 0; i < r->n_bins; i++) {
       gsize j = (gsize) c * r->n_bins + i;
 
-      self->carry[j] += used * r->power[j];
+      self->priv->carry[j] += used * r->power[j];
       if (r->phase)
-        self->carry[len + j] += used * r->phase[j];
+        self->priv->carry[len + j] += used * r->phase[j];
     }
   }
   GST_DEBUG_OBJECT (self, "sums of an interval cut by a DISCONT (%u frames) "
@@ -111,14 +111,14 @@ carry_take (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
   gfloat *values;
   guint c;
 
-  if (!self->carry_any)
+  if (!self->priv->carry_any)
     return NULL;
   if (r->power == NULL || p->interval != 0
       || !carry_pending (self, p, p->cut_seq, len)) {
-    self->carry_any = FALSE;
+    self->priv->carry_any = FALSE;
     return NULL;
   }
-  self->carry_any = FALSE;
+  self->priv->carry_any = FALSE;
   values = g_new (gfloat, 2 * len);
   for (c = 0; c < r->channels; c++) {
     gdouble used = r->channel_frames ? r->channel_frames[c] : r->n_frames;
@@ -129,8 +129,8 @@ carry_take (GstGpuFftBase * self, const GstGpuFftMessageParams * p,
       values[j] = r->power[j];
       values[len + j] = r->phase ? r->phase[j] : 0.0f;
       if (used > 0) {
-        values[j] += self->carry[j] / used;
-        values[len + j] += self->carry[len + j] / used;
+        values[j] += self->priv->carry[j] / used;
+        values[len + j] += self->priv->carry[len + j] / used;
       }
     }
   }
@@ -159,7 +159,8 @@ on_result (const GpufftGroupResult * result, GstGpuFftBase * self,
     GError *error = NULL;
 
     /* the plan's error says why */
-    if (self->plan && gpufft_plan_collect (self->plan, FALSE, NULL, NULL,
+    if (self->priv->plan
+        && gpufft_plan_collect (self->priv->plan, FALSE, NULL, NULL,
             &error) < 0) {
       gst_gpu_fft_base_results_post_engine_error (self, "Analysing on the GPU",
           error);
@@ -213,11 +214,11 @@ on_result (const GpufftGroupResult * result, GstGpuFftBase * self,
    * batch, so nothing is dropped; is_live is the streaming thread's, set
    * before any batch) */
   if (here)
-    gst_gpu_fft_poster_post_here (self->poster, spectrum, dominant, compat,
-        gen, self->is_live > 0);
+    gst_gpu_fft_poster_post_here (self->priv->poster, spectrum, dominant,
+        compat, gen, self->priv->is_live > 0);
   else
-    gst_gpu_fft_poster_push (self->poster, spectrum, dominant, compat, gen,
-        self->is_live > 0);
+    gst_gpu_fft_poster_push (self->priv->poster, spectrum, dominant, compat,
+        gen, self->priv->is_live > 0);
 }
 
 void
@@ -246,7 +247,7 @@ gst_gpu_fft_base_results_still_wanted (GstElement * element, guint gen)
   guint now;
 
   GST_OBJECT_LOCK (self);
-  now = self->handler_gen;
+  now = self->priv->handler_gen;
   GST_OBJECT_UNLOCK (self);
   if ((gint) (now - gen) <= 0)
     return TRUE;
@@ -268,20 +269,21 @@ gst_gpu_fft_base_results_drain (GstGpuFftBase * self)
 {
   GError *error = NULL;
 
-  if (self->plan == NULL)
+  if (self->priv->plan == NULL)
     return TRUE;
   /* (a plan whose thread posts: as long as the poster's wait, which a
    * stop or a flush lets go; a bus handler on that thread may be the one
    * stopping the pipeline, waiting for this streaming thread) */
-  if (self->posts_here && !gst_gpu_fft_poster_wait_until (self->poster,
-          plan_delivered, self->plan))
+  if (self->priv->posts_here
+      && !gst_gpu_fft_poster_wait_until (self->priv->poster, plan_delivered,
+          self->priv->plan))
     return TRUE;
-  if (gpufft_plan_collect (self->plan, TRUE, NULL, NULL, &error) < 0) {
+  if (gpufft_plan_collect (self->priv->plan, TRUE, NULL, NULL, &error) < 0) {
     gst_gpu_fft_base_results_post_engine_error (self, "Analysing on the GPU",
         error);
     g_clear_error (&error);
     return FALSE;
   }
-  gst_gpu_fft_poster_wait (self->poster);
+  gst_gpu_fft_poster_wait (self->priv->poster);
   return TRUE;
 }

@@ -1,6 +1,8 @@
 /* GstGpuFftBase: the settings. The properties of the subclasses write
- * self->settings under the object lock and tell the base what changed
- * (gst_gpu_fft_base_settings_changed(), lock held); the streaming thread
+ * them (gst_gpu_fft_base_get_settings()) under the object lock and tell
+ * the base what changed (gst_gpu_fft_base_settings_changed(), lock held);
+ * the `reset` action asks for a restart of the averaging state
+ * (gst_gpu_fft_base_request_reset(), any thread); the streaming thread
  * copies them under the lock (gst_gpu_fft_base_settings_read(), _live()),
  * once per buffer or event, and the geometry generation says whether the
  * analysis must restart. Takes only the object lock, never waits on the
@@ -35,16 +37,16 @@ gst_gpu_fft_base_settings_changed (GstGpuFftBase * self,
     const GstGpuFftBaseSettings * old)
 {
   /* (setting a value it already has changes nothing, not even batching) */
-  if (!geometry_equal (old, &self->settings))
-    self->geometry_gen++;
+  if (!geometry_equal (old, &self->priv->settings))
+    self->priv->geometry_gen++;
   /* (gpuspectrum: a change made by a synchronous bus handler of one of
    * its messages comes, as spectrum's would, before the intervals after
    * that message: those measured before it are not posted; a change from
    * any other thread comes after the intervals already complete, which
    * are posted, as spectrum posts them before its property returns) */
-  if (self->settings.reset_gen != old->reset_gen
-      && gst_gpu_fft_poster_is_posting (self->poster))
-    self->handler_gen = self->settings.reset_gen;
+  if (self->priv->settings.reset_gen != old->reset_gen
+      && gst_gpu_fft_poster_is_posting (self->priv->poster))
+    self->priv->handler_gen = self->priv->settings.reset_gen;
 }
 
 /* Copies the settings (and their geometry generation) under the lock. */
@@ -53,13 +55,26 @@ gst_gpu_fft_base_settings_read (GstGpuFftBase * self,
     GstGpuFftBaseSettings * out, guint * gen)
 {
   GST_OBJECT_LOCK (self);
-  *out = self->settings;
-  *gen = self->geometry_gen;
+  *out = self->priv->settings;
+  *gen = self->priv->geometry_gen;
   GST_OBJECT_UNLOCK (self);
 }
 
 void
 gst_gpu_fft_base_settings_read_live (GstGpuFftBase * self)
 {
-  gst_gpu_fft_base_settings_read (self, &self->live, &self->live_gen);
+  gst_gpu_fft_base_settings_read (self, &self->priv->live,
+      &self->priv->live_gen);
+}
+
+GstGpuFftBaseSettings *
+gst_gpu_fft_base_get_settings (GstGpuFftBase * self)
+{
+  return &self->priv->settings;
+}
+
+void
+gst_gpu_fft_base_request_reset (GstGpuFftBase * self)
+{
+  g_atomic_int_set (&self->priv->reset_pending, 1);
 }

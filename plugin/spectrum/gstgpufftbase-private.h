@@ -1,100 +1,24 @@
-/* GstGpuFftBase: the abstract analyser that gpufftspectrum and
- * gpuspectrum derive from (a GstAudioFilter that passes audio through and
- * posts element messages with spectra computed by the gpufft engine; see
- * gstgpufftbase.c for what it does).
- *
- * The subclass API. A subclass installs its own properties and maps them
- * onto `settings`:
- *   - in its instance init it sets the defaults of `settings` (the base's
- *     init sets only device_index);
- *   - its set_property changes `settings` under the object lock, then
- *     calls gst_gpu_fft_base_settings_changed() with the settings as they
- *     were, still under the lock;
- *   - it may set `reset_pending` (atomically, any thread) to restart the
- *     averaging state at the next batch, and read `device` and
- *     `dropped_total` under the object lock (start and stop set them
- *     there);
- *   - its class init may set `spectrum_compat` in the base class.
- * Everything else in the instance belongs to the base's files
- * (gstgpufftbase-private.h): the streaming state to the streaming thread,
- * `error_posted` to any thread (atomic). */
-#ifndef __GST_GPU_FFT_BASE_H__
-#define __GST_GPU_FFT_BASE_H__
+/* GstGpuFftBase: what the base's own files share (gstgpufftbase.c, its
+ * -input, -settings, -plan, -host, -stream and -results files): the
+ * instance's data and the functions they call in one another. Not for subclasses, which use
+ * gstgpufftbase.h. Which file does what: see gstgpufftbase.c. */
+#ifndef __GST_GPU_FFT_BASE_PRIVATE_H__
+#define __GST_GPU_FFT_BASE_PRIVATE_H__
 
-#include <gst/gst.h>
-#include <gst/audio/audio.h>
-#include <gst/audio/gstaudiofilter.h>
-
-#include "gpufft.h"
-#include "gstgpufftanalysis.h"
+#include "gstgpufftbase.h"
 #include "gstgpufftdevice.h"
-#include "gstgpufftenums.h"
 #include "gstgpufftframing.h"
+#include "gstgpufftmessage.h"
+#include "gstgpufftplanjob.h"
 #include "gstgpufftposter.h"
 #include "gstgpufftstore.h"
 
 G_BEGIN_DECLS
 
-typedef struct _GstGpuFftBase GstGpuFftBase;
-typedef struct _GstGpuFftBaseClass GstGpuFftBaseClass;
-
-struct _GstGpuFftBaseClass
+/* The instance's data (G_ADD_PRIVATE; self->priv), in the threads and
+ * under the locks each field names. */
+struct _GstGpuFftBasePrivate
 {
-  GstAudioFilterClass parent_class;
-  /* TRUE: spectrum's messages (its fields only), no dominant-frequency
-   * message, and a geometry change drops what was measured with the old
-   * one (the partial interval, and intervals not yet posted), so that the
-   * very next message has the new geometry. */
-  gboolean spectrum_compat;
-};
-
-#define GST_TYPE_GPU_FFT_BASE (gst_gpu_fft_base_get_type ())
-#define GST_GPU_FFT_BASE(obj) (G_TYPE_CHECK_INSTANCE_CAST ((obj), \
-        GST_TYPE_GPU_FFT_BASE, GstGpuFftBase))
-#define GST_GPU_FFT_BASE_GET_CLASS(obj) (G_TYPE_INSTANCE_GET_CLASS ((obj), \
-        GST_TYPE_GPU_FFT_BASE, GstGpuFftBaseClass))
-GType gst_gpu_fft_base_get_type (void);
-
-/* The debug category "gpufftspectrum" of the base and its subclasses. */
-GST_DEBUG_CATEGORY_EXTERN (gst_gpu_fft_base_debug);
-
-/* The properties, as set by the application (under the object lock). */
-typedef struct
-{
-  guint fft_size;
-  guint hop_size;               /* 0: fft_size / 2 */
-  GstGpuFftWindow window;
-  GstGpuFftScaling scaling;
-  guint64 interval;             /* ns */
-  gint threshold;               /* dB */
-  gboolean multi_channel;
-  guint peaks;
-  gdouble min_frequency;
-  gdouble max_frequency;        /* 0: Nyquist */
-  gboolean post_messages;
-  gboolean message_magnitude;
-  gboolean message_phase;
-  gboolean message_dominant;
-  GstGpuFftMessageFormat message_format;
-  guint batch_size;             /* 0: automatic */
-  gint device_index;            /* -1: automatic */
-  gdouble level_offset;         /* dB added to every level (gpuspectrum:
-                                 * -20 log10 (nfft)) */
-  gboolean hop_within_interval; /* gpuspectrum: the hop is at most the
-                                 * interval, so that every interval but
-                                 * the first has a frame */
-  guint reset_gen;              /* gpuspectrum: bumped by a change of bands,
-                                 * interval or multi-channel (what spectrum
-                                 * resets on) */
-  /* gpufftspectrum's analyser modes (its min/max_frequency are the ones
-   * above) */
-  GstGpuFftAnalysis analysis;
-} GstGpuFftBaseSettings;
-
-struct _GstGpuFftBase
-{
-  GstAudioFilter parent;
-
   /* --- settings: GST_OBJECT_LOCK --- */
   GstGpuFftBaseSettings settings;
   guint geometry_gen;           /* bumped by changes that restart the
@@ -121,7 +45,7 @@ struct _GstGpuFftBase
   /* `plan` is a host plan (gpufft_plan_new_host) of plan_job's
    * configuration: it analyses the intervals due while the device's plan
    * is being made, which takes over at the first batch that starts an
-   * interval once made (gstgpufftbase-stream.c) */
+   * interval once made (gstgpufftbase-plan.c) */
   gboolean on_host;
   /* the plan's own thread posts its messages (a host plan on the host
    * alone, gst_gpu_fft_base_results_on_host_result): a bus handler on it
@@ -142,7 +66,7 @@ struct _GstGpuFftBase
   gdouble host_points;
   /* host-only beyond the budget while the process's first device opens
    * (its own opening, self->device): once open, a CPU device's budget
-   * keeps it on the host, else it moves (gstgpufftbase-stream.c) */
+   * keeps it on the host, else it moves (gstgpufftbase-host.c) */
   gboolean host_pending;
   gboolean group_open;          /* the last batch left an interval open */
   guint64 host_total;           /* intervals analysed by host plans (object
@@ -255,13 +179,103 @@ typedef struct
   GstClockTime pts;
 } GstGpuFftCompatStart;
 
-/* gstgpufftbase-settings.c: after a property changed self->settings
- * (object lock held; old: before): a change of what the plan or the
- * framing is made from restarts the analysis at the next buffer
- * (geometry_gen). */
-void gst_gpu_fft_base_settings_changed (GstGpuFftBase * self,
-    const GstGpuFftBaseSettings * old);
+/* gstgpufftbase-settings.c: the settings (and their geometry generation),
+ * copied under the object lock (any thread but the object lock's
+ * holder). */
+void gst_gpu_fft_base_settings_read (GstGpuFftBase * self,
+    GstGpuFftBaseSettings * out, guint * gen);
+/* ... into self->live / self->live_gen (streaming thread) */
+void gst_gpu_fft_base_settings_read_live (GstGpuFftBase * self);
+
+/* gstgpufftbase.c: the device's opening calls it (gstgpufftdevice.h:
+ * names the device, offers its allocator upstream) */
+void gst_gpu_fft_base_device_opened (GstElement * element,
+    GpufftContext * ctx);
+
+/* gstgpufftbase-input.c: GstBaseTransform's transform_ip (streaming
+ * thread) */
+GstFlowReturn gst_gpu_fft_base_input_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf);
+
+/* gstgpufftbase-plan.c (streaming thread) */
+/* Applies the settings at a restart (the framing from sample 0); makes a
+ * new plan when needed. */
+gboolean gst_gpu_fft_base_plan_apply_settings (GstGpuFftBase * self);
+/* TRUE when the plan is ready (made by self->priv->plan_job, which is
+ * then finished: the plan installed), or a host plan stands in for it
+ * (on_host: installed here where `due`, a batch is due, and the host
+ * start applies). wait: waits for the job. FALSE with *failed set when
+ * there is no plan to wait for or making it failed (the error posted). */
+gboolean gst_gpu_fft_base_plan_ready (GstGpuFftBase * self,
+    gboolean wait, gboolean due, gboolean * failed);
+/* The element's device, its opening started where it has none yet; NULL
+ * where no thread could be started (the error posted). */
+GstGpuFftDevice *gst_gpu_fft_base_plan_need_device (GstGpuFftBase * self);
+/* Sets self->priv->plan's result function (posted from its own thread on
+ * the host alone, else handed to the poster). */
+void gst_gpu_fft_base_plan_set_result_func (GstGpuFftBase * self);
+/* Makes plan the element's: results, limits per batch. */
+void gst_gpu_fft_base_plan_install (GstGpuFftBase * self, GpufftPlan * plan);
+
+/* gstgpufftbase-host.c (streaming thread) */
+/* Whether the host start applies to this stream (GPUFFT_HOST_START, the
+ * stream's liveness, the analysis's size). */
+gboolean gst_gpu_fft_base_host_start_wanted (GstGpuFftBase * self);
+/* TRUE when the stream is analysed on the host alone from now on (its
+ * share of the process's budget taken, or pending its device). */
+gboolean gst_gpu_fft_base_host_only_begin (GstGpuFftBase * self);
+/* TRUE where a host-only stream moves to the device now. */
+gboolean gst_gpu_fft_base_host_only_moves (GstGpuFftBase * self);
+/* A stream analysed on the host alone gives its share of the process's
+ * budget back and is no longer host-only (nothing when it is not). */
+void gst_gpu_fft_base_host_only_end (GstGpuFftBase * self);
+/* Installs a host plan of plan_job's configuration; FALSE (and no second
+ * try for this job) where the host plan cannot take it. */
+gboolean gst_gpu_fft_base_host_start (GstGpuFftBase * self);
+
+/* gstgpufftbase-stream.c (streaming thread) */
+GstClockTime gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self,
+    guint64 sample);
+/* Frames what was received up to avail_end (the input being n samples
+ * from pos, `planes`) into batches and hands them to the engine. */
+gboolean gst_gpu_fft_base_stream_run_batches (GstGpuFftBase * self,
+    guint64 avail_end, gboolean flush, guint64 pos, gpointer const *planes,
+    gsize n);
+/* Live input: n intervals are not analysed (counted in the next message
+ * and the stats; a warning at most every 10 s, which says why:
+ * plan_pending, the plan is still being made; else the GPU is behind). */
+void gst_gpu_fft_base_stream_drop (GstGpuFftBase * self, guint n,
+    gboolean plan_pending);
+/* Live input whose plan is still being made: what the store holds is not
+ * analysed (counted as dropped intervals); the analysis restarts. */
+void gst_gpu_fft_base_stream_drop_stored (GstGpuFftBase * self);
+/* Closes the pending interval (partial) and restarts the framing. ending
+ * (EOS, flush): a live stream waits for a plan still being made, to
+ * analyse what the store holds; otherwise only a non-live one does. */
+gboolean gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
+    gboolean ending);
+/* gpuspectrum at a DISCONT, as spectrum: the pending interval is cut
+ * where the stream stands (not posted: its sums go into the next
+ * message), the intervals start again here and the samples go on. A
+ * stream whose plan is not ready restarts instead. */
+gboolean gst_gpu_fft_base_stream_cut (GstGpuFftBase * self);
+
+/* gstgpufftbase-results.c */
+void gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
+    gpointer user_data);
+void gst_gpu_fft_base_results_on_host_result (const GpufftGroupResult *
+    result, gpointer user_data);
+gboolean gst_gpu_fft_base_results_drain (GstGpuFftBase * self);
+gboolean gst_gpu_fft_base_results_still_wanted (GstElement * element,
+    guint gen);
+void gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,
+    const gchar * what, const GError * error);
+
+/* gstgpufftbase-stream.c: gpuspectrum's record of the intervals a buffer
+ * begins (their messages take its PTS, as spectrum's do) */
+void gst_gpu_fft_base_stream_compat_buffer (GstGpuFftBase * self,
+    guint64 pos, GstClockTime pts);
 
 G_END_DECLS
 
-#endif /* __GST_GPU_FFT_BASE_H__ */
+#endif /* __GST_GPU_FFT_BASE_PRIVATE_H__ */

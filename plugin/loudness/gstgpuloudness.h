@@ -1,6 +1,6 @@
 /* gpuloudness: EBU R128 / BS.1770-4 loudness on the GPU (see the .c
  * file). What the plugin needs to register it; the instance is private to
- * gstgpuloudness.c. */
+ * the element's files (gstgpuloudness-private.h). */
 #ifndef __GST_GPU_LOUDNESS_H__
 #define __GST_GPU_LOUDNESS_H__
 

@@ -24,7 +24,7 @@
  *   frame-level (the same, one value per frame); at most 4096 frames and
  *   2^18 values (frames x channels x (values + 1), at least one frame) a
  *   message: the element shortens a longer interval
- *   (gstgpufftbase-stream.c, frames_interval)
+ *   (gstgpufftbase-plan.c, frames_interval)
  *   phase      radians of the interval's last frame (when asked and available;
  *              gpuspectrum: the mean of its frames' angles, as spectrum's)
  *   list format: mono GstValueList of float; multi-channel GstValueArray

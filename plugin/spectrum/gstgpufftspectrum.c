@@ -12,12 +12,12 @@
  * Frames holding a NaN, an infinite sample or a finite one beyond +-2^32
  * are left out of their interval's average and counted in the message's
  * frames-left-out (the first sample beyond +-2^32 also posts a warning:
- * base/gstgpufftbound.h says why the bound is where it is).
+ * gstgpufftbound.h says why the bound is where it is).
  *
  * This file is the element's own part: its properties (fft-size, window,
  * scaling, peaks, message options, the analyser modes, stats ...), their
  * defaults, and the `reset` action, mapped onto the settings of the
- * analyser it derives from, GstGpuFftBase (base/gstgpufftbase.c: framing,
+ * analyser it derives from, GstGpuFftBase (gstgpufftbase.c: framing,
  * segments, restarts, the streaming and result paths). Properties take
  * only the object lock and never wait on the streaming thread; `reset`
  * may be emitted from any thread. */
@@ -322,7 +322,8 @@ gst_gpu_fft_spectrum_class_init (GstGpuFftSpectrumClass * klass)
 static void
 gst_gpu_fft_spectrum_init (GstGpuFftSpectrum * self)
 {
-  GstGpuFftBaseSettings *s = &GST_GPU_FFT_BASE (self)->settings;
+  GstGpuFftBaseSettings *s =
+      gst_gpu_fft_base_get_settings (GST_GPU_FFT_BASE (self));
 
   s->fft_size = DEFAULT_FFT_SIZE;
   s->hop_size = DEFAULT_HOP_SIZE;
@@ -356,7 +357,7 @@ gst_gpu_fft_spectrum_init (GstGpuFftSpectrum * self)
 static void
 gst_gpu_fft_spectrum_reset (GstGpuFftSpectrum * self)
 {
-  g_atomic_int_set (&GST_GPU_FFT_BASE (self)->reset_pending, 1);
+  gst_gpu_fft_base_request_reset (GST_GPU_FFT_BASE (self));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -367,7 +368,7 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
-  GstGpuFftBaseSettings *s = &self->settings;
+  GstGpuFftBaseSettings *s = gst_gpu_fft_base_get_settings (self);
   GstGpuFftBaseSettings old;
 
   if (prop_id == PROP_FFT_SIZE && !gpufft_size_is_valid (g_value_get_uint
@@ -474,7 +475,7 @@ gst_gpu_fft_spectrum_set_property (GObject * object, guint prop_id,
   /* any property change restarts max-hold */
   if (s->analysis.averaging == GPUFFT_AVERAGING_MAX_HOLD
       && memcmp (&old, s, sizeof (old)) != 0)
-    g_atomic_int_set (&self->reset_pending, 1);
+    gst_gpu_fft_base_request_reset (self);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -483,7 +484,7 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstGpuFftBase *self = GST_GPU_FFT_BASE (object);
-  GstGpuFftBaseSettings *s = &self->settings;
+  GstGpuFftBaseSettings *s = gst_gpu_fft_base_get_settings (self);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -537,11 +538,11 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
       break;
     case PROP_STATS:{
       GpufftContextStats st = { 0 };
-      /* (device is set and cleared by start/stop, under this lock; NULL
-       * while it is being opened; not in use on the host alone) */
-      GpufftContext *ctx = self->device && !self->host_only ?
-          gst_gpu_fft_device_peek (self->device) : NULL;
+      GpufftContext *ctx = gst_gpu_fft_base_peek_context (self);
+      guint64 dropped_intervals, host_intervals, dropped_messages;
 
+      gst_gpu_fft_base_get_counts (self, &dropped_intervals, &host_intervals,
+          &dropped_messages);
       if (ctx)
         gpufft_context_get_stats (ctx, &st);
       g_value_take_boxed (value, gst_structure_new ("gpufftspectrum-stats",
@@ -549,10 +550,9 @@ gst_gpu_fft_spectrum_get_property (GObject * object, guint prop_id,
               gpufft_context_get_device_index (ctx) : -1,
               "device-is-cpu", G_TYPE_BOOLEAN, ctx ?
               gpufft_context_is_cpu (ctx) : FALSE,
-              "dropped-intervals", G_TYPE_UINT64, self->dropped_total,
-              "host-intervals", G_TYPE_UINT64, self->host_total,
-              "dropped-messages", G_TYPE_UINT64,
-              gst_gpu_fft_poster_get_dropped (self->poster),
+              "dropped-intervals", G_TYPE_UINT64, dropped_intervals,
+              "host-intervals", G_TYPE_UINT64, host_intervals,
+              "dropped-messages", G_TYPE_UINT64, dropped_messages,
               "device-submissions", G_TYPE_UINT64, st.submissions,
               "device-reused-submissions", G_TYPE_UINT64,
               st.reused_submissions,

@@ -1,5 +1,5 @@
 /* gst-gpufft: the process's budget for live streams analysed on the host
- * alone (gstgpufftbase-stream.c, "host only").
+ * alone (gstgpufftbase-host.c, "host only").
  *
  * A light live stream (a microphone, a monitor) costs less CPU analysed in
  * C on the CPU, without any Vulkan device, than through a device, whose
