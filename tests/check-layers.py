@@ -39,7 +39,9 @@ ELEMENT_MAINS = ('gstgpufftspectrum', 'gstgpuspectrum', 'gstgpufftspectrogram',
 ALLOWED = {
     'util': {'util'},
     'device': {'util', 'device'},
-    'plan': {'util', 'device', 'plan'},
+    'host': {'util', 'host'},
+    'plan': {'util', 'host', 'device', 'plan'},
+    'loudness': {'util', 'host', 'device', 'plan', 'loudness'},
     'render': {'util', 'device', 'render'},
 }
 LAYERS = list(ALLOWED)

@@ -53,7 +53,7 @@
 #include "gpufft-host-memory.h"
 #include "gpufft-descriptor-pool.h"
 #include "gpufft-scheduler.h"
-#include "gpufft-plan-host.h"
+#include "gpufft-host-plan.h"
 
 G_BEGIN_DECLS
 

@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gpufft-plan-host.h"
+#include "gpufft-host-plan.h"
 #include "gpufft-host-db.h"
 #include "gpufft-host-fft.h"
 #include "gpufft-error.h"

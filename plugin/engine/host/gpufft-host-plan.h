@@ -50,8 +50,8 @@
  * Segments are always copied: gpufft_plan_submit() calls their release
  * functions once the host plan's submit has returned, whether it succeeded
  * or not. */
-#ifndef __GPUFFT_PLAN_HOST_H__
-#define __GPUFFT_PLAN_HOST_H__
+#ifndef __GPUFFT_HOST_PLAN_H__
+#define __GPUFFT_HOST_PLAN_H__
 
 #include "gpufft.h"
 
@@ -98,4 +98,4 @@ guint gpufft_host_plan_in_flight (GpufftHostPlan * host);
 
 G_END_DECLS
 
-#endif /* __GPUFFT_PLAN_HOST_H__ */
+#endif /* __GPUFFT_HOST_PLAN_H__ */
