@@ -64,9 +64,8 @@ check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
   return TRUE;
 }
 
-/* Calls the release function of every segment the batch does not keep. */
-static void
-release_segments (const GpufftBatch * b)
+void
+gpufft_plan_release_segments (const GpufftBatch * b)
 {
   guint i;
 
@@ -335,27 +334,28 @@ gboolean
 gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
     GError ** error)
 {
-  GpufftSlot *s;
   gsize span = 0;
-  gboolean ok;
 
   g_return_val_if_fail (plan != NULL && batch != NULL, FALSE);
   if (!check_batch (plan, batch, &span, error)) {
-    release_segments (batch);
+    gpufft_plan_release_segments (batch);
     return FALSE;
   }
-  if (plan->host) {
-    /* (a host plan copies every segment) */
-    ok = gpufft_host_plan_submit (plan->host, batch, span, error);
-    release_segments (batch);
-    return ok;
-  }
+  return plan->ops->submit (plan, batch, span, error);
+}
+
+gboolean
+gpufft_plan_device_submit (GpufftPlan * plan, const GpufftBatch * batch,
+    gsize span, GError ** error)
+{
+  GpufftSlot *s;
+  gboolean ok;
 
   g_mutex_lock (&plan->lock);
   ok = wait_for_slot (plan, batch, error);
   g_mutex_unlock (&plan->lock);
   if (!ok) {
-    release_segments (batch);
+    gpufft_plan_release_segments (batch);
     return FALSE;
   }
 

@@ -16,12 +16,18 @@
  *                           frame rows: their checks, tables, buffers and
  *                           delivery
  *   gpufft-merge.c          shared dispatches (the scheduler's round hooks)
- *   gpufft-plan-host.c      the host plan (gpufft_plan_new_host()): the
- *                           same analysis on the CPU; a GpufftPlan with
- *                           `host` set holds no device object (no ctx,
- *                           no slots), only the configuration and batch
- *                           limits, and the public functions hand it
- *                           its work
+ *   gpufft-plan-host.c      the host backend (gpufft_plan_new_host()): a
+ *                           plan whose work a GpufftHostPlan (host/: the
+ *                           same analysis in C on the CPU) does; it holds
+ *                           no device object (no ctx, no slots), only the
+ *                           configuration and batch limits
+ *
+ * Backends
+ *   The public plan functions check their arguments and hand the work to
+ *   the plan's backend (GpufftPlanOps), chosen once when the plan is
+ *   made: the device's (gpufft_plan_new(): slots, the scheduler) or the
+ *   host's (gpufft_plan_new_host()). One indirect call per public call (a
+ *   batch, a collect), none per frame.
  *
  * Slots
  *   A plan has n_slots slots (N_SLOTS, fewer where that much staging
@@ -53,7 +59,6 @@
 #include "gpufft-host-memory.h"
 #include "gpufft-descriptor-pool.h"
 #include "gpufft-scheduler.h"
-#include "gpufft-host-plan.h"
 
 G_BEGIN_DECLS
 
@@ -124,6 +129,28 @@ typedef struct
 } SlotImport;
 
 typedef struct _GpufftSlot GpufftSlot;
+
+/* A plan's backend (see "Backends" above). Each function is called by the
+ * public function of the same name, from the same thread, once that has
+ * checked its arguments. */
+typedef struct
+{
+  /* batch checked, span: the samples per channel its frames cover; calls
+   * the release functions of the segments it does not keep, whether it
+   * succeeds or not */
+  gboolean (*submit) (GpufftPlan * plan, const GpufftBatch * batch,
+      gsize span, GError ** error);
+  void (*set_cancel) (GpufftPlan * plan, const gint * cancel);
+  void (*set_result_func) (GpufftPlan * plan, GpufftResultFunc func,
+      gpointer user_data);
+  gint (*collect) (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
+      gpointer user_data, GError ** error);
+  guint (*in_flight) (GpufftPlan * plan);
+  void (*get_timings) (GpufftPlan * plan, GpufftTimings * timings);
+  gboolean (*rerun) (GpufftPlan * plan, guint repeats, GError ** error);
+  /* frees the plan (the GpufftPlan too) */
+  void (*free) (GpufftPlan * plan);
+} GpufftPlanOps;
 
 /* The slot a scheduler job is embedded in. */
 #define GPUFFT_SLOT_OF_JOB(j) \
@@ -201,10 +228,13 @@ struct _GpufftPlan
 {
   GpufftContext *ctx;
   GpufftPlanConfig cfg;
-  /* A host plan (gpufft_plan_new_host()): the work is its; of the fields
-   * below only the geometry and the batch limits are set (nb, out_ch, bps,
-   * n_peaks, max_frames, max_groups, max_span, n_slots) */
-  GpufftHostPlan *host;
+  /* the backend, set when the plan is made */
+  const GpufftPlanOps *ops;
+  /* The host backend's (gpufft-plan-host.c; NULL for a device plan): the
+   * work is its; of the fields below only the geometry and the batch
+   * limits are set (nb, out_ch, bps, n_peaks, max_frames, max_groups,
+   * max_span, n_slots) */
+  struct _GpufftHostPlan *host_plan;
 
   guint log2_m, m, nb, out_ch, bps, fpw;
   /* Four-step (large N): M = cols x 2^log2_q, the column FFTs by `fft`
@@ -440,6 +470,34 @@ void gpufft_plan_slot_signature (GpufftPlan * plan, GpufftSlot * s,
  * each buffer being another copy region); GPUFFT_HOST_MEMORY_MIN_BYTES
  * overrides it (tests). */
 gsize gpufft_plan_host_memory_min_bytes (void);
+
+/* The device backend's functions (gpufft-plan.c's table): submit in
+ * gpufft-plan-input.c, rerun in gpufft-plan-record.c, the others in
+ * gpufft-plan-results.c. */
+gboolean gpufft_plan_device_submit (GpufftPlan * plan,
+    const GpufftBatch * batch, gsize span, GError ** error);
+gboolean gpufft_plan_device_rerun (GpufftPlan * plan, guint repeats,
+    GError ** error);
+void gpufft_plan_device_set_cancel (GpufftPlan * plan, const gint * cancel);
+void gpufft_plan_device_set_result_func (GpufftPlan * plan,
+    GpufftResultFunc func, gpointer user_data);
+gint gpufft_plan_device_collect (GpufftPlan * plan, gboolean wait,
+    GpufftResultFunc func, gpointer user_data, GError ** error);
+guint gpufft_plan_device_in_flight (GpufftPlan * plan);
+void gpufft_plan_device_get_timings (GpufftPlan * plan,
+    GpufftTimings * timings);
+
+/* gpufft-plan-host.c: the host backend of a plan that check_config and
+ * size_plan have prepared: sets plan->ops and plan->host_plan (the
+ * configuration's arrays copied); FALSE with error set where the host plan
+ * cannot be made (the caller frees the GpufftPlan). */
+gboolean gpufft_plan_host_init (GpufftPlan * plan, GError ** error);
+/* the host backend's table (gpufft_plan_is_host()) */
+extern const GpufftPlanOps gpufft_plan_host_ops;
+
+/* gpufft-plan-input.c: calls the release function of every segment of the
+ * batch. */
+void gpufft_plan_release_segments (const GpufftBatch * batch);
 
 /* gpufft-plan-input.c: frees the slot's imports and calls their release
  * functions (the GPU no longer reads them, or never will). */
