@@ -152,6 +152,11 @@ typedef struct
   void (*free) (GpufftPlan * plan);
 } GpufftPlanOps;
 
+/* The functions of a plan's slot jobs (gpufft-plan.c): a job that runs
+ * them is a GpufftSlot's (the shared dispatches, gpufft-merge.c, take work
+ * from those only). */
+extern const GpufftJobFuncs gpufft_plan_slot_job_funcs;
+
 /* The slot a scheduler job is embedded in. */
 #define GPUFFT_SLOT_OF_JOB(j) \
   ((GpufftSlot *) ((guint8 *) (j) - G_STRUCT_OFFSET (GpufftSlot, job)))
@@ -498,6 +503,14 @@ extern const GpufftPlanOps gpufft_plan_host_ops;
 /* gpufft-plan-input.c: calls the release function of every segment of the
  * batch. */
 void gpufft_plan_release_segments (const GpufftBatch * batch);
+
+/* gpufft-merge.c: TRUE when the plan's batches may share a dispatch
+ * (gpufft-merge.h). */
+gboolean gpufft_merge_plan_ok (const GpufftPlan * plan);
+/* gpufft-merge.c: marks slot s as running its FFTs in a dispatch of its
+ * own (not merged): its input at offset 0 of its plan's, its partial rows
+ * from 0. */
+void gpufft_merge_slot_alone (GpufftSlot * s);
 
 /* gpufft-plan-input.c: frees the slot's imports and calls their release
  * functions (the GPU no longer reads them, or never will). */

@@ -129,7 +129,7 @@ job_own_command (GpufftJob * job, gboolean * record)
   return &s->own;
 }
 
-static const GpufftJobFuncs slot_job_funcs = {
+const GpufftJobFuncs gpufft_plan_slot_job_funcs = {
   job_record_upload, job_record_kernels, job_record_reduce,
   job_record_download, job_finish, job_own_command
 };
@@ -582,7 +582,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
               GPUFFT_MEMORY_READBACK, error)))
     return FALSE;
   s->plan = plan;
-  s->job.funcs = &slot_job_funcs;
+  s->job.funcs = &gpufft_plan_slot_job_funcs;
   s->job.series = &plan->series;
   s->closed_frames = g_new0 (guint, plan->max_groups);
   s->closed_tags = g_new0 (gpointer, plan->max_groups);
