@@ -116,7 +116,8 @@ struct _GpufftJob
   GpufftJobSeries *series;
   guint64 copied_bytes;         /* input copied into staging (counters) */
   guint64 imported_bytes;       /* input the device reads in place */
-  guint64 host_memory_bytes;    /* of which from the engine's host memory */
+  guint64 mapped_bytes;         /* of which from the engine's mapped memory
+                                 * (GpufftHostMemory) */
   guint64 work;                 /* what the device has to do, in samples
                                  * read by the kernels (the stall deadline
                                  * scales with it) */

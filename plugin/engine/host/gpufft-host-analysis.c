@@ -7,8 +7,9 @@
  * down or not, windowed, transformed (gpufft-host-fft.h: four
  * frame-channels at a time, in order), turned into scaled power and added
  * into the open group's sums (MEAN), its dB sums (MEAN_DB) or its maximum
- * (PEAK_HOLD); a closed group's result then follows reduce.comp: mean, bin gains,
- * peaks (on the float linear power), bands, level, dB (gpufft-host-db.h).
+ * (PEAK_HOLD); a closed group's result then follows reduce.comp: mean, bin
+ * gains, peaks (on the float linear power), bands, level, dB
+ * (gpufft-host-db.h).
  * A slot of F32 samples none of which is NaN or infinite (checked once per
  * slot), each channel analysed alone, is read where it lies by the FFT's
  * first pass, which converts and windows as load_frame does; the FFT

@@ -116,11 +116,12 @@ typedef struct
 #define GROUP_RESET 4u          /* group flag: reset the averaging state */
 #define GROUP_CLOSES 0x80000000u        /* GpufftSlot.group_frames */
 
-/* A segment the GPU reads in place (gpufft-import.h, or the caller's
- * host memory, gpufft-host-memory.h), and what to call once it has. */
+/* A segment the GPU reads in place (imported, gpufft-import.h, or in the
+ * engine's mapped memory, gpufft-host-memory.h), and what to call once it
+ * has. */
 typedef struct
 {
-  GpufftImport imp;             /* host memory: its buffer, not ours to
+  GpufftImport imp;             /* mapped memory: its buffer, not ours to
                                  * clear (`borrowed`) */
   gboolean borrowed;
   VkDeviceSize dst_offset, size;        /* into plan->input */
@@ -164,7 +165,7 @@ extern const GpufftJobFuncs gpufft_plan_slot_job_funcs;
 struct _GpufftSlot
 {
   /* the scheduler's job (funcs: the plan's; series: plan->series;
-   * copied_bytes, imported_bytes, host_memory_bytes: the last
+   * copied_bytes, imported_bytes, mapped_bytes: the last
    * filling's) */
   GpufftJob job;
   GpufftPlan *plan;
@@ -270,8 +271,8 @@ struct _GpufftPlan
   gboolean mergeable;           /* may share dispatches (gpufft-merge.h) */
   gsize max_span;
   gsize import_min;             /* bytes; 0: every segment is copied */
-  gsize host_min;               /* bytes: smallest segment in host memory
-                                 * read in place */
+  gsize mapped_min;             /* bytes: smallest segment in mapped
+                                 * memory read in place */
   gboolean record_once;         /* slots keep their commands (own_command);
                                  * GPUFFT_RECORD_ONCE=0 turns it off */
   guint import_failures;        /* submitter's: imports the driver refused */
@@ -469,12 +470,12 @@ guint64 gpufft_plan_plane_stride (guint64 span);
 void gpufft_plan_slot_signature (GpufftPlan * plan, GpufftSlot * s,
     GByteArray * sig);
 
-/* gpufft-plan-input.c: the smallest segment in the engine's host memory
+/* gpufft-plan-input.c: the smallest segment in the engine's mapped memory
  * that the device reads in place (smaller ones are copied: a copy of a few
  * KiB costs less than the command buffer it would keep from being reused,
  * each buffer being another copy region); GPUFFT_HOST_MEMORY_MIN_BYTES
  * overrides it (tests). */
-gsize gpufft_plan_host_memory_min_bytes (void);
+gsize gpufft_plan_mapped_min_bytes (void);
 
 /* The device backend's functions (gpufft-plan.c's table): submit in
  * gpufft-plan-input.c, rerun in gpufft-plan-record.c, the others in

@@ -707,7 +707,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     goto fail;
   plan->import_min = config->planar ? 0 : gpufft_import_min_bytes (ctx);
   plan->record_once = g_strcmp0 (g_getenv ("GPUFFT_RECORD_ONCE"), "0") != 0;
-  plan->host_min = gpufft_plan_host_memory_min_bytes ();
+  plan->mapped_min = gpufft_plan_mapped_min_bytes ();
 
   row_bytes = (guint64) plan->nb * plan->out_ch * sizeof (gfloat);
   part_bytes = (guint64) (plan->nb + 1) * plan->out_ch * sizeof (gfloat);
