@@ -549,15 +549,14 @@ start_group (GpufftHostPlan * h)
   h->rows_lost = FALSE;
 }
 
-gboolean
-gpufft_host_analysis_slot (GpufftHostPlan * h, const HostSlot * s,
-    GpufftHostDeliver deliver, gpointer data)
+void
+gpufft_host_analysis_begin (GpufftHostPlan * h, const HostSlot * s)
 {
-  GpufftGroupResult r;
-  gboolean alive = TRUE;
-  guint g, f, frame = 0;
+  guint g;
 
   h->slot_units = 0;
+  h->slot_group = 0;
+  h->slot_frame = 0;
   h->x_n = 0;
   /* (F32 frames of one channel each: a slot of finite floats, the rule,
    * is checked once, and its frames read where they lie, unit_spectrum;
@@ -567,19 +566,28 @@ gpufft_host_analysis_slot (GpufftHostPlan * h, const HostSlot * s,
       (gconstpointer) s->data, s->span * h->cfg.channels);
   for (g = 0; g < s->n_groups; g++)
     h->slot_units += s->groups[g].n_frames * h->out_ch;
-  for (g = 0; alive && g < s->n_groups; g++) {
-    const GpufftGroup *grp = &s->groups[g];
+}
+
+gboolean
+gpufft_host_analysis_next (GpufftHostPlan * h, const HostSlot * s,
+    GpufftGroupResult * r)
+{
+  guint f;
+
+  while (h->slot_group < s->n_groups) {
+    const GpufftGroup *grp = &s->groups[h->slot_group++];
 
     if (!h->w_open)
       start_group (h);
-    for (f = 0; f < grp->n_frames; f++, frame++)
-      run_frame (h, s, frame, f + 1 == grp->n_frames);
+    for (f = 0; f < grp->n_frames; f++)
+      run_frame (h, s, h->slot_frame + f, f + 1 == grp->n_frames);
+    h->slot_frame += grp->n_frames;
     h->group_frames += grp->n_frames;
     h->w_open = !grp->close;
     if (grp->close) {
-      close_group (h, s, grp, &r);
-      alive = deliver (h, &r, data);
+      close_group (h, s, grp, r);
+      return TRUE;
     }
   }
-  return alive;
+  return FALSE;
 }

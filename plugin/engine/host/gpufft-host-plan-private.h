@@ -73,6 +73,8 @@ struct _GpufftHostPlan
   guint x_first, x_n;           /* the slot's units (frame * out_ch + ch)
                                  * in x and xk */
   guint slot_units;             /* units of the slot being computed */
+  guint slot_group, slot_frame; /* its next group, and that group's first
+                                 * frame */
   gdouble *pw;                  /* [nb] scaled power of the frame */
   gdouble *lin;                 /* [nb] the group's gained linear power */
   gdouble *row;                 /* [nb] a row's values, then their dB */
@@ -109,17 +111,15 @@ struct _GpufftHostPlan
   guint n_stashed;              /* batches whose results are stashed */
 };
 
-/* Hands a closed group's result on (the worker thread, no lock held); the
- * result and its arrays are valid for the call only. FALSE: the plan is
- * doomed, nothing more is to be computed or delivered. */
-typedef gboolean (*GpufftHostDeliver) (GpufftHostPlan * h,
-    const GpufftGroupResult * r, gpointer data);
-
-/* gpufft-host-analysis.c (worker thread): computes slot s into the open
- * group, handing each group it closes to deliver; FALSE where deliver
- * returned FALSE (the slot's later groups are left). */
-gboolean gpufft_host_analysis_slot (GpufftHostPlan * h, const HostSlot * s,
-    GpufftHostDeliver deliver, gpointer data);
+/* gpufft-host-analysis.c (worker thread): a slot's analysis, group
+ * after group. begin() readies slot s (its groups from the first); each
+ * next() computes its frames into the open group up to the next group
+ * it closes and returns TRUE with that group's result in r (the worker's
+ * buffers: valid until the next call), FALSE once the slot's groups are
+ * all computed. */
+void gpufft_host_analysis_begin (GpufftHostPlan * h, const HostSlot * s);
+gboolean gpufft_host_analysis_next (GpufftHostPlan * h, const HostSlot * s,
+    GpufftGroupResult * r);
 
 G_END_DECLS
 

@@ -360,28 +360,19 @@ gpufft_host_plan_submit (GpufftHostPlan * h, const GpufftBatch * batch,
 
 /* ---- the worker --------------------------------------------------------- */
 
-/* run_slot's delivery: the result function, or the slot's results kept
- * until the slot is done (stashed whole, or dropped with the plan) */
-typedef struct
-{
-  GpufftResultFunc func;
-  gpointer func_data;
-  GQueue local;
-} Delivery;
-
 /* Hands the closed group's result on: to func, or (func NULL) into
  * `local`. FALSE once the plan is doomed (freed by the result function):
  * nothing more is computed or delivered. */
 static gboolean
-deliver (GpufftHostPlan * h, const GpufftGroupResult * r, gpointer data)
+finish_group (GpufftHostPlan * h, const GpufftGroupResult * r,
+    GpufftResultFunc func, gpointer func_data, GQueue * local)
 {
-  Delivery *d = data;
   gboolean doomed;
 
-  if (d->func)
-    d->func (r, d->func_data);
+  if (func)
+    func (r, func_data);
   else
-    g_queue_push_tail (&d->local, gpufft_result_copy (r));
+    g_queue_push_tail (local, gpufft_result_copy (r));
   /* (only a result function, on this thread, dooms the plan) */
   g_mutex_lock (&h->lock);
   doomed = h->doomed;
@@ -393,25 +384,30 @@ deliver (GpufftHostPlan * h, const GpufftGroupResult * r, gpointer data)
 static void
 run_slot (GpufftHostPlan * h, const HostSlot * s)
 {
-  Delivery d = { NULL, NULL, G_QUEUE_INIT };
-  gboolean alive;
+  GpufftResultFunc func;
+  gpointer func_data;
+  GQueue local = G_QUEUE_INIT;
+  GpufftGroupResult r;
+  gboolean alive = TRUE;
 
   g_mutex_lock (&h->lock);
-  d.func = h->func;
-  d.func_data = h->func_data;
+  func = h->func;
+  func_data = h->func_data;
   g_mutex_unlock (&h->lock);
 
-  alive = gpufft_host_analysis_slot (h, s, deliver, &d);
+  gpufft_host_analysis_begin (h, s);
+  while (alive && gpufft_host_analysis_next (h, s, &r))
+    alive = finish_group (h, &r, func, func_data, &local);
   g_mutex_lock (&h->lock);
-  if (!d.func && alive) {
+  if (!func && alive) {
     GList *l;
 
-    while ((l = g_queue_pop_head_link (&d.local)) != NULL)
+    while ((l = g_queue_pop_head_link (&local)) != NULL)
       g_queue_push_tail_link (&h->stash, l);
     h->n_stashed++;
   }
   g_mutex_unlock (&h->lock);
-  g_queue_clear_full (&d.local, g_free);
+  g_queue_clear_full (&local, g_free);
 }
 
 static gpointer
