@@ -5,12 +5,19 @@
   tests/check-layers.py --self-test    check that each rule catches its fault
 
 Rules (plugin/engine/meson.build draws them):
-  * engine files live in one layer folder: util, device, plan, render, and
-    the public headers in include/;
+  * engine files live in one layer folder: util, host, device, plan,
+    loudness, render, and the public headers in include/; each of these
+    folders exists;
   * a file includes headers of its own layer, of the layers below it and of
     include/ only, and calls only functions defined there:
-        util   <- device <- plan
+        util   <- host                    (the C analysis on the CPU)
+        util   <- device <- plan          (plan sees host too)
                          <- render        (plan and render never meet)
+        util, host, device <- loudness    (and of plan/ only the
+                                           scheduler's round hooks,
+                                           gpufft-merge.h: THROUGH)
+    also through the headers it includes, and their includes;
+  * util/ and host/ use no Vulkan: no Vulkan header, no vk* call;
   * include/ headers include no internal header;
   * the elements (plugin/ outside engine/) include no engine header outside
     include/, call no engine function that include/ does not declare, and
@@ -49,11 +56,21 @@ ENTRY = 'gstgpufft.c'
 
 ALLOWED = {
     'util': {'util'},
+    'host': {'util', 'host'},
     'device': {'util', 'device'},
-    'plan': {'util', 'device', 'plan'},
+    'plan': {'util', 'host', 'device', 'plan'},
+    'loudness': {'util', 'host', 'device', 'loudness'},
     'render': {'util', 'device', 'render'},
 }
 LAYERS = list(ALLOWED)
+# The headers through which a layer uses a layer ALLOWED does not give it:
+# the functions they declare, and nothing else of that layer.
+THROUGH = {
+    'loudness': {'plan': {'gpufft-merge.h'}},
+}
+# Layers that use no Vulkan (no Vulkan header, no vk* call).
+NO_VULKAN = {'util', 'host'}
+VULKAN_HEADERS = ('vulkan/', 'gpufft-vk.h')
 
 
 def strip_code(text):
@@ -148,7 +165,9 @@ def check(plugin):
                 errors.append(f'{rel(path)}: a public header includes the '
                               f'internal header {inc} ({hk}/)')
             elif kind in ALLOWED and hk != 'include' \
-                    and hk not in ALLOWED[kind]:
+                    and hk not in ALLOWED[kind] \
+                    and os.path.basename(inc) not in \
+                    THROUGH.get(kind, {}).get(hk, ()):
                 errors.append(f'{rel(path)}: {kind}/ includes {inc} from '
                               f'{hk}/, a layer it may not use')
         for name in sorted(calls(text)):
@@ -160,12 +179,15 @@ def check(plugin):
             if kind == 'element' and name not in public:
                 errors.append(f'{rel(path)}: calls {name} ({rel(dpath)}), '
                               f'which include/ does not declare')
-            elif kind in ALLOWED and dk in ALLOWED and dk not in ALLOWED[kind]:
+            elif kind in ALLOWED and dk in ALLOWED and dk not in ALLOWED[kind] \
+                    and name not in through_names(files, kind, dk):
                 errors.append(f'{rel(path)}: {kind}/ calls {name}, defined '
                               f'in {rel(dpath)} ({dk}/, a layer it may not '
                               f'use)')
 
     errors += check_plugin_units(plugin, files)
+
+    errors += check_engine(plugin, files, header_kind, defined_in)
 
     # loops between the files of one layer
     graph = {}
@@ -295,6 +317,133 @@ def check_plugin_units(plugin, files):
     return errors
 
 
+def through_names(files, kind, layer):
+    """The functions layer's THROUGH headers declare to kind."""
+    heads = THROUGH.get(kind, {}).get(layer, ())
+    names = set()
+    for path, (k, text) in files.items():
+        if k == layer and os.path.basename(path) in heads:
+            names |= declared(text)
+    return names
+
+
+def check_engine(plugin, files, header_kind, defined_in):
+    """The engine's rules beyond one include or call: no Vulkan in util/
+    and host/, and no layer reaching a header it may not use through the
+    headers it includes."""
+    errors = []
+
+    def rel(p):
+        return os.path.relpath(p, plugin)
+
+    header_path = {}
+    for path, (kind, _) in files.items():
+        if path.endswith('.h') and kind != 'element':
+            header_path[os.path.basename(path)] = path
+    for path, (kind, text) in files.items():
+        if kind not in ALLOWED:
+            continue
+        if kind in NO_VULKAN:
+            for inc in re.findall(r'^\s*#\s*include\s+[<"]([^>"]+)[>"]', text,
+                                  flags=re.M):
+                if inc.startswith(VULKAN_HEADERS):
+                    errors.append(f'{rel(path)}: {kind}/ uses no Vulkan, '
+                                  f'but includes {inc}')
+            for name in sorted(calls(text)):
+                if re.match(r'vk[A-Z]', name):
+                    errors.append(f'{rel(path)}: {kind}/ uses no Vulkan, '
+                                  f'but calls {name}')
+        # headers reached through the ones it includes
+        seen, todo = set(), [(inc, inc) for inc in includes(text)]
+        while todo:
+            inc, via = todo.pop()
+            base = os.path.basename(inc)
+            if base in seen or base not in header_path:
+                continue
+            seen.add(base)
+            hk = header_kind[base]
+            ok = hk == 'include' or hk in ALLOWED[kind] \
+                or base in THROUGH.get(kind, {}).get(hk, ())
+            if not ok and via != inc:
+                errors.append(f'{rel(path)}: {kind}/ reaches {base} ({hk}/, '
+                              f'a layer it may not use) through {via}')
+            hpath = header_path[base]
+            todo += [(i, via) for i in includes(files[hpath][1])]
+    return errors
+
+
+def self_test_engine():
+    """The engine's layers: each rule of ALLOWED, THROUGH, NO_VULKAN and
+    the folders, broken once, must be reported."""
+    tree = {
+        'engine/include/gpufft.h': '',
+        'engine/util/gpufft-u.h': '',
+        'engine/host/gpufft-h.c':
+            '#include "gpufft-d.h"\n#include <vulkan/vulkan.h>\n'
+            'int\ngpufft_h (void)\n{\n  return vkGetX ();\n}\n',
+        'engine/device/gpufft-d.h': '',
+        'engine/device/gpufft-s.h': '#include "gpufft-d.h"\n',
+        'engine/device/gpufft-d.c':
+            'int\ngpufft_d (void)\n{\n  return 0;\n}\n',
+        'engine/plan/gpufft-p-private.h': 'int gpufft_p (void);\n',
+        'engine/plan/gpufft-merge.h':
+            '#include "gpufft-s.h"\n#include "gpufft-p-private.h"\n'
+            'int gpufft_m (void);\n',
+        'engine/plan/gpufft-p.c':
+            '#include "gpufft-h.h"\nint\ngpufft_p (void)\n{\n'
+            '  return gpufft_h ();\n}\nint\ngpufft_m (void)\n{\n'
+            '  return 0;\n}\n',
+        'engine/host/gpufft-h.h': 'int gpufft_h (void);\n',
+        'engine/loudness/gpufft-l.c':
+            '#include "gpufft-merge.h"\n#include "gpufft-h.h"\n'
+            'int\ngpufft_l (void)\n{\n'
+            '  return gpufft_m () + gpufft_p () + gpufft_h () + gpufft_r ();'
+            '\n}\n',
+        'engine/render/gpufft-r.c':
+            'int\ngpufft_r (void)\n{\n  return 0;\n}\n',
+        # (the plugin's folders, whose rules self_test () tries)
+        'gstgpufft.c': '',
+        'common/gstgpufftc.h': '',
+        'spectrum/gstgpuffts.h': '',
+        'spectrogram/gstgpufftg.h': '',
+        'loudness/gstgpufftl.h': '',
+    }
+    expect = [
+        'host/ includes gpufft-d.h from device/',
+        'host/ uses no Vulkan, but includes vulkan/vulkan.h',
+        'host/ uses no Vulkan, but calls vkGetX',
+        'loudness/ calls gpufft_p, defined in engine/plan/gpufft-p.c',
+        'loudness/ calls gpufft_r',
+        'loudness/ reaches gpufft-p-private.h (plan/, a layer it may not '
+        'use) through gpufft-merge.h',
+    ]
+    missing = 'engine/include/: a folder the rules expect is missing'
+    failed = 0
+    for drop in (None, 'engine/include/gpufft.h'):
+        with tempfile.TemporaryDirectory() as top:
+            for name, text in tree.items():
+                if name == drop:
+                    continue
+                path = os.path.join(top, name)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, 'w') as f:
+                    f.write(text)
+            errors = check(top)
+        want = expect + ([missing] if drop else [])
+        missed = [e for e in want if not any(e in x for x in errors)]
+        for e in errors:
+            print('reported:', e)
+        for e in missed:
+            print('NOT REPORTED:', e)
+        if missed or len(errors) != len(want):
+            print(f'FAIL: {len(errors)} reported, {len(want)} expected')
+            failed = 1
+    if not failed:
+        print(f'PASSED: every engine rule caught its fault '
+              f'({len(expect) + 1})')
+    return failed
+
+
 def strongly_connected(graph):
     """Tarjan's algorithm (iterative)."""
     index, low, on, stack, out = {}, {}, set(), [], []
@@ -353,6 +502,8 @@ def self_test():
             'int\ngpufft_p (void)\n{\n  return gpufft_r ();\n}\n',
         'engine/render/gpufft-r.c':
             'int\ngpufft_r (void)\n{\n  return 0;\n}\n',
+        'engine/host/gpufft-h.c': '',
+        'engine/loudness/gpufft-l.c': '',
         # the plugin's folders; loudness/ is missing
         'gstgpufft.c': '#include "gstgpufftspectrum.h"\n',
         'common/gstgpufftshared.c':
@@ -436,7 +587,7 @@ def self_test():
 
 def main():
     if sys.argv[1:] == ['--self-test']:
-        return self_test()
+        return self_test() | self_test_engine()
     if len(sys.argv) != 2:
         print(__doc__)
         return 2

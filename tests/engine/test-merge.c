@@ -8,12 +8,19 @@
  * cannot share (complex output) in the same submissions, each fed its own
  * signal, batches alternating between plans, groups spanning batches.
  *
+ * Loudness blocks on the device (GPUFFT_LOUDNESS_PATH=chunks) queued in
+ * the same rounds are jobs of another kind: the shared dispatches take
+ * nothing from them, and the blocks' values and the plans' results are bit
+ * for bit what each gives alone.
+ *
  * Runs with GPUFFT_DEBUG_LATE_START_MS (meson.build): the device's submit
  * thread sleeps before each recording, so the batches queued meanwhile
  * meet in one submission, as they do with many live streams. */
+#include <math.h>
 #include <string.h>
 
 #include "engine-test.h"
+#include "gpufft-loudness.h"
 
 #define N_GEOMETRIES 4
 #define PER_GEOMETRY 4
@@ -245,10 +252,164 @@ test_shared_dispatch (void)
       <=, after.shared_batches - before.shared_batches);
 }
 
+/* ---- loudness blocks in the plans' rounds -------------------------------- */
+
+#define LO_CHANNELS 2
+#define LO_BLOCK 256
+#define LO_BLOCKS 3
+
+typedef struct
+{
+  GMutex lock;
+  GByteArray *got;              /* every value delivered, in order */
+  guint batches;
+  gboolean failed;
+} LoudnessGot;
+
+static void
+on_loudness (const GpufftLoudnessResult * r, const GError * error,
+    gpointer user_data)
+{
+  LoudnessGot *got = user_data;
+
+  g_mutex_lock (&got->lock);
+  if (error)
+    got->failed = TRUE;
+  else {
+    got->batches++;
+    append (got->got, &r->tag, sizeof (r->tag));
+    append (got->got, r->values, (gsize) r->n_blocks * r->channels * 4 *
+        sizeof (gfloat));
+  }
+  g_mutex_unlock (&got->lock);
+}
+
+static GpufftLoudness *
+loudness_new (LoudnessGot * got)
+{
+  GpufftLoudnessConfig cfg;
+  GpufftLoudness *lo;
+  GError *err = NULL;
+
+  memset (got, 0, sizeof (*got));
+  g_mutex_init (&got->lock);
+  got->got = g_byte_array_new ();
+  memset (&cfg, 0, sizeof (cfg));
+  cfg.channels = LO_CHANNELS;
+  cfg.block_frames = LO_BLOCK;
+  cfg.max_blocks = LO_BLOCKS;
+  /* a high-pass and a low-pass stage, both stable */
+  cfg.b[0][0] = 0.9;
+  cfg.b[0][1] = -0.9;
+  cfg.a[0][1] = -0.8;
+  cfg.b[1][0] = 0.25;
+  cfg.b[1][1] = 0.5;
+  cfg.b[1][2] = 0.25;
+  cfg.a[1][1] = -0.2;
+  cfg.a[1][2] = 0.1;
+  /* (the device path, whatever the device: jobs of the scheduler) */
+  g_setenv ("GPUFFT_LOUDNESS_PATH", "chunks", TRUE);
+  lo = gpufft_loudness_new (et_context (), &cfg, on_loudness, got, &err);
+  g_unsetenv ("GPUFFT_LOUDNESS_PATH");
+  g_assert_no_error (err);
+  return lo;
+}
+
+/* Loudness batch b: LO_BLOCKS blocks of tones and a ramp. */
+static void
+loudness_submit (GpufftLoudness * lo, guint b)
+{
+  GError *err = NULL;
+  gfloat *x = gpufft_loudness_staging (lo, &err);
+  guint f, c;
+
+  g_assert_no_error (err);
+  for (f = 0; f < LO_BLOCKS * LO_BLOCK; f++)
+    for (c = 0; c < LO_CHANNELS; c++)
+      x[f * LO_CHANNELS + c] = (gfloat) (0.5 * sin (0.01 * (f + 1000.0 * b)
+              * (c + 1)) + 1e-4 * f);
+  g_assert_true (gpufft_loudness_submit (lo, LO_BLOCKS, FALSE, b, &err));
+  g_assert_no_error (err);
+}
+
+static void
+loudness_clear (GpufftLoudness * lo, LoudnessGot * got)
+{
+  gpufft_loudness_flush (lo);
+  gpufft_loudness_free (lo);
+  g_assert_false (got->failed);
+  g_assert_cmpuint (got->batches, ==, N_BATCHES);
+}
+
+static void
+test_loudness_beside (void)
+{
+  /* two plans of geometry 0, two of geometry 1 */
+  static const guint ids[4] = { 0, N_GEOMETRIES, 1, N_GEOMETRIES + 1 };
+  Stream st[4], solo;
+  LoudnessGot got, alone;
+  GpufftLoudness *lo;
+  GpufftContextStats before, after;
+  guint i, b;
+
+  if (et_context () == NULL)
+    return;
+  for (i = 0; i < 4; i++)
+    stream_init (&st[i], ids[i]);
+  lo = loudness_new (&got);
+  gpufft_context_get_stats (et_context (), &before);
+  /* each round: the two plans of geometry 0, loudness blocks, the two of
+   * geometry 1 (the blocks among the jobs the merge groups) */
+  for (b = 0; b < N_BATCHES; b++) {
+    submit_batch (&st[0], b);
+    submit_batch (&st[1], b);
+    loudness_submit (lo, b);
+    submit_batch (&st[2], b);
+    submit_batch (&st[3], b);
+  }
+  loudness_clear (lo, &got);
+  for (i = 0; i < 4; i++)
+    stream_finish (&st[i]);
+  gpufft_context_get_stats (et_context (), &after);
+
+  lo = loudness_new (&alone);
+  for (b = 0; b < N_BATCHES; b++)
+    loudness_submit (lo, b);
+  loudness_clear (lo, &alone);
+  g_assert_cmpmem (got.got->data, got.got->len, alone.got->data,
+      alone.got->len);
+  for (i = 0; i < 4; i++) {
+    stream_init (&solo, ids[i]);
+    for (b = 0; b < N_BATCHES; b++)
+      submit_batch (&solo, b);
+    stream_finish (&solo);
+    g_assert_false (st[i].failed);
+    g_assert_false (solo.failed);
+    g_assert_cmpuint (st[i].n_results, ==, solo.n_results);
+    g_assert_cmpmem (st[i].got->data, st[i].got->len, solo.got->data,
+        solo.got->len);
+    stream_clear (&solo);
+    stream_clear (&st[i]);
+  }
+  g_test_message ("%" G_GUINT64_FORMAT " batches in %" G_GUINT64_FORMAT
+      " shared dispatches beside the loudness blocks",
+      after.shared_batches - before.shared_batches,
+      after.shared_dispatches - before.shared_dispatches);
+  /* the plans' batches, never the blocks, went into shared dispatches */
+  g_assert_cmpuint (after.shared_batches - before.shared_batches, >=, 2);
+  g_assert_cmpuint (after.shared_batches - before.shared_batches, <=,
+      4 * N_BATCHES);
+  g_byte_array_unref (got.got);
+  g_byte_array_unref (alone.got);
+  g_mutex_clear (&got.lock);
+  g_mutex_clear (&alone.lock);
+}
+
 int
 main (int argc, char **argv)
 {
   et_init (&argc, &argv);
   g_test_add_func ("/merge/shared-dispatch", test_shared_dispatch);
+  g_test_add_func ("/merge/loudness-beside", test_loudness_beside);
   return et_run ();
 }

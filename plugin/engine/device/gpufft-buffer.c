@@ -26,10 +26,11 @@ find_upload_type (GpufftContext * ctx, guint32 type_bits)
   return gpufft_context_find_memory_type (ctx, type_bits, req, 0);
 }
 
-/* Memory the host uses as its own: host-visible + coherent; of those, cached
- * and outside the device's memory first, then outside it, then any. */
+/* Mapped memory (GPUFFT_MEMORY_MAPPED), which callers use as their own:
+ * host-visible + coherent; of those, cached and outside the device's
+ * memory first, then outside it, then any. */
 static gint
-find_host_type (GpufftContext * ctx, guint32 type_bits)
+find_mapped_type (GpufftContext * ctx, guint32 type_bits)
 {
   const VkMemoryPropertyFlags req = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -63,7 +64,7 @@ kind_name (GpufftMemoryKind kind)
       return "upload";
     case GPUFFT_MEMORY_READBACK:
       return "readback";
-    case GPUFFT_MEMORY_HOST:
+    case GPUFFT_MEMORY_MAPPED:
       return "host";
   }
   return "?";
@@ -111,10 +112,10 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
     goto fail;
   }
   vkGetBufferMemoryRequirements (ctx->device, buf->buffer, &req);
-  /* (host memory: 64-byte aligned for its users, as GstMemory's default;
+  /* (mapped memory: 64-byte aligned for its users, as GstMemory's default;
    * the mapping of a block is aligned to minMemoryMapAlignment, at least
    * 64) */
-  if (kind == GPUFFT_MEMORY_HOST)
+  if (kind == GPUFFT_MEMORY_MAPPED)
     req.alignment = MAX (req.alignment, 64);
 
   switch (kind) {
@@ -125,8 +126,8 @@ gpufft_buffer_init (GpufftBuffer * buf, GpufftContext * ctx,
     case GPUFFT_MEMORY_UPLOAD:
       type = find_upload_type (ctx, req.memoryTypeBits);
       break;
-    case GPUFFT_MEMORY_HOST:
-      type = find_host_type (ctx, req.memoryTypeBits);
+    case GPUFFT_MEMORY_MAPPED:
+      type = find_mapped_type (ctx, req.memoryTypeBits);
       break;
     case GPUFFT_MEMORY_READBACK:
       type = gpufft_context_find_memory_type (ctx, req.memoryTypeBits,

@@ -12,10 +12,12 @@ typedef enum
   GPUFFT_MEMORY_DEVICE,         /* device-local; also mapped if host-visible */
   GPUFFT_MEMORY_UPLOAD,         /* host-visible + coherent, mapped, host writes */
   GPUFFT_MEMORY_READBACK,       /* host-visible, cached preferred, mapped */
-  GPUFFT_MEMORY_HOST            /* host-visible + coherent, mapped, cached
-                                 * and not device-local preferred: memory
-                                 * the host writes and reads as its own
-                                 * (gpufft_host_memory_new()), mapped at a
+  GPUFFT_MEMORY_MAPPED          /* host-visible + coherent, mapped, cached
+                                 * and not device-local preferred: the
+                                 * engine's mapped memory, which callers
+                                 * write and read as their own
+                                 * (GpufftHostMemory,
+                                 * gpufft_host_memory_new()), mapped at a
                                  * 64-byte aligned address */
 } GpufftMemoryKind;
 

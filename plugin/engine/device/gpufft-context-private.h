@@ -47,7 +47,7 @@ struct _GpufftContext
   gboolean storage_buffer_16bit;        /* storageBuffer16BitAccess */
   /* VK_EXT_external_memory_host (gpufft-import.h): its
    * minImportedHostPointerAlignment, 0 when not enabled. */
-  VkDeviceSize host_import_align;
+  VkDeviceSize pointer_import_align;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_props;
 
   /* Longest wait for one submission before the device counts as hung:

@@ -332,7 +332,7 @@ context_destroy (GpufftContext * ctx)
 /* VK_EXT_external_memory_host (input without a CPU copy, gpufft-import.h),
  * unless GPUFFT_HOST_IMPORT=0. */
 static gboolean
-host_import_supported (VkPhysicalDevice phys)
+pointer_import_supported (VkPhysicalDevice phys)
 {
   const gchar *env = g_getenv ("GPUFFT_HOST_IMPORT");
   VkExtensionProperties *exts;
@@ -363,7 +363,7 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   VkPhysicalDeviceSubgroupProperties subgroup = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
   };
-  VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_mem = {
+  VkPhysicalDeviceExternalMemoryHostPropertiesEXT import_props = {
     .sType =
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
   };
@@ -371,8 +371,8 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
     .pNext = &subgroup,
   };
-  const gchar *host_import_ext = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
-  gboolean host_import = FALSE;
+  const gchar *pointer_import_ext = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+  gboolean pointer_import = FALSE;
   VkPhysicalDevice16BitStorageFeatures f16 = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
   };
@@ -427,9 +427,9 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
     goto fail;
   }
 
-  host_import = host_import_supported (phys);
-  if (host_import)
-    subgroup.pNext = &host_mem;
+  pointer_import = pointer_import_supported (phys);
+  if (pointer_import)
+    subgroup.pNext = &import_props;
   vkGetPhysicalDeviceProperties2 (phys, &props2);
   ctx->props = props2.properties;
   ctx->subgroup_size = subgroup.subgroupSize;
@@ -488,9 +488,9 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   ctx->features = enabled.features;
   ctx->storage_buffer_16bit = en16.storageBuffer16BitAccess;
 
-  if (host_import) {
+  if (pointer_import) {
     dinfo.enabledExtensionCount = 1;
-    dinfo.ppEnabledExtensionNames = &host_import_ext;
+    dinfo.ppEnabledExtensionNames = &pointer_import_ext;
   }
 
   qinfo.queueFamilyIndex = ctx->queue_family;
@@ -506,13 +506,13 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
     goto fail;
   }
   vkGetDeviceQueue (ctx->device, ctx->queue_family, 0, &ctx->queue);
-  if (host_import) {
+  if (pointer_import) {
     ctx->get_host_pointer_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)
         vkGetDeviceProcAddr (ctx->device,
         "vkGetMemoryHostPointerPropertiesEXT");
     if (ctx->get_host_pointer_props)
-      ctx->host_import_align = MAX (host_mem.minImportedHostPointerAlignment,
-          1);
+      ctx->pointer_import_align =
+          MAX (import_props.minImportedHostPointerAlignment, 1);
   }
 
   g_debug ("context for Vulkan device %d '%s': queue family %u, subgroup %u, "
@@ -521,7 +521,7 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
       ctx->queue_family, ctx->subgroup_size,
       ctx->props.limits.maxComputeSharedMemorySize,
       ctx->timestamp_valid_bits, ctx->timestamp_period,
-      (guint64) ctx->host_import_align);
+      (guint64) ctx->pointer_import_align);
   return ctx;
 
 fail:

@@ -1,12 +1,13 @@
-/* Host memory of the engine's that callers write samples into and the
- * device reads in place (gpufft.h, "Host memory"). */
+/* The engine's mapped memory (the public GpufftHostMemory): callers write
+ * samples into it and the device reads them in place (gpufft.h, "Host
+ * memory"). */
 #include "gpufft-buffer.h"
 #include "gpufft-host-memory.h"
 
 struct _GpufftHostMemory
 {
   GpufftContext *ctx;           /* a reference */
-  GpufftBuffer buf;             /* GPUFFT_MEMORY_HOST, mapped */
+  GpufftBuffer buf;             /* GPUFFT_MEMORY_MAPPED, mapped */
   gsize size;                   /* asked for */
 };
 
@@ -17,7 +18,7 @@ gpufft_host_memory_new (GpufftContext * ctx, gsize size, GError ** error)
 
   g_return_val_if_fail (ctx != NULL, NULL);
   mem = g_new0 (GpufftHostMemory, 1);
-  if (!gpufft_buffer_init (&mem->buf, ctx, MAX (size, 1), GPUFFT_MEMORY_HOST,
+  if (!gpufft_buffer_init (&mem->buf, ctx, MAX (size, 1), GPUFFT_MEMORY_MAPPED,
           error)) {
     g_free (mem);
     return NULL;

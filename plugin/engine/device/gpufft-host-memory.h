@@ -1,5 +1,7 @@
-/* Host memory the device reads in place (gpufft.h, "Host memory"): the
- * engine's side, where a segment in it is found.
+/* The engine's mapped memory, which callers write samples into and the
+ * device reads in place: the public GpufftHostMemory (gpufft.h, "Host
+ * memory", whose name the elements use); here the engine's side, where a
+ * segment in it is found.
  *
  * Threading: any thread; no lock (the memory does not change while it
  * lives). */

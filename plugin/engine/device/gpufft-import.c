@@ -1,4 +1,5 @@
-/* Host memory imported for the GPU to read: see gpufft-import.h. */
+/* The caller's memory imported by its pointer for the GPU to read: see
+ * gpufft-import.h. */
 #include <string.h>
 
 #include "gpufft-import.h"
@@ -18,7 +19,7 @@ gpufft_import_min_bytes (GpufftContext * ctx)
 {
   const gchar *env;
 
-  if (ctx->host_import_align == 0)
+  if (ctx->pointer_import_align == 0)
     return 0;
   env = g_getenv ("GPUFFT_IMPORT_MIN_BYTES");
   if (env && *env)
@@ -28,21 +29,21 @@ gpufft_import_min_bytes (GpufftContext * ctx)
 }
 
 gboolean
-gpufft_import_host (GpufftContext * ctx, gconstpointer ptr, gsize size,
+gpufft_import_pointer (GpufftContext * ctx, gconstpointer ptr, gsize size,
     GpufftImport * imp, GError ** error)
 {
-  return gpufft_import_host_usage (ctx, ptr, size,
+  return gpufft_import_pointer_usage (ctx, ptr, size,
       VK_BUFFER_USAGE_TRANSFER_SRC_BIT, imp, error);
 }
 
 gboolean
-gpufft_import_host_usage (GpufftContext * ctx, gconstpointer ptr, gsize size,
-    VkBufferUsageFlags usage, GpufftImport * imp, GError ** error)
+gpufft_import_pointer_usage (GpufftContext * ctx, gconstpointer ptr,
+    gsize size, VkBufferUsageFlags usage, GpufftImport * imp, GError ** error)
 {
-  VkDeviceSize align = ctx->host_import_align;
+  VkDeviceSize align = ctx->pointer_import_align;
   guintptr start = (guintptr) ptr & ~(guintptr) (align - 1);
   guintptr end = ((guintptr) ptr + size + align - 1) & ~(guintptr) (align - 1);
-  VkMemoryHostPointerPropertiesEXT host_props = {
+  VkMemoryHostPointerPropertiesEXT pointer_props = {
     .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT,
   };
   VkExternalMemoryBufferCreateInfo ext_info = {
@@ -73,7 +74,7 @@ gpufft_import_host_usage (GpufftContext * ctx, gconstpointer ptr, gsize size,
   g_return_val_if_fail (align > 0, FALSE);
   if (!gpufft_vk_check (ctx->get_host_pointer_props (ctx->device,
               VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-              (gpointer) start, &host_props),
+              (gpointer) start, &pointer_props),
           "vkGetMemoryHostPointerPropertiesEXT", error))
     return FALSE;
   if (!gpufft_vk_check (vkCreateBuffer (ctx->device, &binfo, NULL,
@@ -83,7 +84,7 @@ gpufft_import_host_usage (GpufftContext * ctx, gconstpointer ptr, gsize size,
   /* (host-coherent: the caller's writes, made before the import, need no
    * flush) */
   type = gpufft_context_find_memory_type (ctx,
-      req.memoryTypeBits & host_props.memoryTypeBits,
+      req.memoryTypeBits & pointer_props.memoryTypeBits,
       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
   if (type < 0 || req.size > ainfo.allocationSize) {

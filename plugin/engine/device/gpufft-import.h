@@ -1,7 +1,8 @@
-/* Host memory the GPU reads in place (VK_EXT_external_memory_host): the
- * input path's way around its one CPU copy, for large segments.
+/* The caller's memory the GPU reads in place, imported by its pointer
+ * (VK_EXT_external_memory_host): the input path's way around its one CPU
+ * copy, for large segments.
  *
- * Threading: gpufft_import_host() on the submitting thread,
+ * Threading: gpufft_import_pointer() on the submitting thread,
  * gpufft_import_clear() once nothing on the device can read the import any
  * more: on the completion thread after the fence of the work that read it,
  * or there or in gpufft_plan_free() (the owner's thread) for work that was
@@ -34,11 +35,11 @@ gsize gpufft_import_min_bytes (GpufftContext * ctx);
 
 /* FALSE with error set (and imp cleared) when the driver refuses the
  * memory (e.g. a file mapping): the caller copies it instead. */
-gboolean gpufft_import_host (GpufftContext * ctx, gconstpointer ptr,
+gboolean gpufft_import_pointer (GpufftContext * ctx, gconstpointer ptr,
     gsize size, GpufftImport * imp, GError ** error);
 /* The same with the buffer's usage chosen (the spectrogram renderer's
  * frames are written into host memory: VK_BUFFER_USAGE_TRANSFER_DST_BIT). */
-gboolean gpufft_import_host_usage (GpufftContext * ctx, gconstpointer ptr,
+gboolean gpufft_import_pointer_usage (GpufftContext * ctx, gconstpointer ptr,
     gsize size, VkBufferUsageFlags usage, GpufftImport * imp,
     GError ** error);
 /* Safe on a cleared import. */

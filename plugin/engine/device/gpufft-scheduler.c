@@ -274,7 +274,7 @@ submit_thread (gpointer data)
 
         st.copied_bytes += job->copied_bytes;
         st.imported_bytes += job->imported_bytes;
-        st.host_memory_bytes += job->host_memory_bytes;
+        st.host_memory_bytes += job->mapped_bytes;
       }
     }
     gpufft_context_add_stats (sched->ctx, &st);

@@ -106,19 +106,18 @@ typedef struct
   guint round;
 } GpufftJobSeries;
 
-/* A job, embedded in its owner's structure (a plan's slot). The owner sets
- * funcs, series and the byte counts before gpufft_scheduler_queue(); the
- * rest is the scheduler's. */
+/* A job, embedded in its owner's structure (a plan's slot, a loudness
+ * block). The owner sets funcs, series and the byte counts before
+ * gpufft_scheduler_queue(); the rest is the scheduler's. The round hooks
+ * tell the jobs they may take work from by their funcs. */
 struct _GpufftJob
 {
   const GpufftJobFuncs *funcs;
   GpufftJobSeries *series;
-  guint foreign;                /* 0: a job the round hooks know (they may
-                                 * take work from it); else one they leave
-                                 * to its own phases */
   guint64 copied_bytes;         /* input copied into staging (counters) */
   guint64 imported_bytes;       /* input the device reads in place */
-  guint64 host_memory_bytes;    /* of which from the engine's host memory */
+  guint64 mapped_bytes;         /* of which from the engine's mapped memory
+                                 * (GpufftHostMemory) */
   guint64 work;                 /* what the device has to do, in samples
                                  * read by the kernels (the stall deadline
                                  * scales with it) */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "gpufft-merge.h"
+#include "gpufft-plan-private.h"
 #include "gpufft-cache.h"
 #include "gpufft-vk-error.h"
 
@@ -302,9 +303,11 @@ merge_round (gpointer data, GpufftJob * const *jobs, guint n_slots)
 
   g_ptr_array_set_size (m->round_slots, n_slots);
   slots = (GpufftSlot **) m->round_slots->pdata;
-  /* (the jobs of other kinds, the loudness blocks', are left alone) */
+  /* (a plan's slots are the jobs that run the plans' job functions; the
+   * jobs of other kinds, the loudness blocks', are left alone) */
   for (i = 0; i < n_slots; i++)
-    slots[i] = jobs[i]->foreign ? NULL : GPUFFT_SLOT_OF_JOB (jobs[i]);
+    slots[i] = jobs[i]->funcs == &gpufft_plan_slot_job_funcs ?
+        GPUFFT_SLOT_OF_JOB (jobs[i]) : NULL;
 
   m->round_first = m->table_used;
   g_array_set_size (m->groups, 0);

@@ -37,11 +37,19 @@
  * one round at a time: the rounds of a submission are separated by
  * barriers, and each submission starts with a barrier after the previous
  * one. The chunk tables and descriptor sets are per record (one per
- * submission in flight), reused only after the record's fence. */
+ * submission in flight), reused only after the record's fence.
+ *
+ * Jobs: the hooks take work only from a plan's slots, which they know by
+ * their job functions (gpufft_plan_slot_job_funcs); every other job (a
+ * loudness block's) runs its own phases. This header is what the other
+ * users of the scheduler (loudness/) see of the plan layer: the hooks to
+ * start the scheduler with; the merge's work on slots is declared in
+ * gpufft-plan-private.h. */
 #ifndef __GPUFFT_MERGE_H__
 #define __GPUFFT_MERGE_H__
 
-#include "gpufft-plan-private.h"
+#include "gpufft-scheduler.h"
+#include "gpufft-buffer.h"
 
 G_BEGIN_DECLS
 
@@ -59,13 +67,6 @@ extern const GpufftRoundHooks gpufft_merge_hooks;
 /* The buffer the merged slots' partial rows live in (bound at binding 0
  * of each mergeable plan's merged reduce sets). */
 GpufftBuffer *gpufft_merge_partial (GpufftMerge * m);
-
-/* TRUE when the plan's batches may share a dispatch. */
-gboolean gpufft_merge_plan_ok (const GpufftPlan * plan);
-
-/* Marks slot s as running its FFTs in a dispatch of its own (not merged):
- * its input at offset 0 of its plan's, its partial rows from 0. */
-void gpufft_merge_slot_alone (GpufftSlot * s);
 
 G_END_DECLS
 #endif /* __GPUFFT_MERGE_H__ */

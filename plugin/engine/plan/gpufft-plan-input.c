@@ -1,8 +1,7 @@
 /* The input path: a batch is checked, its span copied into a free
  * staging slot (the only CPU copy of each sample) or read in place (a
- * segment in the caller's host memory of the engine's, gpufft-host-
- * memory.h; or, for large segments on devices that can, imported,
- * gpufft-import.h), its chunk
+ * segment in the engine's mapped memory, gpufft-host-memory.h; or, for
+ * large segments on devices that can, imported, gpufft-import.h), its chunk
  * and group tables written, and the slot queued for the device's
  * scheduler. Runs on the caller's thread and never waits for the GPU while
  * one of the plan's slots is free. See gpufft-plan-private.h. */
@@ -64,9 +63,8 @@ check_batch (GpufftPlan * plan, const GpufftBatch * b, gsize * span_out,
   return TRUE;
 }
 
-/* Calls the release function of every segment the batch does not keep. */
-static void
-release_segments (const GpufftBatch * b)
+void
+gpufft_plan_release_segments (const GpufftBatch * b)
 {
   guint i;
 
@@ -94,7 +92,7 @@ add_copy (GpufftSlot * s, VkDeviceSize offset, VkDeviceSize size)
 #define HOST_MEMORY_MIN_BYTES (64u << 10)
 
 gsize
-gpufft_plan_host_memory_min_bytes (void)
+gpufft_plan_mapped_min_bytes (void)
 {
   const gchar *env = g_getenv ("GPUFFT_HOST_MEMORY_MIN_BYTES");
 
@@ -128,14 +126,14 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
   s->span_bytes = span * frame_bytes;
   s->job.copied_bytes = 0;
   s->job.imported_bytes = 0;
-  s->job.host_memory_bytes = 0;
+  s->job.mapped_bytes = 0;
   for (i = 0; i < b->n_segments; i++) {
     const GpufftSegment *seg = &b->segments[i];
     gsize n = MIN (seg->n_samples, span - done);
     gsize bytes = n * frame_bytes;
 
     if (n > 0 && seg->release && seg->host && !plan->cfg.planar
-        && bytes >= plan->host_min
+        && bytes >= plan->mapped_min
         && gpufft_host_memory_get_context (seg->host) == plan->ctx) {
       SlotImport si = { {0}, TRUE, done * frame_bytes, bytes, seg->release,
       seg->release_data
@@ -145,7 +143,7 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
               &si.imp.buffer, &si.imp.offset)) {
         g_array_append_val (s->imports, si);
         s->job.imported_bytes += bytes;
-        s->job.host_memory_bytes += bytes;
+        s->job.mapped_bytes += bytes;
         done += n;
         continue;               /* released once the GPU has read it */
       }
@@ -157,7 +155,7 @@ fill_span (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b, gsize span)
       };
       GError *err = NULL;
 
-      if (gpufft_import_host (plan->ctx, seg->data, bytes, &si.imp, &err)) {
+      if (gpufft_import_pointer (plan->ctx, seg->data, bytes, &si.imp, &err)) {
         g_array_append_val (s->imports, si);
         s->job.imported_bytes += bytes;
         done += n;
@@ -335,27 +333,28 @@ gboolean
 gpufft_plan_submit (GpufftPlan * plan, const GpufftBatch * batch,
     GError ** error)
 {
-  GpufftSlot *s;
   gsize span = 0;
-  gboolean ok;
 
   g_return_val_if_fail (plan != NULL && batch != NULL, FALSE);
   if (!check_batch (plan, batch, &span, error)) {
-    release_segments (batch);
+    gpufft_plan_release_segments (batch);
     return FALSE;
   }
-  if (plan->host) {
-    /* (a host plan copies every segment) */
-    ok = gpufft_host_plan_submit (plan->host, batch, span, error);
-    release_segments (batch);
-    return ok;
-  }
+  return plan->ops->submit (plan, batch, span, error);
+}
+
+gboolean
+gpufft_plan_device_submit (GpufftPlan * plan, const GpufftBatch * batch,
+    gsize span, GError ** error)
+{
+  GpufftSlot *s;
+  gboolean ok;
 
   g_mutex_lock (&plan->lock);
   ok = wait_for_slot (plan, batch, error);
   g_mutex_unlock (&plan->lock);
   if (!ok) {
-    release_segments (batch);
+    gpufft_plan_release_segments (batch);
     return FALSE;
   }
 

@@ -16,12 +16,18 @@
  *                           frame rows: their checks, tables, buffers and
  *                           delivery
  *   gpufft-merge.c          shared dispatches (the scheduler's round hooks)
- *   gpufft-plan-host.c      the host plan (gpufft_plan_new_host()): the
- *                           same analysis on the CPU; a GpufftPlan with
- *                           `host` set holds no device object (no ctx,
- *                           no slots), only the configuration and batch
- *                           limits, and the public functions hand it
- *                           its work
+ *   gpufft-plan-host.c      the host backend (gpufft_plan_new_host()): a
+ *                           plan whose work a GpufftHostPlan (host/: the
+ *                           same analysis in C on the CPU) does; it holds
+ *                           no device object (no ctx, no slots), only the
+ *                           configuration and batch limits
+ *
+ * Backends
+ *   The public plan functions check their arguments and hand the work to
+ *   the plan's backend (GpufftPlanOps), chosen once when the plan is
+ *   made: the device's (gpufft_plan_new(): slots, the scheduler) or the
+ *   host's (gpufft_plan_new_host()). One indirect call per public call (a
+ *   batch, a collect), none per frame.
  *
  * Slots
  *   A plan has n_slots slots (N_SLOTS, fewer where that much staging
@@ -53,7 +59,6 @@
 #include "gpufft-host-memory.h"
 #include "gpufft-descriptor-pool.h"
 #include "gpufft-scheduler.h"
-#include "gpufft-plan-host.h"
 
 G_BEGIN_DECLS
 
@@ -111,11 +116,12 @@ typedef struct
 #define GROUP_RESET 4u          /* group flag: reset the averaging state */
 #define GROUP_CLOSES 0x80000000u        /* GpufftSlot.group_frames */
 
-/* A segment the GPU reads in place (gpufft-import.h, or the caller's
- * host memory, gpufft-host-memory.h), and what to call once it has. */
+/* A segment the GPU reads in place (imported, gpufft-import.h, or in the
+ * engine's mapped memory, gpufft-host-memory.h), and what to call once it
+ * has. */
 typedef struct
 {
-  GpufftImport imp;             /* host memory: its buffer, not ours to
+  GpufftImport imp;             /* mapped memory: its buffer, not ours to
                                  * clear (`borrowed`) */
   gboolean borrowed;
   VkDeviceSize dst_offset, size;        /* into plan->input */
@@ -125,6 +131,33 @@ typedef struct
 
 typedef struct _GpufftSlot GpufftSlot;
 
+/* A plan's backend (see "Backends" above). Each function is called by the
+ * public function of the same name, from the same thread, once that has
+ * checked its arguments. */
+typedef struct
+{
+  /* batch checked, span: the samples per channel its frames cover; calls
+   * the release functions of the segments it does not keep, whether it
+   * succeeds or not */
+  gboolean (*submit) (GpufftPlan * plan, const GpufftBatch * batch,
+      gsize span, GError ** error);
+  void (*set_cancel) (GpufftPlan * plan, const gint * cancel);
+  void (*set_result_func) (GpufftPlan * plan, GpufftResultFunc func,
+      gpointer user_data);
+  gint (*collect) (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
+      gpointer user_data, GError ** error);
+  guint (*in_flight) (GpufftPlan * plan);
+  void (*get_timings) (GpufftPlan * plan, GpufftTimings * timings);
+  gboolean (*rerun) (GpufftPlan * plan, guint repeats, GError ** error);
+  /* frees the plan (the GpufftPlan too) */
+  void (*free) (GpufftPlan * plan);
+} GpufftPlanOps;
+
+/* The functions of a plan's slot jobs (gpufft-plan.c): a job that runs
+ * them is a GpufftSlot's (the shared dispatches, gpufft-merge.c, take work
+ * from those only). */
+extern const GpufftJobFuncs gpufft_plan_slot_job_funcs;
+
 /* The slot a scheduler job is embedded in. */
 #define GPUFFT_SLOT_OF_JOB(j) \
   ((GpufftSlot *) ((guint8 *) (j) - G_STRUCT_OFFSET (GpufftSlot, job)))
@@ -132,7 +165,7 @@ typedef struct _GpufftSlot GpufftSlot;
 struct _GpufftSlot
 {
   /* the scheduler's job (funcs: the plan's; series: plan->series;
-   * copied_bytes, imported_bytes, host_memory_bytes: the last
+   * copied_bytes, imported_bytes, mapped_bytes: the last
    * filling's) */
   GpufftJob job;
   GpufftPlan *plan;
@@ -201,10 +234,13 @@ struct _GpufftPlan
 {
   GpufftContext *ctx;
   GpufftPlanConfig cfg;
-  /* A host plan (gpufft_plan_new_host()): the work is its; of the fields
-   * below only the geometry and the batch limits are set (nb, out_ch, bps,
-   * n_peaks, max_frames, max_groups, max_span, n_slots) */
-  GpufftHostPlan *host;
+  /* the backend, set when the plan is made */
+  const GpufftPlanOps *ops;
+  /* The host backend's (gpufft-plan-host.c; NULL for a device plan): the
+   * work is its; of the fields below only the geometry and the batch
+   * limits are set (nb, out_ch, bps, n_peaks, max_frames, max_groups,
+   * max_span, n_slots) */
+  struct _GpufftHostPlan *host_plan;
 
   guint log2_m, m, nb, out_ch, bps, fpw;
   /* Four-step (large N): M = cols x 2^log2_q, the column FFTs by `fft`
@@ -235,8 +271,8 @@ struct _GpufftPlan
   gboolean mergeable;           /* may share dispatches (gpufft-merge.h) */
   gsize max_span;
   gsize import_min;             /* bytes; 0: every segment is copied */
-  gsize host_min;               /* bytes: smallest segment in host memory
-                                 * read in place */
+  gsize mapped_min;             /* bytes: smallest segment in mapped
+                                 * memory read in place */
   gboolean record_once;         /* slots keep their commands (own_command);
                                  * GPUFFT_RECORD_ONCE=0 turns it off */
   guint import_failures;        /* submitter's: imports the driver refused */
@@ -434,12 +470,48 @@ guint64 gpufft_plan_plane_stride (guint64 span);
 void gpufft_plan_slot_signature (GpufftPlan * plan, GpufftSlot * s,
     GByteArray * sig);
 
-/* gpufft-plan-input.c: the smallest segment in the engine's host memory
+/* gpufft-plan-input.c: the smallest segment in the engine's mapped memory
  * that the device reads in place (smaller ones are copied: a copy of a few
  * KiB costs less than the command buffer it would keep from being reused,
  * each buffer being another copy region); GPUFFT_HOST_MEMORY_MIN_BYTES
  * overrides it (tests). */
-gsize gpufft_plan_host_memory_min_bytes (void);
+gsize gpufft_plan_mapped_min_bytes (void);
+
+/* The device backend's functions (gpufft-plan.c's table): submit in
+ * gpufft-plan-input.c, rerun in gpufft-plan-record.c, the others in
+ * gpufft-plan-results.c. */
+gboolean gpufft_plan_device_submit (GpufftPlan * plan,
+    const GpufftBatch * batch, gsize span, GError ** error);
+gboolean gpufft_plan_device_rerun (GpufftPlan * plan, guint repeats,
+    GError ** error);
+void gpufft_plan_device_set_cancel (GpufftPlan * plan, const gint * cancel);
+void gpufft_plan_device_set_result_func (GpufftPlan * plan,
+    GpufftResultFunc func, gpointer user_data);
+gint gpufft_plan_device_collect (GpufftPlan * plan, gboolean wait,
+    GpufftResultFunc func, gpointer user_data, GError ** error);
+guint gpufft_plan_device_in_flight (GpufftPlan * plan);
+void gpufft_plan_device_get_timings (GpufftPlan * plan,
+    GpufftTimings * timings);
+
+/* gpufft-plan-host.c: the host backend of a plan that check_config and
+ * size_plan have prepared: sets plan->ops and plan->host_plan (the
+ * configuration's arrays copied); FALSE with error set where the host plan
+ * cannot be made (the caller frees the GpufftPlan). */
+gboolean gpufft_plan_host_init (GpufftPlan * plan, GError ** error);
+/* the host backend's table (gpufft_plan_is_host()) */
+extern const GpufftPlanOps gpufft_plan_host_ops;
+
+/* gpufft-plan-input.c: calls the release function of every segment of the
+ * batch. */
+void gpufft_plan_release_segments (const GpufftBatch * batch);
+
+/* gpufft-merge.c: TRUE when the plan's batches may share a dispatch
+ * (gpufft-merge.h). */
+gboolean gpufft_merge_plan_ok (const GpufftPlan * plan);
+/* gpufft-merge.c: marks slot s as running its FFTs in a dispatch of its
+ * own (not merged): its input at offset 0 of its plan's, its partial rows
+ * from 0. */
+void gpufft_merge_slot_alone (GpufftSlot * s);
 
 /* gpufft-plan-input.c: frees the slot's imports and calls their release
  * functions (the GPU no longer reads them, or never will). */

@@ -223,16 +223,17 @@ gpufft_plan_record_download (GpufftPlan * plan, GpufftSlot * s,
 gboolean
 gpufft_plan_rerun (GpufftPlan * plan, guint repeats, GError ** error)
 {
+  return plan->ops->rerun (plan, repeats, error);
+}
+
+gboolean
+gpufft_plan_device_rerun (GpufftPlan * plan, guint repeats, GError ** error)
+{
   GpufftSlot *s;
   GpufftCommand *c = &plan->rerun_cmd;
   gdouble ns;
   guint i;
 
-  if (plan->host) {
-    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
-        "a host plan runs no kernels to run again");
-    return FALSE;
-  }
   s = &plan->slots[(plan->next + plan->n_slots - 1) % plan->n_slots];
   if (gpufft_plan_in_flight (plan) > 0)
     return gpufft_error_invalid (error, "collect the results before a rerun");

@@ -182,9 +182,12 @@ void
 gpufft_plan_set_cancel (GpufftPlan * plan, const gint * cancel)
 {
   g_return_if_fail (plan != NULL);
-  /* (a host plan's waits are for its own thread, never the device's) */
-  if (plan->host)
-    return;
+  plan->ops->set_cancel (plan, cancel);
+}
+
+void
+gpufft_plan_device_set_cancel (GpufftPlan * plan, const gint * cancel)
+{
   g_mutex_lock (&plan->lock);
   plan->cancel = cancel;
   g_mutex_unlock (&plan->lock);
@@ -194,10 +197,13 @@ void
 gpufft_plan_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
     gpointer user_data)
 {
-  if (plan->host) {
-    gpufft_host_plan_set_result_func (plan->host, func, user_data);
-    return;
-  }
+  plan->ops->set_result_func (plan, func, user_data);
+}
+
+void
+gpufft_plan_device_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
+    gpointer user_data)
+{
   g_mutex_lock (&plan->lock);
   plan->func = func;
   plan->func_data = user_data;
@@ -208,14 +214,19 @@ gint
 gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
     gpointer user_data, GError ** error)
 {
+  g_return_val_if_fail (plan != NULL, -1);
+  return plan->ops->collect (plan, wait, func, user_data, error);
+}
+
+gint
+gpufft_plan_device_collect (GpufftPlan * plan, gboolean wait,
+    GpufftResultFunc func, gpointer user_data, GError ** error)
+{
   GQueue got = G_QUEUE_INIT;
   GError *err = NULL;
   GpufftGroupResult *st;
   gint n;
 
-  g_return_val_if_fail (plan != NULL, -1);
-  if (plan->host)
-    return gpufft_host_plan_collect (plan->host, wait, func, user_data);
   g_mutex_lock (&plan->lock);
   /* (the scheduler finishes every slot at the latest at its stall
    * deadline) */
@@ -250,10 +261,14 @@ gpufft_plan_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
 guint
 gpufft_plan_in_flight (GpufftPlan * plan)
 {
+  return plan->ops->in_flight (plan);
+}
+
+guint
+gpufft_plan_device_in_flight (GpufftPlan * plan)
+{
   guint n;
 
-  if (plan->host)
-    return gpufft_host_plan_in_flight (plan->host);
   g_mutex_lock (&plan->lock);
   n = plan->n_busy + plan->n_stashed;
   g_mutex_unlock (&plan->lock);
@@ -263,11 +278,12 @@ gpufft_plan_in_flight (GpufftPlan * plan)
 void
 gpufft_plan_get_timings (GpufftPlan * plan, GpufftTimings * timings)
 {
-  if (plan->host) {
-    /* (no device, no timestamps) */
-    memset (timings, 0, sizeof (*timings));
-    return;
-  }
+  plan->ops->get_timings (plan, timings);
+}
+
+void
+gpufft_plan_device_get_timings (GpufftPlan * plan, GpufftTimings * timings)
+{
   g_mutex_lock (&plan->lock);
   *timings = plan->timings;
   g_mutex_unlock (&plan->lock);

@@ -1,8 +1,9 @@
 /* A plan: configuration checks, sizing against the device's limits, and
  * every GPU object of one analysis geometry, allocated once (see
- * gpufft-plan-private.h for how the plan's files divide the work). A host
- * plan (gpufft_plan_new_host()) is checked and sized here the same way,
- * its work done by gpufft-plan-host.c.
+ * gpufft-plan-private.h for how the plan's files divide the work), and
+ * the device backend's table (GpufftPlanOps). A host plan
+ * (gpufft_plan_new_host()) is checked and sized here the same way, its
+ * work done by the host backend, gpufft-plan-host.c.
  *
  * Per batch the GPU runs:
  *   copy staging -> input            (transfer; skipped by rerun)
@@ -128,7 +129,7 @@ job_own_command (GpufftJob * job, gboolean * record)
   return &s->own;
 }
 
-static const GpufftJobFuncs slot_job_funcs = {
+const GpufftJobFuncs gpufft_plan_slot_job_funcs = {
   job_record_upload, job_record_kernels, job_record_reduce,
   job_record_download, job_finish, job_own_command
 };
@@ -581,7 +582,7 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
               GPUFFT_MEMORY_READBACK, error)))
     return FALSE;
   s->plan = plan;
-  s->job.funcs = &slot_job_funcs;
+  s->job.funcs = &gpufft_plan_slot_job_funcs;
   s->job.series = &plan->series;
   s->closed_frames = g_new0 (guint, plan->max_groups);
   s->closed_tags = g_new0 (gpointer, plan->max_groups);
@@ -649,6 +650,20 @@ make_slot (GpufftPlan * plan, GpufftSlot * s, GError ** error)
   return TRUE;
 }
 
+static void device_free (GpufftPlan * plan);
+
+/* The device backend: the plan's slots, run by the context's scheduler. */
+static const GpufftPlanOps device_ops = {
+  gpufft_plan_device_submit,
+  gpufft_plan_device_set_cancel,
+  gpufft_plan_device_set_result_func,
+  gpufft_plan_device_collect,
+  gpufft_plan_device_in_flight,
+  gpufft_plan_device_get_timings,
+  gpufft_plan_device_rerun,
+  device_free,
+};
+
 GpufftPlan *
 gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     GError ** error)
@@ -677,6 +692,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     return NULL;
 
   plan = g_new0 (GpufftPlan, 1);
+  plan->ops = &device_ops;
   plan->ctx = gpufft_context_ref (ctx);
   plan->sched = sched;
   g_queue_init (&plan->stash);
@@ -691,7 +707,7 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
     goto fail;
   plan->import_min = config->planar ? 0 : gpufft_import_min_bytes (ctx);
   plan->record_once = g_strcmp0 (g_getenv ("GPUFFT_RECORD_ONCE"), "0") != 0;
-  plan->host_min = gpufft_plan_host_memory_min_bytes ();
+  plan->mapped_min = gpufft_plan_mapped_min_bytes ();
 
   row_bytes = (guint64) plan->nb * plan->out_ch * sizeof (gfloat);
   part_bytes = (guint64) (plan->nb + 1) * plan->out_ch * sizeof (gfloat);
@@ -780,22 +796,11 @@ gpufft_plan_new_host (const GpufftPlanConfig * config, GError ** error)
     return NULL;
   plan = g_new0 (GpufftPlan, 1);
   setup_geometry (plan, config);
-  if (!size_plan (plan, &host_limits, error)) {
+  if (!size_plan (plan, &host_limits, error)
+      || !gpufft_plan_host_init (plan, error)) {
     g_free (plan);
     return NULL;
   }
-  plan->n_slots = GPUFFT_HOST_PLAN_SLOTS;
-  /* (copies the arrays, which the plan's configuration then drops as a
-   * device plan's does) */
-  plan->host = gpufft_host_plan_new (&plan->cfg, plan->max_frames,
-      plan->max_groups, error);
-  if (!plan->host) {
-    g_free (plan);
-    return NULL;
-  }
-  plan->cfg.bin_gain = plan->cfg.level_weights = NULL;
-  plan->cfg.band_first = plan->cfg.band_bins = NULL;
-  plan->cfg.band_weights = NULL;
   return plan;
 }
 
@@ -803,7 +808,7 @@ gboolean
 gpufft_plan_is_host (GpufftPlan * plan)
 {
   g_return_val_if_fail (plan != NULL, FALSE);
-  return plan->host != NULL;
+  return plan->ops == &gpufft_plan_host_ops;
 }
 
 /* Frees what the plan holds (nothing in flight). */
@@ -886,17 +891,15 @@ plan_release_thread (gpointer data)
 void
 gpufft_plan_free (GpufftPlan * plan)
 {
+  if (plan)
+    plan->ops->free (plan);
+}
+
+static void
+device_free (GpufftPlan * plan)
+{
   gboolean worker, busy;
 
-  if (!plan)
-    return;
-  if (plan->host) {
-    /* (on the host plan's worker thread: returns at once, the worker
-     * frees it) */
-    gpufft_host_plan_free (plan->host);
-    g_free (plan);
-    return;
-  }
   /* No result reaches the result function from here on. A result function,
    * or a synchronous bus handler it posted to (an application that stops
    * its pipeline on a message), may be freeing the plan during its own

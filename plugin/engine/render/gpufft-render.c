@@ -58,7 +58,7 @@ struct _GpufftRender
   gboolean reset;
   Target targets[N_TARGETS];
   guint64 uses;
-  gboolean import;              /* the device imports host memory */
+  gboolean import;              /* the device imports the caller's memory */
   gint64 submitted_us;          /* the run in flight's submission */
   gboolean ran;                 /* a run completed (the first, the
                                  * kernels' first run, may wait up to the
@@ -126,7 +126,7 @@ import_targets (GpufftContext * ctx)
 {
   const gchar *env = g_getenv ("GPUFFT_RENDER_IMPORT");
 
-  if (ctx->host_import_align == 0)
+  if (ctx->pointer_import_align == 0)
     return FALSE;
   if (env && *env)
     return g_strcmp0 (env, "0") != 0;
@@ -476,7 +476,7 @@ target_import (GpufftRender * r, const GpufftRenderTarget * t)
   }
   gpufft_import_clear (r->ctx, &slot->imp);
   memset (slot, 0, sizeof (*slot));
-  if (!gpufft_import_host_usage (r->ctx, t->data, t->size,
+  if (!gpufft_import_pointer_usage (r->ctx, t->data, t->size,
           VK_BUFFER_USAGE_TRANSFER_DST_BIT, &slot->imp, &err)) {
     g_debug ("spectrogram render: host memory not imported: %s", err->message);
     g_clear_error (&err);

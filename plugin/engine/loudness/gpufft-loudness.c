@@ -462,7 +462,6 @@ gpufft_loudness_new (GpufftContext * ctx, const GpufftLoudnessConfig * config,
     s->lo = lo;
     s->job.funcs = &loudness_job_funcs;
     s->job.series = &lo->series;
-    s->job.foreign = 1;
     if (!gpufft_buffer_init (&s->staging, ctx, in_bytes, GPUFFT_MEMORY_UPLOAD,
             error)
         || !gpufft_buffer_init (&s->results, ctx, (gsize) config->max_blocks

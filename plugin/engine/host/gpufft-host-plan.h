@@ -1,9 +1,10 @@
 /* The host plan (gpufft_plan_new_host(), gpufft.h): a plan's analysis
  * computed in C on the CPU, with no device and no context, so that an
  * element can analyse its first intervals while its device plan is being
- * made. gpufft-plan.c makes the GpufftPlan that holds it (the checked
- * configuration, the resolved batch limits) and the public plan functions
- * hand a host plan's work to the functions below.
+ * made. The plan layer's host backend (plan/gpufft-plan-host.c) makes the
+ * GpufftPlan that holds it (the checked configuration, the resolved batch
+ * limits) and hands it the public plan functions' work. No Vulkan: this
+ * layer (host/) sees util/ and include/ only.
  *
  * What it computes: what reduce.comp and the FFT kernels compute (see
  * gpufft.h), in double where the device computes in float: samples
@@ -50,8 +51,8 @@
  * Segments are always copied: gpufft_plan_submit() calls their release
  * functions once the host plan's submit has returned, whether it succeeded
  * or not. */
-#ifndef __GPUFFT_PLAN_HOST_H__
-#define __GPUFFT_PLAN_HOST_H__
+#ifndef __GPUFFT_HOST_PLAN_H__
+#define __GPUFFT_HOST_PLAN_H__
 
 #include "gpufft.h"
 
@@ -98,4 +99,4 @@ guint gpufft_host_plan_in_flight (GpufftHostPlan * host);
 
 G_END_DECLS
 
-#endif /* __GPUFFT_PLAN_HOST_H__ */
+#endif /* __GPUFFT_HOST_PLAN_H__ */
