@@ -26,6 +26,15 @@
  * --bands=B sets spectrum's and gpuspectrum's bands (without it: fft / 2 +
  * 1, the same fft; 128, their own default, makes fft 254). --set
  * E:P=V adds property P=V to element E (repeatable; not its name).
+ * --loudness-path=P picks gpuloudness's path for the whole process, before
+ * GStreamer starts, through the plugin's variables: host (every live
+ * stream on the host alone, no device: GPUFFT_HOST_START=on and a host
+ * budget of 1e15 points a second; a stream not live opens the device and
+ * runs the engine's host path: GPUFFT_LOUDNESS_PATH=host), device (every
+ * stream on the device's kernels: GPUFFT_HOST_START=off,
+ * GPUFFT_LOUDNESS_PATH=chunks) or auto (the default: the variables as
+ * they are); an @streams-loudness line per gpuloudness run counts the
+ * streams measured on the host alone and on a device.
  *
  * Everything is measured from the warm point, when every stream has passed
  * its first buffer and posted its first message (an element that posts)
@@ -69,6 +78,30 @@ static gboolean small = FALSE, no_wide = FALSE, element_cpu = FALSE;
 static gint hop_opt = 0;
 static gchar **set_props = NULL;
 static gint bands_opt = 0;
+static const gchar *loudness_path = "auto";
+
+/* --loudness-path: the plugin's variables set while the options are
+ * parsed, before GStreamer starts (and before any thread reads them) */
+static gboolean
+set_loudness_path (const gchar * option, const gchar * value,
+    gpointer data, GError ** error)
+{
+  if (g_str_equal (value, "host")) {
+    g_setenv ("GPUFFT_HOST_START", "on", TRUE);
+    g_setenv ("GPUFFT_HOST_BUDGET", "1e15", TRUE);
+    g_setenv ("GPUFFT_LOUDNESS_PATH", "host", TRUE);
+    loudness_path = "host";
+  } else if (g_str_equal (value, "device")) {
+    g_setenv ("GPUFFT_HOST_START", "off", TRUE);
+    g_setenv ("GPUFFT_LOUDNESS_PATH", "chunks", TRUE);
+    loudness_path = "device";
+  } else if (!g_str_equal (value, "auto")) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--loudness-path: auto, host or device");
+    return FALSE;
+  }
+  return TRUE;
+}
 
 static const GOptionEntry entries[] = {
   {"small", 0, 0, G_OPTION_ARG_NONE, &small,
@@ -103,6 +136,11 @@ static const GOptionEntry entries[] = {
         "1024: no overlap, as spectrum; 4800: one frame a 100 ms interval, "
         "the element's cost with next to no analysis); the 64-channel "
         "case, fft 4096, takes 4x it (default 1024)", "H"},
+  {"loudness-path", 0, 0, G_OPTION_ARG_CALLBACK, set_loudness_path,
+      "gpuloudness's path: host (live streams on the host alone, no "
+        "device), device (the device's kernels) or auto (default: the "
+        "element's choice); sets GPUFFT_HOST_START, GPUFFT_HOST_BUDGET and "
+        "GPUFFT_LOUDNESS_PATH for the whole process", "P"},
   {"bands", 0, 0, G_OPTION_ARG_INT, &bands_opt,
       "spectrum's and gpuspectrum's bands (default: fft / 2 + 1, 513 in "
         "the stereo cases; 128 is their own default, fft 254)", "B"},
@@ -410,6 +448,8 @@ typedef struct
   guint64 dropped;
   GstStructure *stats;          /* a0's, gpufftspectrum only */
   guint per_device[8];          /* elements per Vulkan device index */
+  guint on_host;                /* gpuloudness: streams on the host alone */
+  gchar *device_name;           /* gpuloudness: a0's device otherwise */
   gint msgs, errors;
   gdouble p50, p99;
   gdouble first_msg_ms;         /* PLAYING to the first message; -1: none */
@@ -589,6 +629,23 @@ run_case (const Case * c, const gchar * el, Result * res)
       gst_object_unref (a);
     }
   }
+  if (g_str_equal (el, "gpuloudness")) {
+    for (i = 0; i < c->streams; i++) {
+      gchar name[32];
+      GstElement *a;
+      gchar *dev = NULL;
+
+      g_snprintf (name, sizeof (name), "a%u", i);
+      a = gst_bin_get_by_name (GST_BIN (pipe), name);
+      g_object_get (a, "device-name", &dev, NULL);
+      if (g_strcmp0 (dev, "CPU (host analysis)") == 0)
+        res->on_host++;
+      else if (dev && !res->device_name)
+        res->device_name = g_strdup (dev);
+      g_free (dev);
+      gst_object_unref (a);
+    }
+  }
   if (msg)
     gst_message_unref (msg);
   gst_element_set_state (pipe, GST_STATE_NULL);
@@ -698,6 +755,17 @@ run_all (const Case * c, gchar ** elements)
       g_string_free (devs, TRUE);
       gst_structure_free (r.stats);
     }
+    if (g_str_equal (elements[i], "gpuloudness")) {
+      /* (the device's name without spaces, for the key=value line) */
+      gchar *dev = g_strdelimit (g_strdup (r.device_name ? r.device_name :
+              "-"), " =", '_');
+
+      printf ("@streams-loudness streams=%u ch=%u live=%d path=%s "
+          "host_alone=%u on_device=%u device=%s\n", c->streams, c->channels,
+          c->live, loudness_path, r.on_host, c->streams - r.on_host, dev);
+      g_free (dev);
+      g_free (r.device_name);
+    }
     if (element_cpu) {
       gdouble in_ns = r.in_element / r.samples * 1e9;
       gdouble own_ns = r.own / r.samples * 1e9;
@@ -779,6 +847,15 @@ main (int argc, char **argv)
     }
     if (g_str_has_prefix (prop, "name=")) {
       g_printerr ("--set: the elements' names are the benchmark's\n");
+      return 2;
+    }
+  }
+  /* (the host start and its budget are the spectrum analysers' too) */
+  for (i = 0; !g_str_equal (loudness_path, "auto") && elements[i]; i++) {
+    if (g_str_equal (elements[i], "gpufftspectrum")
+        || g_str_equal (elements[i], "gpuspectrum")) {
+      g_printerr ("--loudness-path sets variables that %s reads too: run "
+          "gpuloudness without it (identity,gpuloudness)\n", elements[i]);
       return 2;
     }
   }

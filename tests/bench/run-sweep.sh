@@ -179,6 +179,7 @@ want latency && run latency 60 "$bin/bench-latency" $small
 want streams && run streams 420 "$bin/bench-streams" $small
 # (small: again without overlap, hop = fft size, as `spectrum` runs)
 want streams && [ -n "$small" ] && run streams-hop 420 "$bin/bench-streams" $small --hop=1024
+want streams && [ -x "$bin/bench-ebur128" ] && run ebur128 120 "$bin/bench-ebur128" $small --modes live
 # start-up, cold and warm caches (small: one run per row, live only)
 if [ -n "$small" ]; then
   want startup && run startup 400 /usr/bin/python3 "$top/tests/bench/bench-startup.py" \
