@@ -29,9 +29,16 @@
  *   thread is started to be it where posters wait while every thread
  *   awake posts and none is idle);
  *
+ * A held poster (a stream that is not live posting on its streaming
+ * thread) is never in the run queue: pushes only queue its messages, and
+ * gst_gpu_fft_poster_wait posts them on the waiting thread (drain, as a
+ * posting thread would).
+ *
  * Bounds: at most MAX_THREADS posting threads in the process (started on
  * demand, never ended); at most MAX_QUEUED messages queued per element of
- * a live stream (the oldest dropped beyond); the messages of one element
+ * a live stream (the oldest dropped beyond; a held poster's are those of
+ * the batches its streaming thread has in flight, which it waits for
+ * before the next: the plan's slots); the messages of one element
  * are held in a ring of Items that grows on demand (doubling) and is
  * reused: no allocation per message once it has grown.
  *
@@ -65,6 +72,7 @@ struct _GstGpuFftPoster
   gboolean draining;            /* a thread posts its messages */
   gboolean stopping;
   gboolean flushing;
+  gboolean held;                /* pushes only queue: the waits post */
   guint64 dropped;              /* messages dropped from a full queue since
                                  * the element started */
   /* --- under the run queue's lock --- */
@@ -451,10 +459,11 @@ gst_gpu_fft_poster_new (GstElement * element, GstGpuFftPosterCheck check)
 
 /* Queues the messages (bounded: dropping the oldest beyond MAX_QUEUED);
  * TRUE where the caller is to schedule the posting (p now marked
- * scheduled, its element referenced) */
+ * scheduled, its element referenced); *held: p is held (nothing to
+ * schedule) */
 static gboolean
 enqueue (GstGpuFftPoster * p, GstMessage * first, GstMessage * second,
-    gboolean with_gen, guint gen, gboolean bounded)
+    gboolean with_gen, guint gen, gboolean bounded, gboolean * held)
 {
   gboolean start;
 
@@ -473,6 +482,12 @@ enqueue (GstGpuFftPoster * p, GstMessage * first, GstMessage * second,
     queue_message (p, first, with_gen, gen);
   if (second)
     queue_message (p, second, with_gen, gen);
+  /* (held: the next wait posts them) */
+  *held = p->held;
+  if (p->held) {
+    g_mutex_unlock (&p->lock);
+    return FALSE;
+  }
   start = !p->scheduled;
   p->scheduled = TRUE;
   g_mutex_unlock (&p->lock);
@@ -485,12 +500,14 @@ void
 gst_gpu_fft_poster_push (GstGpuFftPoster * p, GstMessage * first,
     GstMessage * second, gboolean with_gen, guint gen, gboolean bounded)
 {
-  gboolean start;
+  gboolean start, held;
   gint64 now;
 
   if (first == NULL && second == NULL)
     return;
-  start = enqueue (p, first, second, with_gen, gen, bounded);
+  start = enqueue (p, first, second, with_gen, gen, bounded, &held);
+  if (held)
+    return;
   now = g_get_monotonic_time ();
   g_mutex_lock (&runner.lock);
   if (start) {
@@ -507,12 +524,16 @@ void
 gst_gpu_fft_poster_post_here (GstGpuFftPoster * p, GstMessage * first,
     GstMessage * second, gboolean with_gen, guint gen, gboolean bounded)
 {
+  gboolean held;
+
   if (first == NULL && second == NULL)
     return;
-  if (enqueue (p, first, second, with_gen, gen, bounded)) {
+  if (enqueue (p, first, second, with_gen, gen, bounded, &held)) {
     drain (p);
     return;
   }
+  if (held)
+    return;
   /* (queued behind a posting thread's, or in the run queue) */
   g_mutex_lock (&runner.lock);
   ensure_server (g_get_monotonic_time ());
@@ -536,6 +557,15 @@ gst_gpu_fft_poster_wait (GstGpuFftPoster * p)
      * element's bus handler that blocks) */
     g_cond_wait_until (&p->idle_cond, &p->lock, g_get_monotonic_time () +
         STALL_US);
+  }
+  /* held: what is queued is posted here, in order */
+  if (p->held && p->len > 0 && !p->scheduled && !p->stopping
+      && !p->flushing) {
+    p->scheduled = TRUE;
+    g_mutex_unlock (&p->lock);
+    gst_object_ref (p->element);
+    drain (p);
+    return;
   }
   g_mutex_unlock (&p->lock);
 }
@@ -618,6 +648,29 @@ gst_gpu_fft_poster_stop (GstGpuFftPoster * p)
   while (p->scheduled)
     g_cond_wait (&p->idle_cond, &p->lock);
   g_mutex_unlock (&p->lock);
+}
+
+void
+gst_gpu_fft_poster_set_held (GstGpuFftPoster * p, gboolean held)
+{
+  gboolean start;
+
+  g_mutex_lock (&p->lock);
+  p->held = held;
+  /* (what was held goes to a posting thread) */
+  start = !held && p->len > 0 && !p->scheduled;
+  if (start)
+    p->scheduled = TRUE;
+  g_mutex_unlock (&p->lock);
+  if (!start)
+    return;
+  gst_object_ref (p->element);
+  g_mutex_lock (&runner.lock);
+  p->queued_at = g_get_monotonic_time ();
+  p->in_run_queue = TRUE;
+  g_queue_push_tail_link (&runner.run_queue, &p->link);
+  ensure_server (p->queued_at);
+  g_mutex_unlock (&runner.lock);
 }
 
 void

@@ -15,6 +15,12 @@
  * live one a handler that never keeps up loses the oldest of at most 1024
  * queued messages (a debug warning says so once, and they are counted:
  * gst_gpu_fft_poster_get_dropped). A stop drops what is queued.
+ * A poster that is held (gst_gpu_fft_poster_set_held: a stream that is
+ * not live, whose application may read a buffer's messages as soon as the
+ * buffer has passed) calls no posting thread: its messages wait until
+ * the element's streaming thread waits for them, and are posted then, on
+ * that thread, in order (at most what the plan's batches in flight
+ * close: the streaming thread waits before each batch).
  *
  * Threads: push, wait, stop and the flags from any thread; free once the
  * element is done with it (its finalize), when no posting thread holds it
@@ -55,9 +61,10 @@ void gst_gpu_fft_poster_post_here (GstGpuFftPoster * poster,
     GstMessage * first, GstMessage * second, gboolean with_gen, guint gen,
     gboolean bounded);
 
-/* Waits until every message pushed so far is posted. Returns at once on
- * the poster's own posting thread (a bus handler that stops its pipeline),
- * and once the poster is stopping. */
+/* Waits until every message pushed so far is posted; held, posts them on
+ * this thread. Returns at once on the poster's own posting thread (a bus
+ * handler that stops its pipeline), and once the poster is stopping or
+ * flushing (what is held then waits for the next wait). */
 void gst_gpu_fft_poster_wait (GstGpuFftPoster * poster);
 
 /* Waits until done (data) is TRUE: asked after each message the poster
@@ -80,6 +87,13 @@ void gst_gpu_fft_poster_set_flushing (GstGpuFftPoster * poster,
  * pipeline). From the element's PAUSED->READY on (set_stopping), a posting
  * thread drops what it has not posted yet. */
 void gst_gpu_fft_poster_stop (GstGpuFftPoster * poster);
+
+/* Held: pushes (and post_here) only queue the messages, and
+ * gst_gpu_fft_poster_wait posts them on the waiting thread; no posting
+ * thread holds the element or its messages meanwhile. Released: what is
+ * queued goes to a posting thread. Set before the messages it is for are
+ * pushed (the stream's start). */
+void gst_gpu_fft_poster_set_held (GstGpuFftPoster * poster, gboolean held);
 
 /* The element's start: the count of dropped messages starts at 0. */
 void gst_gpu_fft_poster_start (GstGpuFftPoster * poster);

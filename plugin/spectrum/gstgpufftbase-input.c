@@ -258,6 +258,7 @@ gst_gpu_fft_base_input_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         (GST_BASE_TRANSFORM_SINK_PAD (self)) ? 1 : 0;
     GST_DEBUG_OBJECT (self, "upstream is %slive",
         self->priv->is_live ? "" : "not ");
+    gst_gpu_fft_base_results_choose_posting (self);
   }
   if (self->priv->buffer_hint == 0)
     self->priv->buffer_hint = n;
@@ -323,7 +324,8 @@ restart:
       self->priv->received = pos + n;
       g_free (bounded);
       gst_buffer_unmap (buf, &map);
-      return GST_FLOW_OK;
+      return gst_gpu_fft_base_results_post_buffer (self) ? GST_FLOW_OK :
+          GST_FLOW_ERROR;
     }
   }
   /* (a live stream that catches up drops again once its store is full) */
@@ -355,6 +357,10 @@ restart:
   self->priv->received = pos + n;
   g_free (bounded);
   gst_buffer_unmap (buf, &map);
+  /* (gpuspectrum, not live: the messages of what the buffer completes are
+   * posted before it leaves, as spectrum's) */
+  if (ok)
+    ok = gst_gpu_fft_base_results_post_buffer (self);
 
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 

@@ -123,6 +123,12 @@ struct _GstGpuFftBasePrivate
   /* live input: the analysis drops whole intervals rather than hold the
    * audio when the GPU falls behind (-1: not asked yet) */
   gint is_live;
+  /* a stream that is not live of an element whose messages a buffer's
+   * application may read as soon as the buffer has passed (gpuspectrum):
+   * the poster is held, and the streaming thread posts each buffer's
+   * messages before the buffer leaves
+   * (gst_gpu_fft_base_results_post_buffer) */
+  gboolean posts_sync;
   guint dropped_pending;        /* intervals dropped since the last message */
   guint64 dropped_total;
   gint64 drop_warned_at;        /* monotonic us of the last warning */
@@ -266,6 +272,8 @@ void gst_gpu_fft_base_results_on_result (const GpufftGroupResult * result,
 void gst_gpu_fft_base_results_on_host_result (const GpufftGroupResult *
     result, gpointer user_data);
 gboolean gst_gpu_fft_base_results_drain (GstGpuFftBase * self);
+void gst_gpu_fft_base_results_choose_posting (GstGpuFftBase * self);
+gboolean gst_gpu_fft_base_results_post_buffer (GstGpuFftBase * self);
 gboolean gst_gpu_fft_base_results_still_wanted (GstElement * element,
     guint gen);
 void gst_gpu_fft_base_results_post_engine_error (GstGpuFftBase * self,

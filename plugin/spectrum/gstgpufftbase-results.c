@@ -11,8 +11,15 @@
  * plan's thread, which works for this element only, posts them itself
  * (gst_gpu_fft_base_results_on_host_result). It owns the tag it is handed.
  * gst_gpu_fft_base_results_drain() waits (streaming thread) until every
- * interval handed to the GPU is posted (or the element is stopping). Engine errors become one element
- * error, from whichever thread sees them first. */
+ * interval handed to the GPU is posted (or the element is stopping).
+ * gpuspectrum on a stream that is not live posts as spectrum does: the
+ * poster is held (gst_gpu_fft_base_results_choose_posting), the results
+ * are queued as they come, and the streaming thread, once a buffer's
+ * batches are handed over, waits for the plan (its deadline-bounded wait,
+ * which a stop cancels) and posts the messages itself, in order, before
+ * the buffer leaves (gst_gpu_fft_base_results_post_buffer); a live stream
+ * keeps the posting threads. Engine errors become one element error, from
+ * whichever thread sees them first. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -274,7 +281,8 @@ gst_gpu_fft_base_results_drain (GstGpuFftBase * self)
   /* (a plan whose thread posts: as long as the poster's wait, which a
    * stop or a flush lets go; a bus handler on that thread may be the one
    * stopping the pipeline, waiting for this streaming thread) */
-  if (self->priv->posts_here
+  /* (held, the plan's thread only queues them) */
+  if (self->priv->posts_here && !self->priv->posts_sync
       && !gst_gpu_fft_poster_wait_until (self->priv->poster, plan_delivered,
           self->priv->plan))
     return TRUE;
@@ -283,6 +291,47 @@ gst_gpu_fft_base_results_drain (GstGpuFftBase * self)
         error);
     g_clear_error (&error);
     return FALSE;
+  }
+  gst_gpu_fft_poster_wait (self->priv->poster);
+  return TRUE;
+}
+
+/* Once the stream says whether it is live: gpuspectrum's messages of a
+ * stream that is not live are posted on the streaming thread (the poster
+ * held), as spectrum posts them; live streams, and gpufftspectrum's, go
+ * through the posting threads (a bus handler that blocks holds neither
+ * the audio nor the other elements' messages). */
+void
+gst_gpu_fft_base_results_choose_posting (GstGpuFftBase * self)
+{
+  self->priv->posts_sync = self->priv->is_live == 0
+      && GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
+  gst_gpu_fft_poster_set_held (self->priv->poster, self->priv->posts_sync);
+}
+
+/* Streaming thread, at the end of a buffer: where the poster is held,
+ * waits for the batches handed over (the plan's drain: at most until
+ * their stall deadline, cut short by a stop) and posts the messages of
+ * the intervals they closed, and those queued before, here, in order. A
+ * buffer that handed nothing over posts what is queued (warnings). */
+gboolean
+gst_gpu_fft_base_results_post_buffer (GstGpuFftBase * self)
+{
+  GError *error = NULL;
+  gboolean cancelled;
+
+  if (!self->priv->posts_sync)
+    return TRUE;
+  /* (held: no thread of the plan's posts, so its drain may wait) */
+  if (self->priv->plan && gpufft_plan_in_flight (self->priv->plan) > 0
+      && gpufft_plan_collect (self->priv->plan, TRUE, NULL, NULL,
+          &error) < 0) {
+    /* (a stop: what is queued is dropped) */
+    cancelled = g_error_matches (error, GPUFFT_ERROR, GPUFFT_ERROR_CANCELLED);
+    gst_gpu_fft_base_results_post_engine_error (self, "Analysing on the GPU",
+        error);
+    g_clear_error (&error);
+    return cancelled;
   }
   gst_gpu_fft_poster_wait (self->priv->poster);
   return TRUE;

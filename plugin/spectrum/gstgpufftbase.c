@@ -58,7 +58,10 @@
  * Threads: the properties (the device ones here, the others in the
  * subclasses) take only the object lock; start, stop, setup, the events
  * and transform_ip run serialised with the streaming thread; results are
- * posted from the engine's completion thread (gstgpufftbase-results.c).
+ * handed to the poster on the engine's completion thread and posted by
+ * the posting threads, or, for gpuspectrum on a stream that is not live,
+ * by the streaming thread before each buffer leaves
+ * (gstgpufftbase-results.c).
  *
  * Files: this one is the class (device properties, GstBaseTransform entry
  * points, caps, start and stop); gstgpufftbase-input.c the input side of
@@ -470,6 +473,8 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
    * posted is waited for, except on its own thread: a bus handler that
    * stops the pipeline) */
   gst_gpu_fft_poster_stop (self->priv->poster);
+  self->priv->posts_sync = FALSE;
+  gst_gpu_fft_poster_set_held (self->priv->poster, FALSE);
   g_clear_pointer (&self->priv->bands, gst_gpu_fft_bands_unref);
   GST_OBJECT_LOCK (self);
   device = self->priv->device;

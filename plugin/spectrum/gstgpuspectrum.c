@@ -44,7 +44,11 @@
  * (spectrum goes on, adding phases from its next frame). What it keeps of its own, spectrum's
  * faults: S24 downmix works; a synchronous bus handler may change any property;
  * no reference is kept on buffers; non-interleaved input and up to 4096
- * channels.
+ * channels. Its messages are posted as spectrum's where that matters: on a
+ * stream that is not live, those of the intervals a buffer completes are
+ * posted on the streaming thread before the buffer leaves (the class flag
+ * holds the poster, gstgpufftbase-results.c); a live stream's come from
+ * the posting threads, so that the audio is never held.
  *
  * This file is the element's own part: spectrum's properties and
  * defaults, mapped onto the settings of the analyser it derives from,

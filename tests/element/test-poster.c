@@ -2,8 +2,9 @@
  * of many elements pushed in one round are posted by few thread
  * wake-ups; a synchronous bus handler that blocks holds its own element's
  * messages only; a live stream's queue keeps the newest 1024 and counts
- * the others; a bus handler that waits for its own poster returns. No
- * device. */
+ * the others; a bus handler that waits for its own poster returns; a
+ * held poster's messages, pushed from another thread, are posted by the
+ * thread that waits, in order, and by no posting thread. No device. */
 #include <gst/check/gstcheck.h>
 #include "gstgpufftposter.h"
 
@@ -46,6 +47,10 @@ typedef struct
    * is_posting told the posters apart */
   gboolean reentrant;
   gboolean reentrant_ok;
+  /* element 0's messages posted by a thread other than `expect` (where
+   * set) */
+  GThread *expect;
+  guint foreign;
 } Ctx;
 
 static GstBusSyncReply
@@ -56,8 +61,11 @@ on_message (GstBus * bus, GstMessage * m, gpointer data)
   guint i, n = 0;
   gint64 deadline;
 
-  if (s == NULL || !gst_structure_has_name (s, "test"))
+  /* (a handler that drops a message unrefs it) */
+  if (s == NULL || !gst_structure_has_name (s, "test")) {
+    gst_message_unref (m);
     return GST_BUS_DROP;
+  }
   gst_structure_get_uint (s, "i", &i);
   gst_structure_get_uint (s, "n", &n);
   if (i == 0 && c->reentrant) {
@@ -67,6 +75,8 @@ on_message (GstBus * bus, GstMessage * m, gpointer data)
   }
   g_mutex_lock (&c->lock);
   g_array_append_val (c->seen[i], n);
+  if (i == 0 && c->expect && g_thread_self () != c->expect)
+    c->foreign++;
   if (i == 0 && n == 0 && c->block_first) {
     deadline = g_get_monotonic_time () + BLOCK_US;
     c->blocking = TRUE;
@@ -76,6 +86,7 @@ on_message (GstBus * bus, GstMessage * m, gpointer data)
   }
   g_cond_broadcast (&c->cond);
   g_mutex_unlock (&c->lock);
+  gst_message_unref (m);
   return GST_BUS_DROP;
 }
 
@@ -340,6 +351,52 @@ GST_START_TEST (test_handler_waits_for_its_own_poster)
 
 GST_END_TEST;
 
+#define HELD_MESSAGES 100
+
+static gpointer
+push_held (gpointer data)
+{
+  Ctx *c = data;
+  guint n;
+
+  for (n = 0; n < HELD_MESSAGES; n++)
+    push (c, 0, n, FALSE);
+  return NULL;
+}
+
+/* A held poster: messages pushed by another thread (a completion
+ * thread's) wait, and no posting thread holds the element meanwhile but
+ * through the messages themselves; the waiting thread posts them all, in
+ * order, itself; released, what it then queues goes to a posting thread */
+GST_START_TEST (test_held_posts_on_waiting_thread)
+{
+  Ctx *c = ctx_new (1);
+  GThread *t;
+
+  gst_gpu_fft_poster_set_held (c->posters[0], TRUE);
+  t = g_thread_new ("pusher", push_held, c);
+  g_thread_join (t);
+  /* (a posting thread would have posted some by now) */
+  g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+  fail_unless_equals_int (seen (c, 0), 0);
+  /* the queued messages reference the element, nothing else does */
+  ASSERT_OBJECT_REFCOUNT (c->elements[0], "element", 1 + HELD_MESSAGES);
+  c->expect = g_thread_self ();
+  gst_gpu_fft_poster_wait (c->posters[0]);
+  check_seen (c, 0, 0, 0, HELD_MESSAGES);
+  fail_unless_equals_int (c->foreign, 0);
+  ASSERT_OBJECT_REFCOUNT (c->elements[0], "element", 1);
+  /* released: posted off this thread */
+  c->expect = NULL;
+  push (c, 0, HELD_MESSAGES, FALSE);
+  gst_gpu_fft_poster_set_held (c->posters[0], FALSE);
+  gst_gpu_fft_poster_wait (c->posters[0]);
+  check_seen (c, 0, 0, 0, HELD_MESSAGES + 1);
+  ctx_free (c);
+}
+
+GST_END_TEST;
+
 static Suite *
 poster_suite (void)
 {
@@ -355,6 +412,7 @@ poster_suite (void)
   tcase_add_test (tc, test_bounded_queue_drops_oldest);
   tcase_add_test (tc, test_stop_beside_blocked_handler);
   tcase_add_test (tc, test_handler_waits_for_its_own_poster);
+  tcase_add_test (tc, test_held_posts_on_waiting_thread);
   return s;
 }
 
