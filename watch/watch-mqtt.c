@@ -79,7 +79,6 @@ drain (WatchMqtt * m)
       g_queue_push_head (&m->queue, msg);
       if (!msg->event)
         m->queued_readings++;
-      m->connected = FALSE;
       msg = NULL;
     } else {
       m->dropped++;

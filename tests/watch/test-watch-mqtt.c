@@ -285,6 +285,14 @@ sub_wait (Sub * s, const gchar * topic, const gchar * part, gint timeout_ms)
   return found;
 }
 
+static gint
+cmp_gint64 (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 static void
 wait_connected (WatchMqtt * m, gint timeout_s)
 {
@@ -471,6 +479,7 @@ test_broker_later (void)
   Message *msg;
   gint64 t0, slowest = 0, dt;
   guint i, n = WATCH_MQTT_QUEUE + 6;
+  gint64 times[WATCH_MQTT_QUEUE + 6];
   GError *error = NULL;
   gchar *last;
 
@@ -492,15 +501,22 @@ test_broker_later (void)
     watch_mqtt_publish_reading (m, &r);
     dt = g_get_monotonic_time () - t0;
     slowest = MAX (slowest, dt);
+    times[i] = dt;
   }
+  qsort (times, n, sizeof (gint64), cmp_gint64);
   event (&e, "late", "last");
   t0 = g_get_monotonic_time ();
   watch_mqtt_publish_event (m, &e);
   dt = g_get_monotonic_time () - t0;
   slowest = MAX (slowest, dt);
-  g_test_message ("slowest publish with the broker down: %" G_GINT64_FORMAT
-      " us", slowest);
-  g_assert_cmpint (slowest, <, 50000);
+  g_test_message ("publish with the broker down: median %" G_GINT64_FORMAT
+      " us, 99th percentile %" G_GINT64_FORMAT " us, slowest %"
+      G_GINT64_FORMAT " us", times[n / 2], times[n * 99 / 100], slowest);
+  /* waiting on the network would take a second or more (the retries'
+   * delay, a connect, resolving); single calls on a busy machine can be
+   * preempted for tens of ms */
+  g_assert_cmpint (times[n * 99 / 100], <, 5000);
+  g_assert_cmpint (slowest, <, 500000);
   g_assert_false (watch_mqtt_is_connected (m));
   /* n + 2 messages, WATCH_MQTT_QUEUE kept: the oldest readings dropped */
   g_assert_cmpuint (watch_mqtt_get_dropped (m), ==, n + 2 - WATCH_MQTT_QUEUE);
@@ -565,7 +581,7 @@ test_broker_restart (void)
   }
   g_test_message ("slowest publish with the broker gone: %" G_GINT64_FORMAT
       " us", slowest);
-  g_assert_cmpint (slowest, <, 50000);
+  g_assert_cmpint (slowest, <, 500000);
   broker_start (b);
   wait_connected (m, 20);
   s = sub_new (b->port, "watch-test-restart", FALSE);
@@ -580,6 +596,34 @@ test_broker_restart (void)
   watch_mqtt_free (m);
   sub_free (s);
   broker_free (b);
+}
+
+/* no broker ever: publishing stays quick, free returns promptly */
+static void
+test_never_connected (void)
+{
+  WatchMqtt *m = watch_mqtt_new ("127.0.0.1", free_port (), PREFIX, NULL);
+  WatchReading r;
+  WatchEvent e;
+  gint64 t0, dt;
+
+  g_assert_nonnull (m);
+  reading (&r, "nowhere", 1);
+  event (&e, "nowhere", NULL);
+  t0 = g_get_monotonic_time ();
+  watch_mqtt_publish_reading (m, &r);
+  watch_mqtt_publish_event (m, &e);
+  dt = g_get_monotonic_time () - t0;
+  g_assert_cmpint (dt, <, 500000);
+  /* the first retry (after 1 s) has failed too */
+  g_usleep (1200000);
+  g_assert_false (watch_mqtt_is_connected (m));
+  t0 = g_get_monotonic_time ();
+  watch_mqtt_free (m);
+  dt = g_get_monotonic_time () - t0;
+  g_test_message ("watch_mqtt_free, never connected: %" G_GINT64_FORMAT
+      " us", dt);
+  g_assert_cmpint (dt, <, 500000);
 }
 
 static void
@@ -629,6 +673,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/mqtt/last-will", test_last_will);
   g_test_add_func ("/watch/mqtt/broker-later", test_broker_later);
   g_test_add_func ("/watch/mqtt/broker-restart", test_broker_restart);
+  g_test_add_func ("/watch/mqtt/never-connected", test_never_connected);
   g_test_add_func ("/watch/mqtt/bad-arguments", test_bad_arguments);
   return g_test_run ();
 }
