@@ -606,6 +606,7 @@ test_never_connected (void)
   WatchReading r;
   WatchEvent e;
   gint64 t0, dt;
+  guint i;
 
   g_assert_nonnull (m);
   reading (&r, "nowhere", 1);
@@ -615,6 +616,15 @@ test_never_connected (void)
   watch_mqtt_publish_event (m, &e);
   dt = g_get_monotonic_time () - t0;
   g_assert_cmpint (dt, <, 500000);
+  g_assert_cmpuint (watch_mqtt_get_dropped (m), ==, 0);
+  /* the queue full of events: the reading goes first, then the oldest
+   * events, one for each new one */
+  for (i = 0; i < WATCH_MQTT_QUEUE; i++)
+    watch_mqtt_publish_event (m, &e);
+  g_assert_cmpuint (watch_mqtt_get_dropped (m), ==, 2);
+  for (i = 0; i < 5; i++)
+    watch_mqtt_publish_event (m, &e);
+  g_assert_cmpuint (watch_mqtt_get_dropped (m), ==, 7);
   /* the first retry (after 1 s) has failed too */
   g_usleep (1200000);
   g_assert_false (watch_mqtt_is_connected (m));
