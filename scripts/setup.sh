@@ -23,6 +23,13 @@ packages=(
   xvfb xauth gir1.2-gtk-3.0
   # benchmarks (FFTW peer)
   libfftw3-dev
+  # gpufft-watch, the monitoring service (-Dwatch)
+  libmosquitto-dev                      # its MQTT publisher (libmosquitto)
+  libsoup-3.0-dev                       # its HTTP server (/metrics, /api)
+  mosquitto                             # an MQTT broker for its tests
+  mosquitto-clients                     # mosquitto_pub/_sub, to watch it by hand
+  prometheus                            # promtool and a real server for its tests
+  libjson-glib-dev                      # its tests' independent JSON reader
 )
 
 if [ "$(id -u)" -eq 0 ]; then
