@@ -110,6 +110,7 @@ entry_new (Service * svc, const WatchStreamConfig * sc)
   e->stream = watch_stream_new (sc, svc->config->device_index,
       svc->config->restart_max_s);
   watch_alarms_init (&e->alarms);
+  e->snap.start_us = g_get_real_time ();
   watch_stream_read (e->stream, g_get_real_time (), &e->snap.reading);
   return e;
 }

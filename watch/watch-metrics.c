@@ -73,6 +73,7 @@ typedef enum
   F_BAND,
   F_DOMINANT,
   F_RESTARTS,
+  F_START,
   F_ALARM,
   N_FAMILIES
 } Family;
@@ -104,6 +105,9 @@ static const struct
       "Loudest spectral peak over the last second (0: none)"},
   {"gpufft_source_restarts_total", "counter",
       "Restarts of the stream's source since the service started"},
+  {"gpufft_stream_start_time_seconds", "gauge",
+      "When the service began to measure the stream (added or changed), "
+        "seconds since the epoch"},
   {"gpufft_alarm_active", "gauge",
       "1 while the alarm is raised, else 0"},
 };
@@ -186,6 +190,10 @@ family_samples (GString * out, Family f, const WatchSnapshot * s)
       break;
     case F_RESTARTS:
       scalar (out, f, r, (gdouble) r->restarts);
+      break;
+    case F_START:
+      if (s->start_us > 0)
+        scalar (out, f, r, s->start_us / 1e6);
       break;
     case F_ALARM:
       for (i = 0; i < WATCH_N_ALARMS; i++) {
@@ -290,8 +298,9 @@ watch_metrics_json (WatchSnapshot * const *snaps, guint n, gsize max_bytes,
     g_string_append_c (out, ']');
     json_key (out, "dominant_hz");
     json_number (out, r->dominant_hz);
-    g_string_append_printf (out, ",\"restarts\":%" G_GUINT64_FORMAT,
-        r->restarts);
+    g_string_append_printf (out, ",\"restarts\":%" G_GUINT64_FORMAT
+        ",\"start_time_us\":%" G_GINT64_FORMAT, r->restarts,
+        snaps[i]->start_us);
     g_string_append (out, ",\"alarms\":{");
     for (k = 0; k < WATCH_N_ALARMS; k++)
       g_string_append_printf (out, "%s\"%s\":%s", k ? "," : "",

@@ -22,6 +22,8 @@ typedef struct
 {
   WatchReading reading;         /* reading.stream owned by the snapshot */
   gboolean alarm[WATCH_N_ALARMS];
+  gint64 start_us;              /* when the service began to measure the
+                                 * stream (added, or last changed) */
 } WatchSnapshot;
 
 /* appends @value with `\`, `"` and newline escaped as the exposition's
