@@ -108,9 +108,9 @@ entry_new (Service * svc, const WatchStreamConfig * sc)
   Entry *e = g_new0 (Entry, 1);
 
   e->stream = watch_stream_new (sc, svc->config->device_index,
-      svc->config->restart_max_s);
-  watch_alarms_init (&e->alarms);
+      svc->config->fft_size, svc->config->restart_max_s);
   e->snap.start_us = g_get_real_time ();
+  watch_alarms_init (&e->alarms, e->snap.start_us);
   watch_stream_read (e->stream, g_get_real_time (), &e->snap.reading);
   return e;
 }
@@ -248,6 +248,7 @@ service_settings_equal (const WatchConfig * a, const WatchConfig * b)
       && a->listen_port == b->listen_port
       && a->device_index == b->device_index
       && a->restart_max_s == b->restart_max_s
+      && a->fft_size == b->fft_size
       && g_strcmp0 (a->log_dir, b->log_dir) == 0
       && g_strcmp0 (a->events, b->events) == 0
       && g_strcmp0 (a->mqtt_host, b->mqtt_host) == 0
@@ -330,6 +331,7 @@ on_sighup (gpointer data)
   /* the new streams take the running service settings */
   config->device_index = svc->config->device_index;
   config->restart_max_s = svc->config->restart_max_s;
+  config->fft_size = svc->config->fft_size;
   apply_streams (svc, config);
   watch_config_free (svc->config);
   svc->config = config;
@@ -368,6 +370,7 @@ static const gchar *help_description =
     "    listen=127.0.0.1:9750    HOST:PORT of the HTTP endpoints\n"
     "    device-index=-1          Vulkan device (-1: automatic)\n"
     "    restart-max=30           s, the restart backoff's bound\n"
+    "    fft-size=8192            gpufftspectrum's frame (even, 256 .. 65536)\n"
     "    log-dir=DIR              per-stream loudness logs (none if absent)\n"
     "    events=PATH|-            alarm events as JSON lines (- : stdout)\n"
     "    mqtt-host=HOST  mqtt-port=1883  mqtt-topic=gpufft/<hostname>\n"

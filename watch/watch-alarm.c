@@ -5,9 +5,10 @@
 #include <string.h>
 
 void
-watch_alarms_init (WatchAlarms * alarms)
+watch_alarms_init (WatchAlarms * alarms, gint64 start_us)
 {
   memset (alarms, 0, sizeof (*alarms));
+  alarms->start_us = start_us;
 }
 
 gint
@@ -158,7 +159,15 @@ watch_alarms_update (WatchAlarms * a, const WatchAlarmSettings * s,
   cond[WATCH_ALARM_CLIPPING] = clipping_cond (s, r);
   cond[WATCH_ALARM_LOUDNESS] = loudness_cond (s, r);
   cond[WATCH_ALARM_STUCK_TONE] = tone_cond (a, s, r);
-  cond[WATCH_ALARM_DOWN] = r->up ? WATCH_COND_FALSE : WATCH_COND_TRUE;
+  if (r->up)
+    a->ever_up = TRUE;
+  if (r->up)
+    cond[WATCH_ALARM_DOWN] = WATCH_COND_FALSE;
+  else if (!a->ever_up
+      && (gdouble) (r->wall_us - a->start_us) < s->down_hold_s * 1e6)
+    cond[WATCH_ALARM_DOWN] = WATCH_COND_UNKNOWN;
+  else
+    cond[WATCH_ALARM_DOWN] = WATCH_COND_TRUE;
   for (k = 0; k < WATCH_N_ALARMS; k++) {
     gint step;
 

@@ -12,7 +12,7 @@
  * | clipping | a channel's sample peak at or above clipping-level | 0 | clipping-hold |
  * | loudness | the measure (short-term or integrated) further than loudness-tolerance from loudness-target; -inf (nothing above the gates) is unknown | loudness-hold | 0 |
  * | stuck_tone | a dominant frequency (above 0 Hz) within tone-tolerance of where it was when the run began | tone-hold | 0 |
- * | down | no audio within down-hold (the reading's `up` is FALSE) | 0 | 0 |
+ * | down | no audio within down-hold (the reading's `up` is FALSE); unknown until down-hold has passed since the stream was added, or audio came | 0 | 0 |
  *
  * Times come from the readings (wall_us); nothing here reads a clock, so
  * the machines are tested with made-up readings. Not thread-safe: one
@@ -44,9 +44,12 @@ typedef struct
 {
   WatchAlarmState state[WATCH_N_ALARMS];
   gdouble tone_ref_hz;
+  gint64 start_us;
+  gboolean ever_up;
 } WatchAlarms;
 
-void watch_alarms_init (WatchAlarms * alarms);
+/* @start_us: when the stream was added (its reading times' clock) */
+void watch_alarms_init (WatchAlarms * alarms, gint64 start_us);
 
 /* One step of one machine at @now_us: returns +1 when it is raised now,
  * -1 when it is cleared now, 0 otherwise. Holds in seconds. */

@@ -10,7 +10,7 @@ G_DEFINE_QUARK (watch-config-error-quark, watch_config_error);
 #define STREAM_PREFIX "stream "
 
 static const gchar *const service_keys[] = {
-  "listen", "device-index", "restart-max", "log-dir", "events", "mqtt-host",
+  "listen", "device-index", "restart-max", "fft-size", "log-dir", "events", "mqtt-host",
   "mqtt-port", "mqtt-topic", NULL
 };
 
@@ -285,6 +285,7 @@ read_service (GKeyFile * kf, WatchConfig * c, GError ** error)
   c->listen_port = 9750;
   c->device_index = -1;
   c->restart_max_s = 30.0;
+  c->fft_size = 8192;
   c->mqtt_port = 1883;
   c->mqtt_topic = g_strdup_printf ("gpufft/%s", g_get_host_name ());
   if (!g_key_file_has_group (kf, g))
@@ -305,8 +306,12 @@ read_service (GKeyFile * kf, WatchConfig * c, GError ** error)
     return fail (error, g, "device-index", "%g is not a whole number", dev);
   c->device_index = (gint) dev;
   if (!get_double (kf, g, "restart-max", 1, 3600, &c->restart_max_s, error)
-      || !get_uint (kf, g, "mqtt-port", 1, 65535, &c->mqtt_port, error))
+      || !get_uint (kf, g, "mqtt-port", 1, 65535, &c->mqtt_port, error)
+      || !get_uint (kf, g, "fft-size", 256, 65536, &c->fft_size, error))
     return FALSE;
+  if (c->fft_size % 2 != 0)
+    return fail (error, g, "fft-size", "%u is odd (an even size, 256 .. "
+        "65536)", c->fft_size);
   c->log_dir = raw_value (kf, g, "log-dir");
   if (c->log_dir != NULL && c->log_dir[0] == '\0')
     return fail (error, g, "log-dir", "empty (leave the key out for no log)");

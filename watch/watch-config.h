@@ -93,6 +93,7 @@ typedef struct
   guint listen_port;
   gint device_index;
   gdouble restart_max_s;        /* the restart backoff's bound */
+  guint fft_size;               /* gpufftspectrum's, every stream's */
   gchar *log_dir;               /* NULL: no loudness log */
   gchar *events;                /* NULL: none; "-": stdout; else a path */
   gchar *mqtt_host;             /* NULL: no MQTT */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define ANALYSIS_INTERVAL_NS (GST_SECOND)
-#define FFT_SIZE 8192
+#define START_GRACE_S 30.0
 #define BACKOFF_FIRST_S 1.0
 #define BACKOFF_RESET_S 10.0
 
@@ -21,6 +21,7 @@ struct _WatchStream
 {
   WatchStreamConfig *config;
   gint device_index;
+  guint fft_size;
   gdouble restart_max_s;
 
   /* main thread */
@@ -39,7 +40,7 @@ struct _WatchStream
 
   /* under lock: written by the posting threads */
   GMutex lock;
-  gint64 last_audio_us;
+  gint64 last_audio_us;         /* through the analysers; 0 never */
   gint64 first_audio_us;        /* of this pipeline; 0 none yet */
   guint channels;
   gdouble momentary, shortterm, integrated, lra, true_peak;
@@ -99,12 +100,13 @@ reset_values (WatchStream * s)
 
 WatchStream *
 watch_stream_new (const WatchStreamConfig * config, gint device_index,
-    gdouble restart_max_s)
+    guint fft_size, gdouble restart_max_s)
 {
   WatchStream *s = g_atomic_rc_box_new0 (WatchStream);
 
   s->config = watch_stream_config_copy (config);
   s->device_index = device_index;
+  s->fft_size = fft_size;
   s->restart_max_s = restart_max_s;
   s->backoff_s = BACKOFF_FIRST_S;
   s->test_on = -1;
@@ -543,7 +545,7 @@ build (WatchStream * s, GError ** error)
   g_object_set (loud, "interval", (guint64) ANALYSIS_INTERVAL_NS,
       "device-index", s->device_index, NULL);
   g_object_set (spec, "interval", (guint64) ANALYSIS_INTERVAL_NS,
-      "fft-size", FFT_SIZE, "device-index", s->device_index,
+      "fft-size", s->fft_size, "device-index", s->device_index,
       "multi-channel", FALSE, "octave-fraction", 3, NULL);
   gst_util_set_object_arg (G_OBJECT (spec), "frequency-scale", "octave");
   gst_util_set_object_arg (G_OBJECT (spec), "message-format", "bytes");
@@ -564,7 +566,7 @@ build (WatchStream * s, GError ** error)
         "the source does not link to audioconvert");
     goto fail;
   }
-  pad = gst_element_get_static_pad (filter, "src");
+  pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
       GST_PAD_PROBE_TYPE_BUFFER_LIST, audio_probe, stream_ref (s),
       stream_unref);
@@ -595,7 +597,6 @@ watch_stream_start (WatchStream * s)
   s->start_us = now;
   g_mutex_lock (&s->lock);
   reset_values (s);
-  s->last_audio_us = now;
   g_mutex_unlock (&s->lock);
   s->pipeline = build (s, &err);
   if (s->pipeline == NULL) {
@@ -636,9 +637,11 @@ watch_stream_tick (WatchStream * s, gint64 now_us)
   last = s->last_audio_us;
   first = s->first_audio_us;
   g_mutex_unlock (&s->lock);
-  if ((gdouble) (now_us - last) >= c->alarms.down_hold_s * 1e6) {
+  if (first == 0 ? (gdouble) (now_us - s->start_us) >=
+      MAX (c->alarms.down_hold_s, START_GRACE_S) * 1e6 :
+      (gdouble) (now_us - last) >= c->alarms.down_hold_s * 1e6) {
     gchar *why = g_strdup_printf ("no audio for %.1f s",
-        c->alarms.down_hold_s);
+        (now_us - MAX (last, s->start_us)) / 1e6);
     fail_and_restart (s, why);
     g_free (why);
     return;
@@ -665,8 +668,7 @@ watch_stream_read (WatchStream * s, gint64 now_us, WatchReading * r)
   r->wall_us = now_us;
   r->restarts = s->restarts;
   g_mutex_lock (&s->lock);
-  r->up = s->state == STATE_RUNNING && s->first_audio_us != 0
-      && (gdouble) (now_us - s->last_audio_us) <
+  r->up = s->last_audio_us != 0 && (gdouble) (now_us - s->last_audio_us) <
       s->config->alarms.down_hold_s * 1e6;
   r->momentary_lufs = s->momentary;
   r->shortterm_lufs = s->shortterm;

@@ -6,7 +6,7 @@
  * audio through and posting once a second: gpuloudness the loudness
  * (momentary, short-term, integrated, LRA, true peak since the start),
  * gpufftspectrum (1/3-octave bands from 20 Hz, mean of the channels,
- * fft-size 8192, Hann) the band levels and the dominant frequency, and
+ * [service] fft-size, Hann) the band levels and the dominant frequency, and
  * GStreamer's level the per-channel sample peak and RMS of the second.
  * Sources: a URI (uridecodebin: file, http(s), rtsp, srt, ...), rtp://
  * (udpsrc ! rtpjitterbuffer ! depayloader [! opusdec]), pulsesrc,
@@ -20,9 +20,16 @@
  * own, so a source that hangs in its stop holds no other stream and not
  * the main loop; a stream has at most one such thread at a time.
  *
+ * Audio is what has passed the analysers (a probe on the sink's pad): a
+ * stream is up while some passed within its down-hold, across restarts.
+ *
  * Restarts: an error, an EOS, or no audio for the stream's down-hold ends
  * the pipeline; a new one starts after a backoff that doubles from 1 s up
- * to restart-max, and returns to 1 s once audio has flowed for 10 s. */
+ * to restart-max, and returns to 1 s once audio has flowed for 10 s. A
+ * pipeline that has passed no audio yet has START_GRACE_S (30 s) or the
+ * down-hold, the longer, before it counts as stalled: opening the device
+ * and making the spectrum's plan may take that long on a CPU Vulkan
+ * device. */
 #ifndef __WATCH_STREAM_H__
 #define __WATCH_STREAM_H__
 
@@ -36,7 +43,7 @@ typedef struct _WatchStream WatchStream;
 
 /* takes a copy of what it needs from @config; starts nothing */
 WatchStream *watch_stream_new (const WatchStreamConfig * config,
-    gint device_index, gdouble restart_max_s);
+    gint device_index, guint fft_size, gdouble restart_max_s);
 const gchar *watch_stream_name (WatchStream * stream);
 const WatchStreamConfig *watch_stream_config (WatchStream * stream);
 /* builds and plays the pipeline */

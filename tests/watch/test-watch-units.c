@@ -104,6 +104,8 @@ test_config_bad (void)
   assert_refused ("[service]\nmqtt-topic=a/#\n", "mqtt-topic", NULL);
   assert_refused ("[service]\nevents=\n", "events", NULL);
   assert_refused ("[service]\nmqtt-port=0\n", "mqtt-port", NULL);
+  assert_refused ("[service]\nfft-size=1001\n", "fft-size", "odd");
+  assert_refused ("[service]\nfft-size=128\n", "fft-size", "128");
   assert_refused ("no group\n", NULL, NULL);
   assert_refused ("[stream ]\nsource=test:\n", "[stream ]", "name");
 }
@@ -159,7 +161,7 @@ test_alarm_machines (void)
   WatchAlarmSettings s = c->defaults;
   WatchAlarms a;
 
-  watch_alarms_init (&a);
+  watch_alarms_init (&a, 1);
   /* sound at -23 LUFS, a wandering dominant frequency: nothing */
   STEP (100, TRUE, -26, -20, -23, 500, "");
   STEP (101, TRUE, -26, -20, -23, 600, "");
@@ -206,10 +208,30 @@ test_alarm_disabled (void)
   WatchAlarmSettings s = c->defaults;
   WatchAlarms a;
 
-  watch_alarms_init (&a);
+  watch_alarms_init (&a, 1);
   STEP (1, TRUE, -90, 0, -50, 997, "");
   STEP (2, TRUE, -90, 0, -50, 997, "");
   STEP (3, FALSE, NAN, NAN, NAN, NAN, "+down");
+  watch_config_free (c);
+}
+
+/* a stream just added has had no time to deliver audio yet: down only
+ * once the down-hold has passed since the machines began */
+static void
+test_alarm_start_grace (void)
+{
+  WatchConfig *c = load ("[defaults]\ndown-hold=5\n", NULL);
+  WatchAlarmSettings s = c->defaults;
+  WatchAlarms a;
+
+  watch_alarms_init (&a, 100 * G_USEC_PER_SEC);
+  STEP (101, FALSE, NAN, NAN, NAN, NAN, "");
+  STEP (104, FALSE, NAN, NAN, NAN, NAN, "");
+  STEP (105, FALSE, NAN, NAN, NAN, NAN, "+down");
+  /* once audio came, down is at once (the hold is in `up`) */
+  watch_alarms_init (&a, 200 * G_USEC_PER_SEC);
+  STEP (201, TRUE, -20, -10, -23, 0, "");
+  STEP (202, FALSE, NAN, NAN, NAN, NAN, "+down");
   watch_config_free (c);
 }
 
@@ -316,6 +338,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/config/bad", test_config_bad);
   g_test_add_func ("/watch/alarm/machines", test_alarm_machines);
   g_test_add_func ("/watch/alarm/disabled", test_alarm_disabled);
+  g_test_add_func ("/watch/alarm/start-grace", test_alarm_start_grace);
   g_test_add_func ("/watch/shard/hash", test_shard_hash);
   g_test_add_func ("/watch/metrics/escaping", test_escaping);
   return g_test_run ();

@@ -59,6 +59,13 @@ def cleanup():
 
 def fail(msg):
     log("FAIL:", msg)
+    for p in _procs:
+        try:
+            lines = read_log(p).splitlines()[-40:]
+        except OSError:
+            continue
+        log(f"--- {' '.join(p.args[:3])} (last lines) ---")
+        log("\n".join(lines))
     cleanup()
     sys.exit(1)
 
