@@ -56,6 +56,10 @@ handle (SoupServer * server, SoupServerMessage * msg, const char *path,
   gsize len = 0;
   guint status = SOUP_STATUS_OK;
 
+  /* one request a connection: a connection lives no longer than its
+   * request's deadline */
+  soup_message_headers_replace (soup_server_message_get_response_headers
+      (msg), "Connection", "close");
   if (strcmp (method, "GET") != 0 && strcmp (method, "HEAD") != 0) {
     soup_server_message_set_status (msg, SOUP_STATUS_METHOD_NOT_ALLOWED,
         NULL);
@@ -81,6 +85,7 @@ watch_http_new (const gchar * host, guint port, GError ** error)
   WatchHttp *h = g_new0 (WatchHttp, 1);
   GInetAddress *ia = g_inet_address_new_from_string (host);
   GSocketAddress *sa;
+  GSocket *sock;
   GError *err = NULL;
 
   if (ia == NULL) {
@@ -101,16 +106,25 @@ watch_http_new (const gchar * host, guint port, GError ** error)
       h);
   g_signal_connect (h->server, "request-aborted", G_CALLBACK (request_done),
       h);
-  if (!soup_server_listen (h->server, sa, 0, &err)) {
+  sock = g_socket_new (g_socket_address_get_family (sa),
+      G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &err);
+  if (sock != NULL) {
+    g_socket_set_listen_backlog (sock, WATCH_HTTP_BACKLOG);
+    if (!g_socket_bind (sock, sa, TRUE, &err)
+        || !g_socket_listen (sock, &err)
+        || !soup_server_listen_socket (h->server, sock, 0, &err))
+      g_clear_object (&sock);
+  }
+  g_object_unref (sa);
+  if (sock == NULL) {
     g_set_error (error, G_IO_ERROR, err->code,
         "[service] listen: cannot listen on %s:%u: %s", host, port,
         err->message);
     g_error_free (err);
-    g_object_unref (sa);
     watch_http_free (h);
     return NULL;
   }
-  g_object_unref (sa);
+  g_object_unref (sock);
   return h;
 }
 

@@ -7,8 +7,10 @@
  * WATCH_HTTP_MAX_IN_FLIGHT requests are served at once (more are answered
  * 503 at once), a body is at most the builder's own bound, and a request
  * not finished within WATCH_HTTP_DEADLINE_S (a client that does not read)
- * has its connection shut down, so a slow client holds at most one body
- * for that long and stalls nothing. GET and HEAD only. */
+ * has its connection shut down (also one that has sent nothing yet), so
+ * a slow client holds at most one body for that long and stalls nothing.
+ * Each connection serves one request (Connection: close). GET and HEAD
+ * only. */
 #ifndef __WATCH_HTTP_H__
 #define __WATCH_HTTP_H__
 
@@ -18,6 +20,8 @@ G_BEGIN_DECLS
 
 #define WATCH_HTTP_MAX_IN_FLIGHT 64
 #define WATCH_HTTP_DEADLINE_S 10
+/* connections the kernel queues before they are accepted */
+#define WATCH_HTTP_BACKLOG 256
 
 typedef struct _WatchHttp WatchHttp;
 
