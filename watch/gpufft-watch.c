@@ -49,6 +49,7 @@ typedef struct
   WatchHttp *http;
   GMainLoop *loop;
   gint64 next_reading_us;
+  gboolean stopping;
 } Service;
 
 static void
@@ -318,8 +319,11 @@ on_sighup (gpointer data)
 {
   Service *svc = data;
   GError *err = NULL;
-  WatchConfig *config = watch_config_load_file (svc->config_path, &err);
+  WatchConfig *config;
 
+  if (svc->stopping)
+    return G_SOURCE_CONTINUE;
+  config = watch_config_load_file (svc->config_path, &err);
   if (config == NULL) {
     log_line ("reload refused, the running configuration stays: %s",
         err->message);
@@ -435,7 +439,7 @@ main (int argc, char **argv)
     "gpuloudness", "gpufftspectrum", "level", "audioconvert", "fakesink",
     NULL
   };
-  guint i, timer;
+  guint i, timer, tick_id;
   gboolean timed_out = FALSE;
 
   ctx = g_option_context_new ("- measure audio streams' loudness and "
@@ -504,14 +508,19 @@ main (int argc, char **argv)
       svc.config->listen_port, svc.shard.index, svc.shard.count);
   apply_streams (&svc, svc.config);
   svc.next_reading_us = g_get_real_time () + G_USEC_PER_SEC;
-  g_timeout_add (TICK_MS, tick, &svc);
+  tick_id = g_timeout_add (TICK_MS, tick, &svc);
   g_main_loop_run (svc.loop);
+  svc.stopping = TRUE;
 
   for (i = 0; i < svc.entries->len; i++)
     entry_clear_alarms (g_ptr_array_index (svc.entries, i),
         "the service stopped");
   g_ptr_array_unref (svc.entries);
-  svc.entries = g_ptr_array_new ();
+  /* (a SIGHUP while the stops finish finds no stream to keep) */
+  svc.entries = g_ptr_array_new_with_free_func (entry_free);
+  g_source_remove (tick_id);
+  watch_http_free (svc.http);
+  svc.http = NULL;
   /* the stops finish on their threads and report on the main context */
   timer = g_timeout_add_seconds (STOP_DEADLINE_S, stop_deadline, &timed_out);
   while (watch_stream_stopping () > 0 && !timed_out)
@@ -521,7 +530,7 @@ main (int argc, char **argv)
   if (watch_stream_stopping () > 0)
     log_line ("%u streams did not stop within %d s", watch_stream_stopping (),
         STOP_DEADLINE_S);
-  watch_http_free (svc.http);
+  g_ptr_array_unref (svc.entries);
   watch_config_free (svc.config);
   g_main_loop_unref (svc.loop);
   g_free (config_path);
