@@ -125,6 +125,15 @@ def check_command(cmd, src, build, tmp, music, fail):
         if rc != 0:
             fail.append("%s: exit %d\n%s" % (cmd, rc, out[-2000:]))
             return
+    elif cmd.startswith("build/watch/"):
+        argv = shlex.split(cmd)
+        argv[0] = os.path.join(build, argv[0][len("build/"):])
+        argv = [os.path.join(src, a) if a.startswith("examples/") else a
+                for a in argv]
+        rc, out = run(argv)
+        if rc != 0:
+            fail.append("%s: exit %d\n%s" % (cmd, rc, out[-2000:]))
+            return
     elif cmd.startswith("/usr/bin/python3 examples/"):
         argv = shlex.split(cmd)
         argv[1] = os.path.join(src, argv[1])
