@@ -544,11 +544,20 @@ gst_gpu_fft_base_setup (GstAudioFilter * filter, const GstAudioInfo * info)
     return TRUE;
 
   /* new caps: the pending interval is posted with the old format, then
-   * the framing restarts (a new plan is made if the format needs one) */
+   * the framing restarts (a new plan is made if the format needs one);
+   * gpuspectrum, as spectrum (which starts anew at new caps): the interval
+   * the new caps cut short is not posted, the complete ones are */
   gst_gpu_fft_base_settings_read_live (self);
-  if (self->priv->running
-      && !gst_gpu_fft_base_stream_flush_and_restart (self, FALSE))
-    return FALSE;
+  if (self->priv->running) {
+    gboolean ok;
+
+    self->priv->discarding =
+        GST_GPU_FFT_BASE_GET_CLASS (self)->spectrum_compat;
+    ok = gst_gpu_fft_base_stream_flush_and_restart (self, FALSE);
+    self->priv->discarding = FALSE;
+    if (!ok)
+      return FALSE;
+  }
   if (!gst_gpu_fft_base_results_drain (self))
     return FALSE;
   self->priv->buffer_hint = 0;  /* sized again by the next buffer */

@@ -28,8 +28,8 @@
  * mean-of-dB mode), its phase (the mean of the frames' angles, on the GPU
  * too), its message times (the PTS of the buffer an interval
  * begins with, else the last message's time plus the interval's samples),
- * its message count (the interval that EOS or a flush cuts short is not
- * posted), and its DISCONT (the interval cut is not posted, its sums of dB
+ * its message count (the interval that EOS, a flush or new caps cut
+ * short is not posted), and its DISCONT (the interval cut is not posted, its sums of dB
  * go into the next message, divided by that one's frame count; the
  * intervals start again there, the first as long as the one cut; the
  * frames go on over the samples before; a timestamp jump alone, a GAP or

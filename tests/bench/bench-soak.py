@@ -28,7 +28,17 @@ Checked for every stream, from its bus (a watch on the main loop):
     that is not counted ("holes"; a message next to a timestamp below 0,
     which a live audiotestsrc gives after some flushing seeks, wraps round
     and is counted apart); the next jump within 60 s of a poke of the
-    stream starts a new run instead; the spectrogram's pictures likewise
+    stream starts a new run instead, and so does, within 10 s of a new
+    rate, a jump by as much as the input's timestamps jumped there (a live
+    audiotestsrc counts its samples at the new rate: its timestamps jump
+    by the ratio after the first buffer of the new caps, which keeps the
+    old count; gpuspectrum's messages, as spectrum's, take the PTS of the
+    buffer an interval begins with; a probe on the analyser's sink pad
+    for the first two buffers of the new caps measures the jump);
+    gpuspectrum's messages, as spectrum's, have no `dropped` field: a gap
+    of whole intervals within 12 s of its WARNING that intervals of
+    analysis are dropped (posted at most every 10 s) is counted dropped,
+    not a hole; the spectrogram's pictures likewise
     (PTS + duration = the next PTS, a probe on the sink), a jump counted
     in the element's stats `dropped` not a hole;
   - no ERROR message; WARNING messages are counted;
@@ -52,6 +62,7 @@ check failed.
       [--elements gpufftspectrum,gpuspectrum,gpuloudness,gpufftspectrogram]
 """
 import argparse
+import collections
 import os
 import random
 import sys
@@ -155,6 +166,11 @@ class Stream:
         self.stall_notes = []
         self.hole_notes = []
         self.expect = None
+        # how far the input's timestamps jumped at a new rate: (ns,
+        # monotonic time) of the last few jumps
+        self.in_jumps = collections.deque(maxlen=8)
+        # (monotonic time of its last WARNING that intervals are dropped)
+        self.drop_warned_at = -100.0
         self.new_run()
         bus = self.pipe.get_bus()
         bus.add_signal_watch()
@@ -171,6 +187,48 @@ class Stream:
         old one that are still queued on the bus are contiguous)."""
         self.forgive_until = time.monotonic() + 60
 
+    def watch_new_caps(self):
+        """The jump of the input's timestamps at the caps just set: a
+        probe on the analyser's sink pad (streaming thread) from the first
+        buffer of those caps to the next, then removed."""
+        want = (self.rate, self.channels)
+        first_end = [None]
+
+        def on_buffer(pad, info):
+            caps = pad.get_current_caps()
+            buf = info.get_buffer()
+            if caps is None or buf.pts == Gst.CLOCK_TIME_NONE:
+                return Gst.PadProbeReturn.OK
+            st = caps.get_structure(0)
+            rate = st.get_int('rate')[1]
+            channels = st.get_int('channels')[1]
+            if (rate, channels) != want:
+                # (a buffer of the caps before, or caps set since)
+                return Gst.PadProbeReturn.OK if first_end[0] is None \
+                    else Gst.PadProbeReturn.REMOVE
+            if first_end[0] is None:
+                first_end[0] = buf.pts + \
+                    (buf.get_size() // (4 * channels)) * Gst.SECOND // rate
+                return Gst.PadProbeReturn.OK
+            if abs(buf.pts - first_end[0]) > 1000000:
+                self.in_jumps.append((buf.pts - first_end[0],
+                                      time.monotonic()))
+            return Gst.PadProbeReturn.REMOVE
+
+        self.el.get_static_pad('sink').add_probe(Gst.PadProbeType.BUFFER,
+                                                 on_buffer)
+
+    def input_jumped_by(self, delta):
+        """Whether the input's timestamps jumped by delta ns (within 1 ms)
+        at a new rate in the last 10 s (that jump is then used up)."""
+        now = time.monotonic()
+        for jump in list(self.in_jumps):
+            by, when = jump
+            if now - when < 10 and abs(by - delta) <= 1000000:
+                self.in_jumps.remove(jump)
+                return True
+        return False
+
     def on_message(self, bus, msg):
         t = msg.type
         if t == Gst.MessageType.ERROR:
@@ -178,6 +236,9 @@ class Stream:
             self.errors.append('%s (%s)' % (err.message, dbg))
         elif t == Gst.MessageType.WARNING:
             self.warnings += 1
+            err, dbg = msg.parse_warning()
+            if 'intervals of analysis are dropped' in err.message:
+                self.drop_warned_at = time.monotonic()
         elif t == Gst.MessageType.ELEMENT:
             s = msg.get_structure()
             if s is None or s.get_name() not in ('spectrum',
@@ -186,7 +247,10 @@ class Stream:
             ts = s.get_value('timestamp')
             dur = s.get_value('duration')
             ok, dropped = s.get_uint('dropped')
-            dropped = dropped if ok else 0
+            # (gpufftspectrum's has the field only where intervals were
+            # dropped; gpuspectrum's, as spectrum's, never: None)
+            dropped = dropped if ok else (
+                None if self.kind == 'gpuspectrum' else 0)
             if s.get_name() == 'ebur128-level':
                 # (the timestamp is the interval's end)
                 if ts is None or dur is None or ts >= 2 ** 63 or ts < dur:
@@ -243,8 +307,23 @@ class Stream:
                                        counted))
         self.pic_jumps = 0
 
+    def uncounted_drops(self, gap):
+        """A message without a `dropped` field (gpuspectrum's) gap ns
+        after where the one before ended: whole intervals within 12 s of
+        the element's WARNING that it drops intervals are counted
+        dropped."""
+        k = round(gap / INTERVAL)
+        if k < 1 or abs(gap - k * INTERVAL) > 50000 or \
+                time.monotonic() - self.drop_warned_at >= 12:
+            return False
+        self.dropped += k
+        return True
+
     def check(self, ts, dur, dropped):
-        """One analysis message: contiguous with the one before."""
+        """One analysis message: contiguous with the one before
+        (dropped None: the message has no `dropped` field)."""
+        counted = dropped is not None
+        dropped = dropped if counted else 0
         self.messages += 1
         self.last_msg_at = time.monotonic()
         self.dropped += dropped
@@ -262,6 +341,10 @@ class Stream:
                 pass
             elif time.monotonic() < self.forgive_until:
                 self.forgive_until = 0
+            elif self.input_jumped_by(ts - want):
+                pass
+            elif not counted and self.uncounted_drops(ts - want):
+                pass
             else:
                 self.holes += 1
                 self.hole_ns += abs(ts - want)
@@ -310,6 +393,7 @@ class Stream:
             else:
                 self.channels = CHANNELS[1 - CHANNELS.index(self.channels)]
             self.new_run()
+            self.watch_new_caps()
             self.set_caps()
         elif what == 'flush':
             self.new_run()

@@ -9,7 +9,8 @@
  * of white and pink noise, a chirp, tones between bins and with noise,
  * bursts, and a decoded Vorbis file of music made here, at
  * thresholds -40 to -80, intervals of 10 ms to 1 s and bands 8 to 1025;
- * DISCONT buffers as spectrum takes them. */
+ * DISCONT buffers as spectrum takes them; a rate change while playing,
+ * whose buffers' timestamps go back (audiotestsrc's), as spectrum takes it. */
 #include "gpufft-test-common.h"
 
 #include <glib/gstdio.h>
@@ -346,6 +347,78 @@ GST_START_TEST (test_multi_channel_change)
     msgs_free (got);
     g_free (what);
   }
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* x through `factory` as a live audiotestsrc gives it when its rate goes
+ * from 44100 to 48000 Hz while playing, 18 s into the stream: its sample
+ * counter goes on, so the first buffer of the new caps is timed at the old
+ * rate and the next ones, counted at the new rate, about 1.5 s earlier.
+ * n1 samples at 44100 Hz, then n2 at 48000 Hz, in 480-sample buffers. */
+static Msgs *
+run_rate_change (const gchar * factory, const gdouble * x, gsize n1,
+    gsize n2)
+{
+  Fmt f1 = { "F32LE", RATE, 1, FALSE };
+  Fmt f2 = { "F32LE", 48000, 1, FALSE };
+  guint64 s0 = 18 * RATE;
+  gchar *caps1 = fmt_caps_string (&f1), *caps2 = fmt_caps_string (&f2);
+  GstBus *bus;
+  GstHarness *h = harness_new_element (factory, &bus, caps1, "bands", "64",
+      "interval", "100000000", "threshold", "-80", NULL);
+  GstBuffer *buf0;
+  Msgs *m;
+
+  push_samples (h, &f1, x, n1, 480,
+      gst_util_uint64_scale_int_round (s0, GST_SECOND, RATE), FALSE);
+  gst_harness_set_src_caps_str (h, caps2);
+  buf0 = fmt_make_buffer (&f2, x + n1, 480,
+      gst_util_uint64_scale_int_round (s0 + n1, GST_SECOND, RATE));
+  fail_unless_equals_int (gst_harness_push (h, buf0), GST_FLOW_OK);
+  push_samples (h, &f2, x + n1 + 480, n2 - 480, 480,
+      gst_util_uint64_scale_int_round (s0 + n1 + 480, GST_SECOND, 48000),
+      FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  fail_unless_equals_int (m->errors->len, 0);
+  harness_free (h, bus);
+  g_free (caps1);
+  g_free (caps2);
+  return m;
+}
+
+/* New caps while playing (a rate change, timed as audiotestsrc times it):
+ * spectrum starts its analysis anew at the new caps, without posting the
+ * interval they cut short, and times each interval with the PTS of the
+ * buffer it begins with, also where those go back; gpuspectrum's messages
+ * are the same, one by one: count, every time field and the main lobes. */
+GST_START_TEST (test_side_by_side_rate_change)
+{
+  /* 2 intervals and 2220 samples (frames of 126) at 44100 Hz, then 5
+   * intervals and 960 samples at 48000 Hz */
+  gsize n1 = 23 * 480, n2 = 52 * 480;
+  gdouble *x = bin_tones (1, n1 + n2, 126, 21);
+  Msgs *ref, *got;
+  guint64 t2, t3;
+
+  if (!have_spectrum ())
+    return;
+  ref = run_rate_change ("spectrum", x, n1, n2);
+  got = run_rate_change ("gpuspectrum", x, n1, n2);
+  /* (the reference's messages: 2 at 44100 Hz, then the first buffer's
+   * interval, at 18 s + n1 / 44100, and the next ones 1.5 s before) */
+  fail_unless_equals_int (ref->spectrum->len, 2 + 5);
+  t2 = msg_u64 (g_ptr_array_index (ref->spectrum, 2), "timestamp");
+  t3 = msg_u64 (g_ptr_array_index (ref->spectrum, 3), "timestamp");
+  fail_unless_equals_uint64 (t2, gst_util_uint64_scale_int_round (18 * RATE
+          + n1, GST_SECOND, RATE));
+  fail_unless (t3 + GST_SECOND < t2, "timestamps %" G_GUINT64_FORMAT
+      " then %" G_GUINT64_FORMAT, t2, t3);
+  compare_messages (ref, got, "44100 -> 48000 Hz while playing");
+  msgs_free (ref);
+  msgs_free (got);
   g_free (x);
 }
 
@@ -1520,6 +1593,7 @@ gpuspectrum_suite (void)
   tcase_add_test (tc, test_side_by_side_music);
   tcase_add_test (tc, test_side_by_side_property_change);
   tcase_add_test (tc, test_multi_channel_change);
+  tcase_add_test (tc, test_side_by_side_rate_change);
   tcase_add_test (tc, test_sync_handler_changes_bands);
   return s;
 }
