@@ -27,7 +27,7 @@ packages=(
   libmosquitto-dev                      # its MQTT publisher (libmosquitto)
   libsoup-3.0-dev                       # its HTTP server (/metrics, /api)
   mosquitto                             # an MQTT broker for its tests
-  mosquitto-clients                     # mosquitto_pub/_sub, to watch it by hand
+  mosquitto-clients                     # mosquitto_sub: its tests read what it publishes
   prometheus                            # promtool and a real server for its tests
   libjson-glib-dev                      # its tests' independent JSON reader
 )
