@@ -300,6 +300,7 @@ struct _GpufftPlan
   guint delivering;             /* result function calls under way */
   GpufftResultFunc func;        /* NULL: results go to the stash */
   gpointer func_data;
+  GDestroyNotify tag_free;      /* tags that are not handed back */
   GQueue stash;                 /* gpufft_result_copy (), for collect() */
   guint n_stashed;              /* batches whose results are in the stash */
   GError *error;                /* a failed batch: sticky */
