@@ -241,8 +241,9 @@ collect (const GpufftGroupResult * r, gpointer user_data)
     g->has_frames = TRUE;
     g->frame_values = r->frame_values;
     g->frame_stride = r->frame_stride;
-    g->frames = g_memdup2 (r->frames, MAX ((gsize) r->n_frames *
-            r->channels * r->frame_stride, 1) * sizeof (gfloat));
+    /* (a group without frames has no rows: an empty array) */
+    g->frames = r->n_frames > 0 ? g_memdup2 (r->frames, (gsize) r->n_frames *
+        r->channels * r->frame_stride * sizeof (gfloat)) : g_new0 (gfloat, 1);
   }
   g_ptr_array_add (user_data, g);
 }
