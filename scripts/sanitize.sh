@@ -104,8 +104,9 @@ seed=${GPUFFT_SANITIZE_SEED:-$(( $(date +%s) / 3600 ))}
 
 asan_selection () {
   local rotate=${GPUFFT_SANITIZE_ROTATE:-4}
-  meson test -C "$asan_build" --list 2>/dev/null |
-    sed 's/^gst-gpufft:[^ ]* \/ //' | python3 -c '
+  # (only the tests' lines: a rebuild's "ninja: no work to do." is not one)
+  meson test -C "$asan_build" --no-rebuild --list 2>/dev/null |
+    sed -n 's/^gst-gpufft:[^ ]* \/ //p' | python3 -c '
 import random, re, sys
 core = sys.argv[1].split()
 exclude = re.compile(sys.argv[2])
