@@ -63,6 +63,16 @@ CORE="engine-errors engine-threads engine-scheduler engine-loudness
 # (a known bug kept out of CI until it is fixed goes in tests/ubsan.supp
 # or tests/tsan.supp, with a comment naming it)
 EXCLUDE_RE='^(valgrind-|spirv-val-|layers|guard-table$|run-binaries$|demo$|element-pulsesrc$|element-ebu-files$|element-fuzz$)'
+# With LeakSanitizer on, the rotation leaves out besides:
+# - element-noloader, element-nodevice: each scans every plugin of the
+#   system into its own registry in the test's process, which grows GLib's
+#   quark table past its first block; GLib leaks the old block by design
+#   (16 KiB; the stack ends in g_malloc, so no suppression could name it
+#   without naming all of GLib);
+# - element-hung-gpu: its reports (blocks of the contexts of the device
+#   declared hung) are not yet told apart from the memory the engine keeps
+#   on purpose for a device that may still read it.
+LEAK_EXCLUDE_RE='^(element-noloader|element-nodevice|element-hung-gpu)$'
 
 configure () {
   local dir=$1 sanitize=$2
@@ -104,6 +114,10 @@ seed=${GPUFFT_SANITIZE_SEED:-$(( $(date +%s) / 3600 ))}
 
 asan_selection () {
   local rotate=${GPUFFT_SANITIZE_ROTATE:-4}
+  local exclude=$EXCLUDE_RE
+  if [ "${GPUFFT_SANITIZE_LEAKS:-1}" != 0 ]; then
+    exclude="$EXCLUDE_RE|$LEAK_EXCLUDE_RE"
+  fi
   # (only the tests' lines: a rebuild's "ninja: no work to do." is not one)
   meson test -C "$asan_build" --no-rebuild --list 2>/dev/null |
     sed -n 's/^gst-gpufft:[^ ]* \/ //p' | python3 -c '
@@ -115,7 +129,7 @@ names = [l.strip() for l in sys.stdin if l.strip()]
 rest = sorted(n for n in names if n not in core and not exclude.search(n))
 random.Random(seed).shuffle(rest)
 print(" ".join([n for n in core if n in names] + rest[:rotate]))
-' "$CORE" "$EXCLUDE_RE" "$rotate" "$seed"
+' "$CORE" "$exclude" "$rotate" "$seed"
 }
 
 # warm_registry BUILD ENV [-- MESON-TEST-ARGS]: one short test of BUILD
