@@ -415,6 +415,11 @@ gst_gpu_fft_base_plan_install (GstGpuFftBase * self, GpufftPlan * plan)
    * are posted before it goes on) */
   gpufft_plan_set_cancel (plan, &self->priv->plan_stop_cancel);
   gst_gpu_fft_base_plan_set_result_func (self);
+  /* (the message parameters of the intervals whose results never come:
+   * a plan freed by a stop, a flush or a bus handler with batches in
+   * flight) */
+  gpufft_plan_set_tag_free (plan,
+      (GDestroyNotify) gst_gpu_fft_message_params_free);
   self->priv->max_frames = MAX (gpufft_plan_get_max_frames (plan), 1);
   self->priv->max_groups = MAX (gpufft_plan_get_max_groups (plan), 1);
   self->priv->batch_groups =

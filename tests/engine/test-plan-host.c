@@ -241,8 +241,9 @@ collect (const GpufftGroupResult * r, gpointer user_data)
     g->has_frames = TRUE;
     g->frame_values = r->frame_values;
     g->frame_stride = r->frame_stride;
-    g->frames = g_memdup2 (r->frames, MAX ((gsize) r->n_frames *
-            r->channels * r->frame_stride, 1) * sizeof (gfloat));
+    /* (a group without frames has no rows: an empty array) */
+    g->frames = r->n_frames > 0 ? g_memdup2 (r->frames, (gsize) r->n_frames *
+        r->channels * r->frame_stride * sizeof (gfloat)) : g_new0 (gfloat, 1);
   }
   g_ptr_array_add (user_data, g);
 }
@@ -2150,9 +2151,21 @@ host_threads (void)
   return n;
 }
 
+/* Tags passed to a plan's tag_free (test_free_in_callback,
+ * test_free_stashed_tags). */
+static gint host_tags_freed;
+
+static void
+count_host_tag_free (gpointer tag)
+{
+  g_assert_nonnull (tag);
+  g_atomic_int_inc (&host_tags_freed);
+}
+
 /* gpufft_plan_free () from the result function returns at once, no result
- * comes after it, and the worker ends; collect from the result function
- * does not wait (it would wait for itself). */
+ * comes after it, and the worker ends, the tags of the groups not
+ * delivered going to the plan's tag_free; collect from the result
+ * function does not wait (it would wait for itself). */
 static void
 test_free_in_callback (void)
 {
@@ -2172,6 +2185,8 @@ test_free_in_callback (void)
   cb.free_in_cb = TRUE;
   cb.collect_in_cb = TRUE;
   gpufft_plan_set_result_func (plan, cb_func, &cb);
+  g_atomic_int_set (&host_tags_freed, 0);
+  gpufft_plan_set_tag_free (plan, count_host_tag_free);
   for (i = 0; i < 4; i++)
     g_assert_true (submit_one (plan, in, 2 * i, i + 1, FALSE, TRUE, released,
             &err));
@@ -2195,7 +2210,33 @@ test_free_in_callback (void)
   g_assert_cmpint (cb.after_free, ==, 0);
   g_assert_cmpuint (cb.tags->len, ==, 1);
   g_mutex_unlock (&cb.lock);
+  g_assert_cmpint (g_atomic_int_get (&host_tags_freed), ==, 3);
   cb_clear (&cb);
+  et_input_free (in);
+}
+
+/* A host plan without a result function freed with results in its
+ * stash: their tags go to tag_free, each once. */
+static void
+test_free_stashed_tags (void)
+{
+  GpufftPlanConfig cfg;
+  GpufftPlan *plan;
+  EtInput *in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 40 * 32 + 64, 0.3,
+      0.5, 79);
+  GError *err = NULL;
+  gint released[2];
+  guint i;
+
+  config (&cfg, 64, 32);
+  plan = host_plan (&cfg);
+  g_atomic_int_set (&host_tags_freed, 0);
+  gpufft_plan_set_tag_free (plan, count_host_tag_free);
+  for (i = 0; i < 3; i++)
+    g_assert_true (submit_one (plan, in, 2 * i, i + 1, FALSE, TRUE, released,
+            &err));
+  gpufft_plan_free (plan);
+  g_assert_cmpint (g_atomic_int_get (&host_tags_freed), ==, 3);
   et_input_free (in);
 }
 
@@ -2223,5 +2264,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plan-host/stash-drain", test_stash_drain);
   g_test_add_func ("/plan-host/free-waits", test_free_waits);
   g_test_add_func ("/plan-host/free-in-callback", test_free_in_callback);
+  g_test_add_func ("/plan-host/free-stashed-tags", test_free_stashed_tags);
   return et_run ();
 }

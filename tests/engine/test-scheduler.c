@@ -224,7 +224,19 @@ count_result (const GpufftGroupResult * r, gpointer user_data)
   (*(guint *) user_data)++;
 }
 
-/* The small plan of the free tests: N = 256, hop 128, 4 frames a batch. */
+/* The tags of the free tests' groups that the engine did not hand back
+ * in a result but passed to the plan's tag_free. */
+static gint tags_freed;
+
+static void
+count_tag_free (gpointer tag)
+{
+  g_assert_true (tag == &tags_freed);
+  g_atomic_int_inc (&tags_freed);
+}
+
+/* The small plan of the free tests: N = 256, hop 128, 4 frames a batch;
+ * its tags are counted by count_tag_free. */
 static GpufftPlan *
 small_plan (void)
 {
@@ -237,16 +249,17 @@ small_plan (void)
   cfg.max_frames = 4;
   plan = gpufft_plan_new (et_context (), &cfg, NULL);
   g_assert_nonnull (plan);
+  gpufft_plan_set_tag_free (plan, count_tag_free);
   return plan;
 }
 
 /* Batch b of the small plan of the free tests: 4 frames of 256 at hop 128
- * from sample 128 b, one closed group. */
+ * from sample 128 b, one closed group (tagged &tags_freed). */
 static void
 submit_small (GpufftPlan * plan, EtInput * in, guint b)
 {
   GpufftSegment seg = { 0 };
-  GpufftGroup group = { 4, TRUE, NULL };
+  GpufftGroup group = { 4, TRUE, &tags_freed };
   GpufftBatch batch = { &seg, 1, 4, &group, 1, 0 };
 
   et_input_segments (in, (gsize) b * 128, 3 * 128 + 256, 1, &seg, NULL);
@@ -257,7 +270,8 @@ submit_small (GpufftPlan * plan, EtInput * in, guint b)
  * returns with no result delivered after it (those delivered before are
  * whole), the engine's thread frees the plan once the device is done
  * (gpufft_wait_released() waits for it, the context counts the plan
- * freed), and the device goes on. */
+ * freed), each tag not delivered going to the plan's tag_free, and the
+ * device goes on. */
 static void
 test_free_in_flight (void)
 {
@@ -272,6 +286,7 @@ test_free_in_flight (void)
   in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 4096, 0.5, 0.3, 7);
   gpufft_context_get_stats (et_context (), &st);
   freed0 = st.plans_freed;
+  g_atomic_int_set (&tags_freed, 0);
   plan = small_plan ();
   gpufft_plan_set_result_func (plan, count_result, &delivered);
   for (b = 0; b < 12; b++)
@@ -281,6 +296,10 @@ test_free_in_flight (void)
   g_assert_true (gpufft_wait_released (10000));
   g_assert_cmpuint (g_atomic_int_get (&delivered), ==, at_free);
   g_assert_cmpuint (at_free, <=, 12);
+  /* every tag came back once: delivered, or to tag_free */
+  g_test_message ("%u results delivered, %d tags freed", at_free,
+      g_atomic_int_get (&tags_freed));
+  g_assert_cmpuint (at_free + g_atomic_int_get (&tags_freed), ==, 12);
   gpufft_context_get_stats (et_context (), &st);
   g_assert_cmpuint (st.plans_freed, ==, freed0 + 1);
 
@@ -293,6 +312,33 @@ test_free_in_flight (void)
       0);
   g_assert_cmpuint (delivered, ==, 1);
   gpufft_plan_free (plan);
+  g_assert_cmpuint (at_free + g_atomic_int_get (&tags_freed), ==, 12);
+  et_input_free (in);
+}
+
+/* A plan without a result function freed with results in its stash (or
+ * still in flight, the device being slow): their tags go to tag_free,
+ * each once. */
+static void
+test_free_stashed_tags (void)
+{
+  GpufftPlan *plan;
+  EtInput *in;
+  guint b;
+
+  if (et_context () == NULL)
+    return;
+  in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 4096, 0.5, 0.3, 9);
+  g_atomic_int_set (&tags_freed, 0);
+  plan = small_plan ();
+  for (b = 0; b < 3; b++)
+    submit_small (plan, in, b);
+  /* (time for the device to finish them: their results in the stash) */
+  g_usleep (200000);
+  g_assert_cmpuint (gpufft_plan_in_flight (plan), ==, 3);
+  gpufft_plan_free (plan);
+  g_assert_true (gpufft_wait_released (10000));
+  g_assert_cmpint (g_atomic_int_get (&tags_freed), ==, 3);
   et_input_free (in);
 }
 
@@ -330,7 +376,8 @@ free_on_result (const GpufftGroupResult * r, gpointer user_data)
 /* gpufft_plan_free() from the completion thread, with batches still in
  * flight: no critical, nothing more reaches the result function, the plan
  * is freed (by the engine's own thread, which gpufft_wait_released()
- * waits for) and the device goes on. */
+ * waits for), the tags not delivered go to its tag_free, and the device
+ * goes on. */
 static void
 test_free_from_result (void)
 {
@@ -347,6 +394,7 @@ test_free_from_result (void)
   in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 4096, 0.5, 0.3, 8);
   gpufft_context_get_stats (et_context (), &st);
   freed0 = st.plans_freed;
+  g_atomic_int_set (&tags_freed, 0);
   f.plan = small_plan ();
   gpufft_plan_set_result_func (f.plan, free_on_result, &f);
   g_mutex_init (&f.lock);
@@ -370,6 +418,8 @@ test_free_from_result (void)
   gpufft_context_get_stats (et_context (), &st);
   g_assert_cmpuint (st.plans_freed, ==, freed0 + 1);
   g_assert_cmpuint (g_atomic_int_get (&f.calls), ==, 1);
+  /* the other 5 tags went to tag_free */
+  g_assert_cmpint (g_atomic_int_get (&tags_freed), ==, 5);
 
   /* the device goes on */
   other = small_plan ();
@@ -465,6 +515,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scheduler/many-plans", test_many_plans);
   g_test_add_func ("/scheduler/free-in-flight", test_free_in_flight);
   g_test_add_func ("/scheduler/free-from-result", test_free_from_result);
+  g_test_add_func ("/scheduler/free-stashed-tags", test_free_stashed_tags);
   g_test_add_func ("/scheduler/record-once", test_record_once);
   return et_run ();
 }

@@ -107,6 +107,7 @@ struct _GpufftHostPlan
   gboolean doomed;              /* freed on the worker: it frees the plan */
   GpufftResultFunc func;
   gpointer func_data;
+  GDestroyNotify tag_free;      /* tags that are not delivered */
   GQueue stash;                 /* GpufftGroupResult (gpufft_result_copy) */
   guint n_stashed;              /* batches whose results are stashed */
 };

@@ -37,6 +37,32 @@ slot_free (HostSlot * s)
   memset (s, 0, sizeof (*s));
 }
 
+/* Passes the tags of slot s's closed groups from group `from` on, which
+ * are never delivered, to tag_free. */
+static void
+drop_tags (GpufftHostPlan * h, const HostSlot * s, guint from)
+{
+  guint g;
+
+  for (g = from; h->tag_free && g < s->n_groups; g++)
+    if (s->groups[g].close && s->groups[g].tag)
+      h->tag_free (s->groups[g].tag);
+}
+
+/* Frees the stashed results, their tags to tag_free. */
+static void
+drop_stash (GpufftHostPlan * h)
+{
+  GpufftGroupResult *r;
+
+  while ((r = g_queue_pop_head (&h->stash)) != NULL) {
+    if (r->tag && h->tag_free)
+      h->tag_free (r->tag);
+    g_free (r);
+  }
+  h->n_stashed = 0;
+}
+
 /* Frees everything but the thread (the caller's: joined or unreferenced). */
 static void
 destroy (GpufftHostPlan * h)
@@ -73,7 +99,7 @@ destroy (GpufftHostPlan * h)
   g_free (h->r_level);
   g_free (h->r_counts);
   g_free (h->r_peaks);
-  g_queue_clear_full (&h->stash, g_free);
+  drop_stash (h);
   g_mutex_clear (&h->lock);
   g_cond_clear (&h->cond);
   g_free (h);
@@ -398,6 +424,9 @@ run_slot (GpufftHostPlan * h, const HostSlot * s)
   gpufft_host_analysis_begin (h, s);
   while (alive && gpufft_host_analysis_next (h, s, &r))
     alive = finish_group (h, &r, func, func_data, &local);
+  /* (freed by the result function: the groups left are never delivered) */
+  if (!alive)
+    drop_tags (h, s, h->slot_group);
   g_mutex_lock (&h->lock);
   if (!func && alive) {
     GList *l;
@@ -432,7 +461,12 @@ worker (gpointer data)
   doomed = h->doomed;
   g_mutex_unlock (&h->lock);
   if (doomed) {
-    /* (freed by a result function: nobody joins this thread) */
+    guint i;
+
+    /* (freed by a result function: nobody joins this thread; the slots
+     * still queued are never computed) */
+    for (i = 0; i < h->n_busy; i++)
+      drop_tags (h, &h->slots[(h->head + i) % N_SLOTS], 0);
     g_thread_unref (h->thread);
     destroy (h);
   }
@@ -448,6 +482,14 @@ gpufft_host_plan_set_result_func (GpufftHostPlan * h, GpufftResultFunc func,
   g_mutex_lock (&h->lock);
   h->func = func;
   h->func_data = user_data;
+  g_mutex_unlock (&h->lock);
+}
+
+void
+gpufft_host_plan_set_tag_free (GpufftHostPlan * h, GDestroyNotify tag_free)
+{
+  g_mutex_lock (&h->lock);
+  h->tag_free = tag_free;
   g_mutex_unlock (&h->lock);
 }
 

@@ -71,9 +71,15 @@ typedef struct _GpufftHostPlan GpufftHostPlan;
 GpufftHostPlan *gpufft_host_plan_new (const GpufftPlanConfig * config,
     guint max_frames, guint max_groups, GError ** error);
 
+/* gpufft_plan_set_tag_free() of a host plan: the tags of groups that
+ * are never delivered (the slots left when a result function frees the
+ * plan, the stash at the free) go to tag_free. */
+void gpufft_host_plan_set_tag_free (GpufftHostPlan * host,
+    GDestroyNotify tag_free);
+
 /* Waits for the batches in flight (their results delivered), stops and
- * joins the worker and frees everything (stashed results dropped). On the
- * worker thread: returns at once, see above. */
+ * joins the worker and frees everything (stashed results dropped, their
+ * tags to tag_free). On the worker thread: returns at once, see above. */
 void gpufft_host_plan_free (GpufftHostPlan * host);
 
 /* batch: checked by the caller as a device plan's submit checks it;

@@ -83,9 +83,11 @@
  *   used again; memory handed in with a release function (GpufftSegment)
  *   is released when the device no longer reads it (where it was declared
  *   hung with the read in flight: once it has finished it after all,
- *   within the fence timeout; else never). gpufft_wait_released() waits
- *   for what was abandoned (not for such late releases); the process's
- *   exit waits for it too (at most 10 s).
+ *   within the fence timeout; else never); the tags of the groups whose
+ *   results never come go to the plan's tag_free
+ *   (gpufft_plan_set_tag_free()). gpufft_wait_released() waits for what
+ *   was abandoned (not for such late releases); the process's exit waits
+ *   for it too (at most 10 s).
  *   (A host plan, gpufft_plan_new_host(), has no device: its free waits
  *   for its own thread's CPU work, as described there.)
  *
@@ -650,10 +652,23 @@ typedef void (*GpufftResultFunc) (const GpufftGroupResult * result,
 void gpufft_plan_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
     gpointer user_data);
 
+/* Who owns the tags (GpufftGroup.tag): a tag handed in with a batch that
+ * gpufft_plan_submit() accepted is the engine's until it comes back in a
+ * result (the result function's call or collect()); one that never will
+ * (a plan freed with batches in flight or results in its stash, or freed
+ * by its result function) is passed to tag_free instead, on whichever
+ * thread drops it (the device's completion thread, a thread of the
+ * engine's freeing an abandoned plan, a host plan's worker, or the caller
+ * of gpufft_plan_free()), at the latest once gpufft_wait_released()
+ * returns TRUE. NULL tags are never passed; tag_free NULL (the default):
+ * such tags are dropped. A batch that submit refused stays the caller's,
+ * tags included. Set it before the first submit. */
+void gpufft_plan_set_tag_free (GpufftPlan * plan, GDestroyNotify tag_free);
+
 /* Hands the results of finished batches, oldest first, to func (plans
  * without a result function), failed ones too (result->failed, with their
- * tags); a plan freed with results still in its stash drops them, tags
- * included. wait = TRUE: first waits until every batch
+ * tags); a plan freed with results still in its stash drops them, their
+ * tags to its tag_free. wait = TRUE: first waits until every batch
  * in flight is done (with a result function: until its results were
  * delivered; this is the plan's drain); FALSE: only those already done.
  * Returns the number of batches collected, or -1 with error set (device

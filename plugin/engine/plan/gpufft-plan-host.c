@@ -36,6 +36,12 @@ host_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
   gpufft_host_plan_set_result_func (plan->host_plan, func, user_data);
 }
 
+static void
+host_set_tag_free (GpufftPlan * plan, GDestroyNotify tag_free)
+{
+  gpufft_host_plan_set_tag_free (plan->host_plan, tag_free);
+}
+
 static gint
 host_collect (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
     gpointer user_data, GError ** error)
@@ -77,6 +83,7 @@ const GpufftPlanOps gpufft_plan_host_ops = {
   host_submit,
   host_set_cancel,
   host_set_result_func,
+  host_set_tag_free,
   host_collect,
   host_in_flight,
   host_get_timings,

@@ -144,6 +144,7 @@ typedef struct
   void (*set_cancel) (GpufftPlan * plan, const gint * cancel);
   void (*set_result_func) (GpufftPlan * plan, GpufftResultFunc func,
       gpointer user_data);
+  void (*set_tag_free) (GpufftPlan * plan, GDestroyNotify tag_free);
   gint (*collect) (GpufftPlan * plan, gboolean wait, GpufftResultFunc func,
       gpointer user_data, GError ** error);
   guint (*in_flight) (GpufftPlan * plan);
@@ -336,6 +337,7 @@ struct _GpufftPlan
   guint delivering;             /* result function calls under way */
   GpufftResultFunc func;        /* NULL: results go to the stash */
   gpointer func_data;
+  GDestroyNotify tag_free;      /* tags that are not handed back */
   GQueue stash;                 /* gpufft_result_copy (), for collect() */
   guint n_stashed;              /* batches whose results are in the stash */
   GError *error;                /* a failed batch: sticky */
@@ -485,6 +487,8 @@ gboolean gpufft_plan_device_submit (GpufftPlan * plan,
 gboolean gpufft_plan_device_rerun (GpufftPlan * plan, guint repeats,
     GError ** error);
 void gpufft_plan_device_set_cancel (GpufftPlan * plan, const gint * cancel);
+void gpufft_plan_device_set_tag_free (GpufftPlan * plan,
+    GDestroyNotify tag_free);
 void gpufft_plan_device_set_result_func (GpufftPlan * plan,
     GpufftResultFunc func, gpointer user_data);
 gint gpufft_plan_device_collect (GpufftPlan * plan, gboolean wait,

@@ -11,8 +11,14 @@
 void
 gpufft_plan_stash_clear (GpufftPlan * plan)
 {
-  g_queue_clear_full (&plan->stash, g_free);
-  g_queue_init (&plan->stash);
+  GpufftGroupResult *r;
+
+  /* (results never collected: their tags go to tag_free) */
+  while ((r = g_queue_pop_head (&plan->stash)) != NULL) {
+    if (r->tag && plan->tag_free)
+      plan->tag_free (r->tag);
+    g_free (r);
+  }
   plan->n_stashed = 0;
 }
 
@@ -83,6 +89,7 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   GError *err = NULL;
   GpufftResultFunc func;
   gpointer func_data;
+  GDestroyNotify tag_free;
   GQueue local = G_QUEUE_INIT;
   gboolean failed;
   guint g, i, frame = 0;
@@ -119,6 +126,7 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
   g_mutex_lock (&plan->lock);
   func = plan->func;
   func_data = plan->func_data;
+  tag_free = plan->tag_free;
   /* (gpufft_plan_free waits for the calls under way) */
   if (func)
     plan->delivering++;
@@ -149,7 +157,10 @@ gpufft_plan_finish_slot (GpufftPlan * plan, GpufftSlot * s,
     }
     g++;
     if (g_atomic_int_get (&plan->doomed)) {
-      /* (freed by the last result function's callee: nobody listens) */
+      /* (freed, or freed by the last result function's callee: nobody
+       * listens; the tag goes to tag_free) */
+      if (r.tag && tag_free)
+        tag_free (r.tag);
     } else if (func) {
       func (&r, func_data);
     } else {
@@ -207,6 +218,20 @@ gpufft_plan_device_set_result_func (GpufftPlan * plan, GpufftResultFunc func,
   g_mutex_lock (&plan->lock);
   plan->func = func;
   plan->func_data = user_data;
+  g_mutex_unlock (&plan->lock);
+}
+
+void
+gpufft_plan_set_tag_free (GpufftPlan * plan, GDestroyNotify tag_free)
+{
+  plan->ops->set_tag_free (plan, tag_free);
+}
+
+void
+gpufft_plan_device_set_tag_free (GpufftPlan * plan, GDestroyNotify tag_free)
+{
+  g_mutex_lock (&plan->lock);
+  plan->tag_free = tag_free;
   g_mutex_unlock (&plan->lock);
 }
 

@@ -657,6 +657,7 @@ static const GpufftPlanOps device_ops = {
   gpufft_plan_device_submit,
   gpufft_plan_device_set_cancel,
   gpufft_plan_device_set_result_func,
+  gpufft_plan_device_set_tag_free,
   gpufft_plan_device_collect,
   gpufft_plan_device_in_flight,
   gpufft_plan_device_get_timings,
