@@ -15,11 +15,12 @@ them). Once every stream is up and --warmup seconds have passed, over
   of the service's readings (the readings' `time_us` give their phase).
   Checked: the readings' times advance by one second each time (no
   reading missed or late: the main thread keeps its cadence), every
-  stream is up in every reading, no source restarted, and every stream's values (loudness,
-  sample peak and RMS, band levels, dominant frequency: white noise moves
-  the band levels at every new analysis) change from one reading to the
-  next, which they do once a second only while the analysers get one
-  second of audio a second. `advanced` is the share of stream-seconds
+  stream is up in every reading, no source restarted, and every stream's
+  values (loudness, sample peak and RMS, band levels, dominant frequency:
+  noise moves the band levels at every new analysis) change from one
+  reading to the next, which they do once a second only while the
+  analysers get one second of audio a second; `realtime=1` when all hold
+  and `adv_min` >= 0.9. `advanced` is the share of stream-seconds
   with a change, `adv_min` the least of any stream. The service exposes
   no element's dropped counts;
 - after the window, /metrics scraped --scrapes (50) times one after the
@@ -34,8 +35,9 @@ them). Once every stream is up and --warmup seconds have passed, over
 
 Baseline, the same S sources for the same seconds after the same
 warm-up: one `gst-launch-1.0` (--launch) of S chains `audiotestsrc
-is-live=true wave=white-noise volume=0.1 samplesperbuffer=480 ! F32LE 48 kHz
-stereo ! audioconvert ! F32LE ! identity ! fakesink sync=true async=false`,
+is-live=true wave=W volume=0.1 samplesperbuffer=480 ! F32LE 48 kHz stereo !
+audioconvert ! F32LE ! identity ! fakesink sync=true async=false` (W:
+--wave, white-noise unless set, as the service's sources),
 its CPU measured the same way. The service's own CPU = service - baseline
 (`own_cores`, `own_ns`). No GStreamer bindings are needed in this Python.
 
@@ -276,7 +278,11 @@ def run_service(args, S, env, top):
 
         times, size = [], 0
         for _ in range(args.scrapes):
-            st, body, dt = get(port, '/metrics')
+            try:
+                st, body, dt = get(port, '/metrics')
+            except (OSError, http.client.HTTPException) as e:
+                res['error'] = '/metrics: %s' % e
+                return res
             if st != 200:
                 res['error'] = '/metrics answered %d' % st
                 return res
