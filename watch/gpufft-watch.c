@@ -508,6 +508,7 @@ main (int argc, char **argv)
   };
   guint i, timer, tick_id;
   gboolean timed_out = FALSE;
+  int status = EXIT_USAGE;
 
   ctx = g_option_context_new ("- measure audio streams' loudness and "
       "spectra as a service");
@@ -519,37 +520,39 @@ main (int argc, char **argv)
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("gpufft-watch: %s (see --help)\n", err->message);
-    return EXIT_USAGE;
+    g_option_context_free (ctx);
+    goto out;
   }
   g_option_context_free (ctx);
   if (config_path == NULL) {
     g_printerr ("gpufft-watch: --config FILE is required (see --help)\n");
-    return EXIT_USAGE;
+    goto out;
   }
   svc.shard.index = 0;
   svc.shard.count = 1;
   if (shard_text != NULL && !watch_shard_parse (shard_text, &svc.shard,
           &err)) {
     g_printerr ("gpufft-watch: %s\n", err->message);
-    return EXIT_USAGE;
+    goto out;
   }
   svc.config_path = config_path;
   svc.config = watch_config_load_file (config_path, &err);
   if (svc.config == NULL) {
     g_printerr ("gpufft-watch: %s\n", err->message);
-    return EXIT_USAGE;
+    goto out;
   }
   if (check) {
     g_print ("%s: %u streams\n", config_path, svc.config->streams->len);
-    watch_config_free (svc.config);
-    return 0;
+    status = 0;
+    goto out;
   }
+  status = EXIT_RUNTIME;
   for (i = 0; needed[i] != NULL; i++) {
     GstElementFactory *f = gst_element_factory_find (needed[i]);
     if (f == NULL) {
       g_printerr ("gpufft-watch: the element '%s' is not installed (check "
           "GST_PLUGIN_PATH and the gpufft plugin)\n", needed[i]);
-      return EXIT_RUNTIME;
+      goto out;
     }
     gst_object_unref (f);
   }
@@ -557,7 +560,7 @@ main (int argc, char **argv)
       svc.config->listen_port, &err);
   if (svc.http == NULL) {
     g_printerr ("gpufft-watch: %s\n", err->message);
-    return EXIT_RUNTIME;
+    goto out;
   }
   watch_http_add (svc.http, "/metrics",
       "text/plain; version=0.0.4; charset=utf-8", build_metrics, &svc);
@@ -569,8 +572,7 @@ main (int argc, char **argv)
   if (!outputs_open (svc.config, &err)) {
     g_printerr ("gpufft-watch: %s\n", err->message);
     outputs_close ();
-    watch_http_free (svc.http);
-    return EXIT_RUNTIME;
+    goto out;
   }
   svc.loop = g_main_loop_new (NULL, FALSE);
   svc.entries = g_ptr_array_new_with_free_func (entry_free);
@@ -605,9 +607,17 @@ main (int argc, char **argv)
         STOP_DEADLINE_S);
   g_ptr_array_unref (svc.entries);
   outputs_close ();
-  watch_config_free (svc.config);
   g_main_loop_unref (svc.loop);
+  status = 0;
+
+out:
+  /* (every exit, early ones included, frees what main made) */
+  if (svc.http != NULL)
+    watch_http_free (svc.http);
+  if (svc.config != NULL)
+    watch_config_free (svc.config);
+  g_clear_error (&err);
   g_free (config_path);
   g_free (shard_text);
-  return 0;
+  return status;
 }
