@@ -15,8 +15,56 @@ typedef struct
 struct _WatchHttp
 {
   SoupServer *server;
+  /* accepts the connections and hands them to the server (libsoup's own
+   * listener keeps a reference to every socket it accepts before 3.4) */
+  GSocketService *service;
   GHashTable *in_flight;        /* SoupServerMessage* -> start time (gint64*) */
+  GHashTable *conns;            /* GSocketConnection* (weak) -> accept time */
 };
+
+static void
+conn_gone (gpointer data, GObject * where_the_object_was)
+{
+  WatchHttp *h = data;
+
+  g_hash_table_remove (h->conns, where_the_object_was);
+}
+
+static gboolean
+incoming (GSocketService * service, GSocketConnection * conn,
+    GObject * source, gpointer data)
+{
+  WatchHttp *h = data;
+  GSocketAddress *local, *remote;
+  gint64 *t;
+  GError *err = NULL;
+
+  if (g_hash_table_size (h->conns) >= WATCH_HTTP_MAX_CONNECTIONS) {
+    g_io_stream_close (G_IO_STREAM (conn), NULL, NULL);
+    return TRUE;
+  }
+  local = g_socket_connection_get_local_address (conn, NULL);
+  remote = g_socket_connection_get_remote_address (conn, NULL);
+  if (local == NULL || remote == NULL) {
+    /* (the client is already gone) */
+    g_clear_object (&local);
+    g_clear_object (&remote);
+    g_io_stream_close (G_IO_STREAM (conn), NULL, NULL);
+    return TRUE;
+  }
+  t = g_new (gint64, 1);
+  *t = g_get_monotonic_time ();
+  g_hash_table_insert (h->conns, conn, t);
+  g_object_weak_ref (G_OBJECT (conn), conn_gone, h);
+  if (!soup_server_accept_iostream (h->server, G_IO_STREAM (conn), local,
+          remote, &err)) {
+    g_clear_error (&err);
+    g_io_stream_close (G_IO_STREAM (conn), NULL, NULL);
+  }
+  g_object_unref (local);
+  g_object_unref (remote);
+  return TRUE;
+}
 
 static void
 endpoint_free (gpointer p)
@@ -99,6 +147,10 @@ watch_http_new (const gchar * host, guint port, GError ** error)
   h->server = soup_server_new ("server-header", "gpufft-watch ", NULL);
   h->in_flight = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
       g_free);
+  h->conns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+      g_free);
+  h->service = g_socket_service_new ();
+  g_socket_service_stop (h->service);
   g_object_set_data (G_OBJECT (h->server), "watch-http", h);
   g_signal_connect (h->server, "request-started",
       G_CALLBACK (request_started), h);
@@ -112,7 +164,8 @@ watch_http_new (const gchar * host, guint port, GError ** error)
     g_socket_set_listen_backlog (sock, WATCH_HTTP_BACKLOG);
     if (!g_socket_bind (sock, sa, TRUE, &err)
         || !g_socket_listen (sock, &err)
-        || !soup_server_listen_socket (h->server, sock, 0, &err))
+        || !g_socket_listener_add_socket (G_SOCKET_LISTENER (h->service),
+            sock, NULL, &err))
       g_clear_object (&sock);
   }
   g_object_unref (sa);
@@ -125,6 +178,8 @@ watch_http_new (const gchar * host, guint port, GError ** error)
     return NULL;
   }
   g_object_unref (sock);
+  g_signal_connect (h->service, "incoming", G_CALLBACK (incoming), h);
+  g_socket_service_start (h->service);
   return h;
 }
 
@@ -154,13 +209,21 @@ watch_http_tick (WatchHttp * h, gint64 now_us)
     if (now - *(gint64 *) value > WATCH_HTTP_DEADLINE_S * G_USEC_PER_SEC)
       g_ptr_array_add (late, key);
   }
+  for (i = 0; i < late->len; i++)
+    g_hash_table_remove (h->in_flight, g_ptr_array_index (late, i));
+  g_ptr_array_set_size (late, 0);
+  /* a connection lives no longer than the deadline, whether it sent a
+   * request or not */
+  g_hash_table_iter_init (&it, h->conns);
+  while (g_hash_table_iter_next (&it, &key, &value)) {
+    if (now - *(gint64 *) value > WATCH_HTTP_DEADLINE_S * G_USEC_PER_SEC)
+      g_ptr_array_add (late, key);
+  }
   for (i = 0; i < late->len; i++) {
-    SoupServerMessage *msg = g_ptr_array_index (late, i);
-    GSocket *sock = soup_server_message_get_socket (msg);
+    GSocketConnection *conn = g_ptr_array_index (late, i);
 
-    g_hash_table_remove (h->in_flight, msg);
-    if (sock != NULL)
-      g_socket_shutdown (sock, TRUE, TRUE, NULL);
+    g_socket_shutdown (g_socket_connection_get_socket (conn), TRUE, TRUE,
+        NULL);
   }
   g_ptr_array_unref (late);
 }
@@ -168,12 +231,24 @@ watch_http_tick (WatchHttp * h, gint64 now_us)
 void
 watch_http_free (WatchHttp * h)
 {
+  GHashTableIter it;
+  gpointer key;
+
   if (h == NULL)
     return;
+  if (h->service != NULL) {
+    g_socket_service_stop (h->service);
+    g_socket_listener_close (G_SOCKET_LISTENER (h->service));
+    g_object_unref (h->service);
+  }
   if (h->server != NULL) {
     soup_server_disconnect (h->server);
     g_object_unref (h->server);
   }
+  g_hash_table_iter_init (&it, h->conns);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_object_weak_unref (key, conn_gone, h);
+  g_hash_table_unref (h->conns);
   g_hash_table_unref (h->in_flight);
   g_free (h);
 }

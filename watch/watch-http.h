@@ -9,8 +9,10 @@
  * not finished within WATCH_HTTP_DEADLINE_S (a client that does not read)
  * has its connection shut down (also one that has sent nothing yet), so
  * a slow client holds at most one body for that long and stalls nothing.
- * Each connection serves one request (Connection: close). GET and HEAD
- * only. */
+ * Each connection serves one request (Connection: close) and is shut
+ * down WATCH_HTTP_DEADLINE_S after it was accepted; at most
+ * WATCH_HTTP_MAX_CONNECTIONS are open at once (more are closed as they
+ * arrive). GET and HEAD only. */
 #ifndef __WATCH_HTTP_H__
 #define __WATCH_HTTP_H__
 
@@ -20,6 +22,8 @@ G_BEGIN_DECLS
 
 #define WATCH_HTTP_MAX_IN_FLIGHT 64
 #define WATCH_HTTP_DEADLINE_S 10
+/* open connections at once (more are closed as they arrive) */
+#define WATCH_HTTP_MAX_CONNECTIONS 256
 /* connections the kernel queues before they are accepted */
 #define WATCH_HTTP_BACKLOG 256
 
@@ -35,7 +39,7 @@ WatchHttp *watch_http_new (const gchar * host, guint port, GError ** error);
 void watch_http_add (WatchHttp * http, const gchar * path,
     const gchar * content_type, WatchHttpBuilder builder,
     gpointer user_data);
-/* shuts the connections of requests older than the deadline */
+/* shuts the connections older than the deadline */
 void watch_http_tick (WatchHttp * http, gint64 now_us);
 void watch_http_free (WatchHttp * http);
 
