@@ -57,9 +57,10 @@ tsan_build=${TSAN_BUILD_DIR:-build-tsan}
 
 # Always, in this order (the tests that reach the most of our code the
 # quickest): the engine's error paths, threads, scheduler and loudness;
-# the elements' hostile inputs, many elements on many threads, gpuloudness.
+# the elements' hostile inputs, many elements on many threads, gpuloudness;
+# gpufft-watch's refusals and failures and its HTTP server under bad clients.
 CORE="engine-errors engine-threads engine-scheduler engine-loudness
-      element-hostile element-stress element-loudness"
+      element-hostile element-stress element-loudness watch-errors watch-http"
 # (a known bug kept out of CI until it is fixed goes in tests/ubsan.supp
 # or tests/tsan.supp, with a comment naming it)
 EXCLUDE_RE='^(valgrind-|spirv-val-|layers|guard-table$|run-binaries$|demo$|element-pulsesrc$|element-ebu-files$|element-fuzz$)'

@@ -86,7 +86,8 @@ def main():
     svc = Service(base + "restart-max=2\n" + ok +
                   "[defaults]\ndown-hold=2\nalarms=down\n"
                   f"[stream nofile]\nsource=file:///nonexistent/x.wav\n"
-                  f"[stream nohttp]\nsource=http://127.0.0.1:{closed}/x\n")
+                  f"[stream nohttp]\nsource=http://127.0.0.1:{closed}/x\n",
+                  full_stacks=True)
     try:
         svc.wait_ready(1, timeout=60)
     except SystemExit:

@@ -113,7 +113,11 @@ def read_log(p):
 
 
 class Service:
-    def __init__(self, config, name="watch", shard=None, port=None):
+    def __init__(self, config, name="watch", shard=None, port=None,
+                 full_stacks=False):
+        """full_stacks: under AddressSanitizer, leak stacks unwound
+        through GLib (so that tests/lsan.supp can name GStreamer's frames;
+        slower, for a service that must)"""
         self.port = port or free_port()
         self.name = name
         self.config_path = tmp_path(name + ".conf")
@@ -121,7 +125,11 @@ class Service:
         args = [WATCH, "--config", self.config_path]
         if shard:
             args += ["--shard", shard]
-        self.proc = spawn(args, name + ".log")
+        env = None
+        if full_stacks and "ASAN_OPTIONS" in os.environ:
+            env = dict(os.environ)
+            env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
+        self.proc = spawn(args, name + ".log", env=env)
         self.url = f"http://127.0.0.1:{self.port}"
 
     def write_config(self, config):
@@ -150,7 +158,10 @@ class Service:
     def stop(self, timeout=15):
         self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(timeout=timeout)
+            rc = self.proc.wait(timeout=timeout)
+            if rc != 0:
+                log(f"{self.name} exited {rc}:\n" + self.log()[-6000:])
+            return rc
         except subprocess.TimeoutExpired:
             fail(f"{self.name} did not stop within {timeout} s of SIGTERM")
 
