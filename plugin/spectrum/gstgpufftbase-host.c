@@ -7,9 +7,12 @@
  * for by gstgpufftbase-plan.c. host_only, host_pending and host_points are
  * written under the object lock (the device-name property reads
  * host_only); the budget taken is given back by
- * gst_gpu_fft_base_host_only_end(). Bounds: a host start takes on at most
- * HOST_MAX_POINTS_PER_S FFT points a second, HOST_MAX_BINS bins and
- * HOST_MAX_SPAN_BYTES of one batch's samples. */
+ * gst_gpu_fft_base_host_only_end(). A stream that is not live starts on
+ * a host plan for its first seconds (the host lead), with its device's
+ * plan made beside it and taking over at a point of the stream, not of
+ * the clock. Bounds: a host start takes on at most HOST_MAX_POINTS_PER_S
+ * FFT points a second, HOST_MAX_BINS bins and HOST_MAX_SPAN_BYTES of one
+ * batch's samples; a host lead at most LEAD_MAX_POINTS FFT points. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -59,8 +62,8 @@ host_start_affordable (GstGpuFftBase * self)
  * the environment: auto (the default: live streams, whose first results
  * matter more than bit-for-bit repeatable ones; a file's messages stay
  * the device's from the first), on (every stream), off (none). */
-gboolean
-gst_gpu_fft_base_host_start_wanted (GstGpuFftBase * self)
+static gboolean
+host_start_allowed (GstGpuFftBase * self)
 {
   const gchar *env = g_getenv ("GPUFFT_HOST_START");
 
@@ -74,9 +77,91 @@ gst_gpu_fft_base_host_start_wanted (GstGpuFftBase * self)
         "the CPU");
     return FALSE;
   }
+  return TRUE;
+}
+
+gboolean
+gst_gpu_fft_base_host_start_wanted (GstGpuFftBase * self)
+{
+  const gchar *env = g_getenv ("GPUFFT_HOST_START");
+
+  if (!host_start_allowed (self))
+    return FALSE;
   if (env && (g_str_equal (env, "on") || g_str_equal (env, "1")))
     return TRUE;
   return self->priv->is_live > 0;
+}
+
+/* The host lead: a stream that is not live is analysed by a host plan
+ * from its first interval, as a live stream's host start is, for its
+ * first GPUFFT_HOST_LEAD seconds (LEAD_DEFAULT_S; 0: none): its device is
+ * asked for only once the stream reaches a quarter of that, so that a
+ * short file opens no device and compiles nothing (its messages come at
+ * once, at the CPU cost of the analysis alone), and the device's plan
+ * takes over at the first batch from the lead's end on, waited for there
+ * if it is not made yet. Both points are samples of the stream, so the
+ * same input gives the same messages, bit for bit, however long the
+ * device takes. Not where the host start is off or refused
+ * (GPUFFT_HOST_START=off, an analysis too big for the CPU), nor for the
+ * averagings whose state outlasts an interval (the host plan refuses
+ * them), nor for a lead of more than LEAD_MAX_POINTS FFT points (about a
+ * tenth of a second of one core): a big analysis (many channels, small
+ * hops) starts on the device. */
+#define LEAD_DEFAULT_S 4.0
+#define LEAD_MAX_S 3600.0
+#define LEAD_MAX_POINTS 16777216.0
+
+static gdouble
+lead_seconds (void)
+{
+  const gchar *env = g_getenv ("GPUFFT_HOST_LEAD");
+  gchar *end = NULL;
+  gdouble v;
+
+  if (env == NULL || *env == '\0')
+    return LEAD_DEFAULT_S;
+  v = g_ascii_strtod (env, &end);
+  if (end == env || *end != '\0' || !(v >= 0.0 && v <= LEAD_MAX_S)) {
+    g_warning ("GPUFFT_HOST_LEAD: not a number of seconds from 0 to %g; "
+        "using %g", LEAD_MAX_S, LEAD_DEFAULT_S);
+    return LEAD_DEFAULT_S;
+  }
+  return v;
+}
+
+void
+gst_gpu_fft_base_host_lead_set (GstGpuFftBase * self, GstGpuFftLead lead)
+{
+  GST_OBJECT_LOCK (self);
+  self->priv->host_lead = lead;
+  GST_OBJECT_UNLOCK (self);
+}
+
+gboolean
+gst_gpu_fft_base_host_lead_begin (GstGpuFftBase * self)
+{
+  const GpufftPlanConfig *c = &self->priv->plan_config;
+  gdouble lead = lead_seconds ();
+  gdouble rate = GST_AUDIO_INFO_RATE (&self->priv->info);
+
+  gst_gpu_fft_base_host_lead_set (self, GST_GPU_FFT_LEAD_NONE);
+  if (self->priv->is_live > 0 || lead <= 0.0 || rate <= 0.0
+      || c->averaging == GPUFFT_AVERAGING_EXPONENTIAL
+      || c->averaging == GPUFFT_AVERAGING_MAX_HOLD
+      || !host_start_allowed (self))
+    return FALSE;
+  if (points_per_s (c) * lead > LEAD_MAX_POINTS) {
+    GST_DEBUG_OBJECT (self, "no host lead: %.0f FFT points in %g s",
+        points_per_s (c) * lead, lead);
+    return FALSE;
+  }
+  self->priv->lead_open_at = (guint64) (lead / 4.0 * rate);
+  self->priv->lead_switch_at = (guint64) (lead * rate);
+  gst_gpu_fft_base_host_lead_set (self, GST_GPU_FFT_LEAD_ON);
+  GST_DEBUG_OBJECT (self, "host lead: the device asked for at sample %"
+      G_GUINT64_FORMAT ", its plan from sample %" G_GUINT64_FORMAT,
+      self->priv->lead_open_at, self->priv->lead_switch_at);
+  return TRUE;
 }
 
 /* Host only: a live stream that the host start would take, while no GPU

@@ -310,7 +310,8 @@ gst_gpu_fft_base_plan_apply_settings (GstGpuFftBase * self)
   make_plan_config (self, &s, &config, &min_bin, &max_bin, &analysis);
   free_retired_plans (self);
 
-  if ((self->priv->plan || self->priv->plan_job || self->priv->host_only)
+  if ((self->priv->plan || self->priv->plan_job || self->priv->host_only
+          || self->priv->host_lead != GST_GPU_FFT_LEAD_NONE)
       && (!plan_config_equal (&config, &self->priv->plan_config)
           || !gst_gpu_fft_analysis_equal (&analysis,
               &self->priv->plan_analysis))) {
@@ -334,10 +335,12 @@ gst_gpu_fft_base_plan_apply_settings (GstGpuFftBase * self)
       self->priv->on_host = FALSE;
     }
     gst_gpu_fft_base_host_only_end (self);
+    gst_gpu_fft_base_host_lead_set (self, GST_GPU_FFT_LEAD_NONE);
     g_clear_pointer (&self->priv->bands, gst_gpu_fft_bands_unref);
   }
   if (self->priv->plan == NULL && self->priv->plan_job == NULL
-      && !self->priv->host_only) {
+      && !self->priv->host_only
+      && self->priv->host_lead == GST_GPU_FFT_LEAD_NONE) {
     GstGpuFftAnalysisTables tables;
     gchar *why = NULL;
 
@@ -368,7 +371,8 @@ gst_gpu_fft_base_plan_apply_settings (GstGpuFftBase * self)
     self->priv->plan_config.band_weights = NULL;
     self->priv->plan_config.band_first = self->priv->plan_config.band_bins =
         NULL;
-    if (gst_gpu_fft_base_host_only_begin (self)) {
+    if (gst_gpu_fft_base_host_only_begin (self)
+        || gst_gpu_fft_base_host_lead_begin (self)) {
       gst_gpu_fft_analysis_tables_clear (&tables);
     } else if (!start_plan_job (self, &config, &tables)) {
       self->priv->running = FALSE;      /* no plan: the next buffer starts over */
@@ -445,6 +449,43 @@ gst_gpu_fft_base_plan_ready (GstGpuFftBase * self, gboolean wait,
   *failed = FALSE;
   if (self->priv->plan && !self->priv->on_host)
     return TRUE;
+  if (self->priv->host_lead == GST_GPU_FFT_LEAD_ON) {
+    /* the host lead (gstgpufftbase-host.c): its points are samples of the
+     * stream, whatever the device takes */
+    guint64 at = self->priv->received;
+
+    if (self->priv->plan == NULL) {
+      if (!due)
+        return FALSE;
+      if (!gst_gpu_fft_base_host_start (self)) {
+        GST_DEBUG_OBJECT (self, "no host lead after all: the device's plan "
+            "is made");
+        gst_gpu_fft_base_host_lead_set (self, GST_GPU_FFT_LEAD_NONE);
+        if (!start_plan_job (self, NULL, NULL)) {
+          self->priv->running = FALSE;
+          *failed = TRUE;
+          return FALSE;
+        }
+      }
+    }
+    if (self->priv->host_lead == GST_GPU_FFT_LEAD_ON
+        && self->priv->plan_job == NULL && at >= self->priv->lead_open_at) {
+      GST_DEBUG_OBJECT (self, "host lead at sample %" G_GUINT64_FORMAT
+          ": the device's plan is made", at);
+      if (!start_plan_job (self, NULL, NULL)) {
+        self->priv->running = FALSE;
+        *failed = TRUE;
+        return FALSE;
+      }
+    }
+    if (self->priv->host_lead == GST_GPU_FFT_LEAD_ON) {
+      if (at < self->priv->lead_switch_at)
+        return TRUE;
+      GST_DEBUG_OBJECT (self, "host lead ends at sample %" G_GUINT64_FORMAT
+          ": the device's plan takes over", at);
+      gst_gpu_fft_base_host_lead_set (self, GST_GPU_FFT_LEAD_SWITCH);
+    }
+  }
   if (self->priv->host_only) {
     /* (the host plan stays, until a GPU is open in the process: then the
      * stream moves to it, as after a host start; where its plan job cannot
@@ -481,18 +522,23 @@ gst_gpu_fft_base_plan_ready (GstGpuFftBase * self, gboolean wait,
   }
   /* (on the host plan, the device's takes over between intervals, once
    * the host plan has finished what it was handed: the switch never waits
-   * for it) */
-  if (self->priv->on_host && (self->priv->group_open
-          || gpufft_plan_in_flight (self->priv->plan) > 0))
-    return TRUE;
-  /* (the host plan is made when a batch is due: its tables cost the
-   * first buffer nothing) */
-  if (self->priv->on_host || (due && gst_gpu_fft_base_host_start_wanted (self))) {
-    done =
-        gst_gpu_fft_plan_job_finish (self->priv->plan_job, FALSE, NULL, &plan,
-        NULL, &tables, &device_failed, &error);
-    if (!done && (self->priv->on_host || gst_gpu_fft_base_host_start (self)))
+   * for it; but at the host lead's end, where the device's plan is waited
+   * for and the host plan is handed nothing more) */
+  if (self->priv->host_lead != GST_GPU_FFT_LEAD_SWITCH) {
+    if (self->priv->on_host && (self->priv->group_open
+            || gpufft_plan_in_flight (self->priv->plan) > 0))
       return TRUE;
+    /* (the host plan is made when a batch is due: its tables cost the
+     * first buffer nothing) */
+    if (self->priv->on_host || (due
+            && gst_gpu_fft_base_host_start_wanted (self))) {
+      done =
+          gst_gpu_fft_plan_job_finish (self->priv->plan_job, FALSE, NULL,
+          &plan, NULL, &tables, &device_failed, &error);
+      if (!done && (self->priv->on_host
+              || gst_gpu_fft_base_host_start (self)))
+        return TRUE;
+    }
   }
   if (!done && !gst_gpu_fft_plan_job_finish (self->priv->plan_job, wait,
           &self->priv->plan_wait_cancel, &plan, NULL, &tables, &device_failed,
@@ -500,6 +546,7 @@ gst_gpu_fft_base_plan_ready (GstGpuFftBase * self, gboolean wait,
     return FALSE;
   self->priv->plan_job = NULL;
   gst_gpu_fft_plan_job_prune (self->priv->given_up_jobs);
+  gst_gpu_fft_base_host_lead_set (self, GST_GPU_FFT_LEAD_NONE);
   from_host = self->priv->on_host;
   if (from_host) {
     /* the host plan's results are handed to the poster before the

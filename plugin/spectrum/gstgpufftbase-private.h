@@ -17,6 +17,14 @@ G_BEGIN_DECLS
 
 /* The instance's data (G_ADD_PRIVATE; self->priv), in the threads and
  * under the locks each field names. */
+/* the host lead of a stream that is not live (gstgpufftbase-host.c) */
+typedef enum
+{
+  GST_GPU_FFT_LEAD_NONE,
+  GST_GPU_FFT_LEAD_ON,          /* the host plan analyses the intervals */
+  GST_GPU_FFT_LEAD_SWITCH       /* the device's plan is waited for */
+} GstGpuFftLead;
+
 struct _GstGpuFftBasePrivate
 {
   /* --- settings: GST_OBJECT_LOCK --- */
@@ -68,6 +76,14 @@ struct _GstGpuFftBasePrivate
    * (its own opening, self->device): once open, a CPU device's budget
    * keeps it on the host, else it moves (gstgpufftbase-host.c) */
   gboolean host_pending;
+  /* a stream that is not live starts on a host plan (the host lead,
+   * gstgpufftbase-host.c): no plan job until `received` reaches
+   * lead_open_at; the device's plan takes over at the first batch from
+   * lead_switch_at on (LEAD_SWITCH: waited for there, the host plan
+   * handed nothing more). Written under the object lock (the device-name
+   * property reads it). */
+  GstGpuFftLead host_lead;
+  guint64 lead_open_at, lead_switch_at;
   gboolean group_open;          /* the last batch left an interval open */
   guint64 host_total;           /* intervals analysed by host plans (object
                                  * lock: the stats property) */
@@ -238,6 +254,10 @@ void gst_gpu_fft_base_host_only_end (GstGpuFftBase * self);
 /* Installs a host plan of plan_job's configuration; FALSE (and no second
  * try for this job) where the host plan cannot take it. */
 gboolean gst_gpu_fft_base_host_start (GstGpuFftBase * self);
+/* TRUE when a stream that is not live starts on the host (the host lead:
+ * self->priv->plan_config and plan_analysis set; no plan job yet). */
+gboolean gst_gpu_fft_base_host_lead_begin (GstGpuFftBase * self);
+void gst_gpu_fft_base_host_lead_set (GstGpuFftBase * self, GstGpuFftLead lead);
 
 /* gstgpufftbase-stream.c (streaming thread) */
 GstClockTime gst_gpu_fft_base_stream_sample_to_time (GstGpuFftBase * self,

@@ -594,7 +594,8 @@ gst_gpu_fft_base_stream_flush_and_restart (GstGpuFftBase * self,
   gboolean ok = TRUE;
 
   if (self->priv->running && (self->priv->plan || self->priv->plan_job
-          || self->priv->host_only)) {
+          || self->priv->host_only
+          || self->priv->host_lead != GST_GPU_FFT_LEAD_NONE)) {
     gboolean failed;
 
     /* What the store holds is analysed: the plan is waited for, but by a

@@ -323,8 +323,11 @@ gst_gpu_fft_base_get_property (GObject * object, guint prop_id,
         gst_gpu_fft_device_unref (device);
         GST_OBJECT_LOCK (self);
       }
-      /* (a stream analysed on the host alone opens no device) */
-      g_value_set_string (value, self->priv->host_only ?
+      /* (a stream analysed on the host alone opens no device, nor one on
+       * a host lead until it asks for one) */
+      g_value_set_string (value, self->priv->host_only
+          || (self->priv->device == NULL
+              && self->priv->host_lead != GST_GPU_FFT_LEAD_NONE) ?
           GST_GPU_FFT_HOST_DEVICE_NAME : self->priv->device_name);
       break;
     }
@@ -468,6 +471,7 @@ gst_gpu_fft_base_stop (GstBaseTransform * trans)
   self->priv->on_host = FALSE;
   self->priv->host_refused = FALSE;
   gst_gpu_fft_base_host_only_end (self);
+  gst_gpu_fft_base_host_lead_set (self, GST_GPU_FFT_LEAD_NONE);
   self->priv->group_open = FALSE;
   /* no message of this run is posted after stop returns (the one being
    * posted is waited for, except on its own thread: a bus handler that

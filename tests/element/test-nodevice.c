@@ -45,9 +45,12 @@ GST_START_TEST (test_no_device_error)
     check_no_device_error (g_ptr_array_index (m->errors, 0));
     start_failed_free (el, m);
 
+    /* (no host lead: the device asked for at the first buffer) */
+    g_setenv ("GPUFFT_HOST_LEAD", "0", TRUE);
     desc = g_strdup_printf ("audiotestsrc num-buffers=10 ! %s name=el ! "
         "fakesink", names[i]);
     text = pipeline_first_error (desc, "el");
+    g_unsetenv ("GPUFFT_HOST_LEAD");
     check_no_device_error (text);
     g_free (text);
     g_free (desc);
@@ -58,7 +61,7 @@ GST_END_TEST;
 
 typedef void (*MessageFunc) (const GstStructure * s, gpointer data);
 
-/* Runs the live pipeline `desc` (its analyser named el) to EOS with no
+/* Runs the pipeline `desc` (its analyser named el) to EOS with no
  * ERROR, calls func on each element message named `name` and returns
  * their count; el's device-name then says it ran on the host alone. */
 static guint
@@ -111,6 +114,28 @@ GST_START_TEST (test_no_device_live_on_host)
 
 GST_END_TEST;
 
+/* The host lead (4 s by default): a file shorter than its first second
+ * asks for no device: analysed on the host with no Vulkan driver, every
+ * interval posted (0.5 s of 100 ms intervals), no ERROR. A longer one asks
+ * for its device after a second and waits for it at the lead's end: the
+ * element's error says what to install, before EOS. */
+GST_START_TEST (test_no_device_file_host_lead)
+{
+  gchar *text;
+
+  g_unsetenv ("GPUFFT_HOST_LEAD");
+  fail_unless_equals_int (run_on_host ("audiotestsrc num-buffers=50 "
+          "samplesperbuffer=480 ! audio/x-raw,rate=48000 ! "
+          "gpufftspectrum name=el ! fakesink", "spectrum", NULL, NULL), 5);
+  text = pipeline_first_error ("audiotestsrc num-buffers=500 "
+      "samplesperbuffer=480 ! audio/x-raw,rate=48000 ! gpufftspectrum "
+      "name=el ! fakesink", "el");
+  check_no_device_error (text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
 /* (the last message's momentary loudness and second channel's sample
  * peak) */
 static void
@@ -157,6 +182,8 @@ GST_START_TEST (test_no_device_pipeline)
   GstMessage *msg;
   guint i, from_el;
 
+  /* (no host lead: the device asked for at the first buffer) */
+  g_setenv ("GPUFFT_HOST_LEAD", "0", TRUE);
   for (i = 0; i < 3; i++) {
     gst_element_set_state (pipe, GST_STATE_PLAYING);
     msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
@@ -177,6 +204,7 @@ GST_START_TEST (test_no_device_pipeline)
     fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
         GST_STATE_CHANGE_SUCCESS);
   }
+  g_unsetenv ("GPUFFT_HOST_LEAD");
   gst_object_unref (el);
   gst_object_unref (bus);
   gst_object_unref (pipe);
@@ -235,6 +263,7 @@ nodevice_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_no_device_error);
   tcase_add_test (tc, test_no_device_live_on_host);
+  tcase_add_test (tc, test_no_device_file_host_lead);
   tcase_add_test (tc, test_no_device_loudness_live_on_host);
   tcase_add_test (tc, test_stop_from_error_handler);
   tcase_add_test (tc, test_no_device_pipeline);

@@ -1160,6 +1160,85 @@ GST_START_TEST (test_nonlive_slow_plan)
 
 GST_END_TEST;
 
+/* The host lead (GPUFFT_HOST_LEAD, 4 s by default; 0 in the tests'
+ * environment): a stream that is not live starts on a host plan. A short
+ * one (half a second) opens no device: device-name reads the host's, no
+ * device is in use, every interval was the host's, and each matches the
+ * double-precision Welch reference within 0.001 dB. A longer one with a
+ * lead of 1 s: the device's plan takes over at the same interval whether
+ * it is made at once or takes 3 s (the stream waits for it at the lead's
+ * end), and the two runs' messages are the same, bit for bit; every
+ * interval, host and device alike, matches the reference, none dropped. */
+GST_START_TEST (test_nonlive_host_lead)
+{
+  const gsize chunk = RATE / 100, n = 3 * RATE, shortn = RATE / 2;
+  Fmt f = { "F32LE", RATE, 1, FALSE };
+  gchar *caps = fmt_caps_string (&f);
+  gdouble *x = g_new0 (gdouble, n);
+  GPtrArray *runs[2];
+  guint64 on_host[2];
+  GstBus *bus;
+  GstHarness *h;
+  Msgs *m;
+  gchar *name;
+  gint run;
+  guint i;
+
+  gen_noise (x, n, 1, 0.01, 11);
+  gen_tone (x, n, 1, 0.5, 1234.5, RATE, 0.3);
+  fmt_quantize (&f, x, n);
+
+  /* a short stream, the default lead */
+  g_unsetenv ("GPUFFT_HOST_LEAD");
+  h = harness_new (&bus, caps, "interval", "100000000", "threshold", "-120",
+      NULL);
+  push_passthrough (h, &f, x, 0, shortn, chunk);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  m = msgs_collect (bus, 0, 0);
+  name = device_name (h);
+  fail_unless_equals_string (name, "CPU (host analysis)");
+  g_free (name);
+  fail_unless_equals_int (device_kind (h), -1);
+  fail_unless_equals_uint64 (stats_u64 (h->element, "host-intervals"), 5);
+  check_live_messages (h, m, x, shortn, "a short stream");
+  msgs_free (m);
+  harness_free (h, bus);
+
+  /* the device's plan takes over at the lead's end, made at once or late */
+  g_setenv ("GPUFFT_HOST_LEAD", "1", TRUE);
+  for (run = 0; run < 2; run++) {
+    if (run == 1)
+      g_setenv ("GPUFFT_DEBUG_SLOW_PLAN_MS", G_STRINGIFY (SLOW_PLAN_MS), TRUE);
+    h = harness_new (&bus, caps, "interval", "100000000", "threshold",
+        "-120", NULL);
+    push_passthrough (h, &f, x, 0, n, chunk);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    m = msgs_collect (bus, 0, 0);
+    on_host[run] = stats_u64 (h->element, "host-intervals");
+    fail_unless (on_host[run] >= 9 && on_host[run] <= 11, "%"
+        G_GUINT64_FORMAT " intervals on the host with a lead of 1 s",
+        on_host[run]);
+    fail_unless_equals_int (device_kind (h), 1);
+    check_live_messages (h, m, x, n, run ? "a late plan" : "a plan at once");
+    runs[run] = messages_as_strings (m);
+    msgs_free (m);
+    harness_free (h, bus);
+    g_unsetenv ("GPUFFT_DEBUG_SLOW_PLAN_MS");
+  }
+  fail_unless_equals_uint64 (on_host[0], on_host[1]);
+  fail_unless_equals_int (runs[0]->len, runs[1]->len);
+  for (i = 0; i < runs[0]->len; i++)
+    fail_unless_equals_string (g_ptr_array_index (runs[0], i),
+        g_ptr_array_index (runs[1], i));
+  g_ptr_array_unref (runs[0]);
+  g_ptr_array_unref (runs[1]);
+  g_setenv ("GPUFFT_HOST_LEAD", "0", TRUE);
+  g_free (caps);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* ---- a flush or a stop while a stream that is not live waits for its
  * plan ------------------------------------------------------------------- */
 
@@ -1318,6 +1397,7 @@ streams_suite (void)
   tcase_add_test (tc, test_live_host_only_cpu_device);
   tcase_add_test (tc, test_live_slow_plan_discont);
   tcase_add_test (tc, test_nonlive_slow_plan);
+  tcase_add_test (tc, test_nonlive_host_lead);
   tcase_add_test (tc, test_slow_device_opening);
   tcase_add_test (tc, test_flush_and_stop_while_plan_made);
   return s;
