@@ -26,7 +26,9 @@ baselines. Each figure is the median of --runs runs.
 An element name with a suffix, such as fft1024/off, runs with that
 GPUFFT_HOST_START (off, on, auto): the host start against none in one
 invocation; /device runs with GPUFFT_HOST_BUDGET=0 (no stream on the host
-alone: the device opened, the host start until its plan is made).
+alone: the device opened, the host start until its plan is made); /nolead
+with GPUFFT_HOST_LEAD=0 (a stream that is not live on the device from its
+first interval).
 (fft65536 runs 140 buffers at least: its first message needs 1.4 s.)
 --child: where bench-startup-run is (default: in the build folder of
 --plugin-path, else of build/plugin). No GStreamer bindings are needed in
@@ -66,6 +68,8 @@ def spawn(name, live, buffers, env):
     elem, _, host = name.partition('/')
     if host == 'device':
         env = dict(env, GPUFFT_HOST_BUDGET='0')
+    elif host == 'nolead':
+        env = dict(env, GPUFFT_HOST_LEAD='0')
     elif host:
         env = dict(env, GPUFFT_HOST_START=host)
     buffers = max(buffers, MIN_BUFFERS.get(elem, 0))
@@ -103,7 +107,9 @@ def main():
     for name, given, valid in (('--modes', args.modes, ('live', 'nonlive')),
                                ('--caches', args.caches, ('cold', 'warm')),
                                ('--elements', args.elements, tuple(ELEMENTS))):
-        bad = [v for v in given.split(',') if v not in valid]
+        bad = [v for v in given.split(',')
+               if (v.partition('/')[0] if name == '--elements' else v)
+               not in valid]
         if bad:
             print('bench-startup: %s: unknown %s (valid: %s)' % (
                 name, ', '.join(bad), ', '.join(valid)), file=sys.stderr)
