@@ -85,7 +85,6 @@ static struct
   WatchLog *log;
   WatchEvents *events;
   WatchMqtt *mqtt;
-  gboolean log_failed, events_failed;
 } outputs;
 
 static gboolean
@@ -122,16 +121,15 @@ outputs_close (void)
 }
 
 /* Every stream's reading, once a second: the loudness log and MQTT's
- * readings topic (an output that fails says so once and goes on). */
+ * readings topic (an output that fails says so once a failure, the
+ * outputs' own rule, and goes on). */
 static void
 outputs_reading (const WatchReading * reading)
 {
   GError *err = NULL;
 
   if (outputs.log != NULL && !watch_log_write (outputs.log, reading, &err)) {
-    if (!outputs.log_failed)
-      log_line ("the loudness log: %s", err->message);
-    outputs.log_failed = TRUE;
+    log_line ("the loudness log: %s", err->message);
     g_clear_error (&err);
   }
   if (outputs.mqtt != NULL)
@@ -151,9 +149,7 @@ outputs_event (const WatchEvent * event)
       event->detail != NULL ? event->detail : "");
   if (outputs.events != NULL
       && !watch_events_emit (outputs.events, event, &err)) {
-    if (!outputs.events_failed)
-      log_line ("the alarm events: %s", err->message);
-    outputs.events_failed = TRUE;
+    log_line ("the alarm events: %s", err->message);
     g_clear_error (&err);
   }
   if (outputs.mqtt != NULL)

@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <gio/gio.h>
 
 struct _WatchEvents
@@ -14,6 +16,7 @@ struct _WatchEvents
   gchar *path;
   gint fd;
   gboolean own_fd;              /* FALSE for standard output */
+  gboolean may_wait;            /* a pipe, FIFO, socket or terminal */
   gboolean failing;
   guint64 dropped;
 };
@@ -24,6 +27,7 @@ watch_events_new (const gchar * path, GError ** error)
   WatchEvents *ev;
   gint fd;
   gboolean own = TRUE;
+  struct stat st;
 
   g_return_val_if_fail (path != NULL && *path != '\0', NULL);
 
@@ -31,8 +35,9 @@ watch_events_new (const gchar * path, GError ** error)
     fd = STDOUT_FILENO;
     own = FALSE;
   } else {
-    fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-        0644);
+    /* (non-blocking: a FIFO nobody reads is an error, not a wait) */
+    fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+        O_NONBLOCK, 0644);
     if (fd < 0) {
       gint e = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
@@ -45,6 +50,7 @@ watch_events_new (const gchar * path, GError ** error)
   ev->path = g_strdup (path);
   ev->fd = fd;
   ev->own_fd = own;
+  ev->may_wait = fstat (fd, &st) != 0 || !S_ISREG (st.st_mode);
   return ev;
 }
 
@@ -67,8 +73,16 @@ watch_events_emit (WatchEvents * ev, const WatchEvent * e, GError ** error)
 
   g_mutex_lock (&ev->lock);
   while (done < len) {
-    gssize n = write (ev->fd, json + done, len - done);
+    struct pollfd pfd = { ev->fd, POLLOUT, 0 };
+    gssize n;
 
+    /* a reader that does not keep up is not waited for (standard output
+     * is not ours to make non-blocking) */
+    if (ev->may_wait && poll (&pfd, 1, 0) == 0) {
+      err = EAGAIN;
+      break;
+    }
+    n = write (ev->fd, json + done, len - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
@@ -83,7 +97,8 @@ watch_events_emit (WatchEvents * ev, const WatchEvent * e, GError ** error)
       ev->failing = TRUE;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
           "alarm event log %s: %s (events are dropped until writing works "
-          "again)", ev->path, g_strerror (err));
+          "again)", ev->path, err == EAGAIN ? "its reader does not keep up"
+          : g_strerror (err));
       ret = FALSE;
     }
   } else {

@@ -13,7 +13,11 @@
  * output). A failed write (a full disk) loses that event (counted,
  * watch_events_get_dropped) and gives an error once: watch_events_emit
  * returns FALSE with a GError on the first failure, then TRUE while
- * failures go on, until a write succeeds again.
+ * failures go on, until a write succeeds again. Nothing waits on a
+ * reader: on a pipe, FIFO, socket or terminal (standard output included)
+ * an event that cannot be written at once is dropped the same way (the
+ * service's lines, a name of at most 200 bytes and a short detail, are
+ * under PIPE_BUF, 4096 bytes, so one goes whole or not at all), and a FIFO nobody reads is an error of watch_events_new.
  *
  * Threading: any thread; calls are serialised by an internal lock.
  * Ownership: the WatchEvents belongs to its creator; events are only
