@@ -136,6 +136,17 @@ outputs_reading (const WatchReading * reading)
     watch_mqtt_publish_reading (outputs.mqtt, reading);
 }
 
+/* a stream removed: its loudness log written out and closed, its
+ * retained MQTT reading cleared */
+static void
+outputs_forget (const gchar * stream)
+{
+  if (outputs.log != NULL)
+    watch_log_forget (outputs.log, stream);
+  if (outputs.mqtt != NULL)
+    watch_mqtt_forget (outputs.mqtt, stream);
+}
+
 /* Every alarm raised or cleared: the service's log (stderr), the alarm
  * events file and MQTT's events topic. */
 static void
@@ -359,10 +370,12 @@ apply_streams (Service * svc, const WatchConfig * config)
 
     if (g_ptr_array_find (next, e, NULL))
       continue;
-    if (watch_config_find (config, watch_stream_name (e->stream)) == NULL
-        || !watch_shard_takes (&svc->shard, watch_stream_name (e->stream)))
-      removed++;
     entry_clear_alarms (e, "the stream was removed or changed");
+    if (watch_config_find (config, watch_stream_name (e->stream)) == NULL
+        || !watch_shard_takes (&svc->shard, watch_stream_name (e->stream))) {
+      removed++;
+      outputs_forget (watch_stream_name (e->stream));
+    }
     entry_free (e);
   }
   g_ptr_array_set_free_func (svc->entries, NULL);

@@ -10,7 +10,9 @@ typedef struct
 {
   gchar *topic;
   gchar *payload;
-  gboolean event;               /* QoS 1, not retained; else a reading */
+  gboolean event;               /* QoS 1; else a reading: QoS 0, dropped
+                                 * first when the queue is full */
+  gboolean retain;
 } Msg;
 
 struct _WatchMqtt
@@ -64,7 +66,7 @@ drain (WatchMqtt * m)
 
     rc = mosquitto_publish (m->mosq, NULL, msg->topic,
         (gint) strlen (msg->payload), msg->payload, msg->event ? 1 : 0,
-        !msg->event);
+        msg->retain);
 
     if (rc == MOSQ_ERR_SUCCESS) {
       msg_free (msg);
@@ -157,7 +159,7 @@ topic_part (const gchar * stream)
 
 static void
 enqueue (WatchMqtt * m, const gchar * stream, const gchar * kind,
-    gchar * payload, gboolean event)
+    gchar * payload, gboolean event, gboolean retain)
 {
   Msg *msg = g_new0 (Msg, 1);
   gchar *part = topic_part (stream);
@@ -165,6 +167,7 @@ enqueue (WatchMqtt * m, const gchar * stream, const gchar * kind,
   msg->topic = g_strconcat (m->prefix, "/", part, "/", kind, NULL);
   msg->payload = payload;
   msg->event = event;
+  msg->retain = retain;
   g_free (part);
 
   g_mutex_lock (&m->lock);
@@ -194,14 +197,23 @@ void
 watch_mqtt_publish_reading (WatchMqtt * m, const WatchReading * r)
 {
   g_return_if_fail (m != NULL && r != NULL && r->stream != NULL);
-  enqueue (m, r->stream, "reading", watch_reading_to_json (r), FALSE);
+  enqueue (m, r->stream, "reading", watch_reading_to_json (r), FALSE, TRUE);
+}
+
+void
+watch_mqtt_forget (WatchMqtt * m, const gchar * stream)
+{
+  g_return_if_fail (m != NULL && stream != NULL);
+  /* an empty retained message deletes the retained one (QoS 1, and kept
+   * like an event when the queue is full) */
+  enqueue (m, stream, "reading", g_strdup (""), TRUE, TRUE);
 }
 
 void
 watch_mqtt_publish_event (WatchMqtt * m, const WatchEvent * e)
 {
   g_return_if_fail (m != NULL && e != NULL && e->stream != NULL);
-  enqueue (m, e->stream, "event", watch_event_to_json (e), TRUE);
+  enqueue (m, e->stream, "event", watch_event_to_json (e), TRUE, FALSE);
 }
 
 guint64

@@ -5,6 +5,9 @@
  * name with '/', '+', '#' and control characters replaced by '_'):
  *   PREFIX/STREAM/reading  watch_reading_to_json, QoS 0, retained (the
  *                          last reading is the stream's state)
+ *                          until watch_mqtt_forget (a stream removed)
+ *                          clears it with an empty retained message
+ *                          (QoS 1)
  *   PREFIX/STREAM/event    watch_event_to_json, QoS 1, not retained
  *   PREFIX/status          "online" (retained, QoS 1) once connected;
  *                          "offline" (retained) as the broker's last will
@@ -22,7 +25,7 @@
  * time (the rest wait for its confirmations: sent for QoS 0, PUBACK for
  * QoS 1). While the broker is unreachable the queue fills; when it is
  * full the oldest reading is dropped for a new message (or, holding only
- * events, the oldest event), and watch_mqtt_get_dropped counts it, as it
+ * events and clearings, the oldest of those), and watch_mqtt_get_dropped counts it, as it
  * counts messages the library refuses. Messages handed to the library
  * when a connection breaks may be lost (QoS 0) or sent again (QoS 1)
  * without being counted.
@@ -65,6 +68,8 @@ WatchMqtt *watch_mqtt_new (const gchar * host, guint port,
     const gchar * prefix, GError ** error);
 void watch_mqtt_publish_reading (WatchMqtt * m, const WatchReading * r);
 void watch_mqtt_publish_event (WatchMqtt * m, const WatchEvent * e);
+/* a stream gone: its retained reading cleared on the broker */
+void watch_mqtt_forget (WatchMqtt * m, const gchar * stream);
 /* messages dropped (queue full, refused by the library) so far */
 guint64 watch_mqtt_get_dropped (WatchMqtt * m);
 /* whether the broker has accepted the connection (and not lost it) */

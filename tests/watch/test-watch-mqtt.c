@@ -1,7 +1,7 @@
 /* gpufft-watch: MQTT publishing (watch/watch-mqtt.c) against a real
  * broker, mosquitto, started here on a free 127.0.0.1 port, and read by a
- * libmosquitto subscriber: the reading retained (QoS 0), the event at
- * QoS 1, "online"/"offline", the last will when the publishing process is
+ * libmosquitto subscriber: the reading retained (QoS 0) and cleared when
+ * its stream is removed, the event at QoS 1, "online"/"offline", the last will when the publishing process is
  * killed, and a broker that only starts after the publisher: messages
  * wait in the bounded queue (the oldest readings dropped, counted, the
  * events kept), every call quick, and all flows once it answers.
@@ -387,6 +387,18 @@ test_publish (void)
   g_assert_cmpstr (msg->payload, ==, "online");
   g_assert_true (msg->retain);
   g_assert_null (sub_wait (late, PREFIX "/studio a_b__/event", NULL, 300));
+
+  /* the stream removed: its retained reading is cleared (an empty
+   * message), and a subscriber coming after gets none */
+  watch_mqtt_forget (m, "studio a/b+#");
+  msg = sub_wait (live, PREFIX "/studio a_b__/reading", NULL, 5000);
+  g_assert_nonnull (msg);
+  /* (an empty payload arrives as NULL) */
+  g_assert_true (msg->payload == NULL || msg->payload[0] == '\0');
+  sub_free (late);
+  late = sub_new (b->port, NULL, TRUE);
+  g_assert_nonnull (sub_wait (late, PREFIX "/status", NULL, 5000));
+  g_assert_null (sub_wait (late, PREFIX "/studio a_b__/reading", NULL, 300));
 
   g_assert_cmpuint (watch_mqtt_get_dropped (m), ==, 0);
   t0 = g_get_monotonic_time ();
