@@ -100,7 +100,7 @@ static const struct
       "Per channel RMS over the last second (a full-scale sine reads -3.01)"},
   {"gpufft_band_level_db", "gauge",
       "1/3-octave band level of the channels' mean over the last second, "
-        "dBFS; band is the nominal mid-band frequency in Hz"},
+        "dBFS; band_hz is the nominal mid-band frequency"},
   {"gpufft_dominant_frequency_hertz", "gauge",
       "Loudest spectral peak over the last second (0: none)"},
   {"gpufft_source_restarts_total", "counter",
@@ -180,7 +180,7 @@ family_samples (GString * out, Family f, const WatchSnapshot * s)
         if (isnan (r->band_db[i]) || isnan (r->band_hz[i]))
           continue;
         sample_start (out, f, r);
-        g_string_append_printf (out, ",band=\"%s\"",
+        g_string_append_printf (out, ",band_hz=\"%s\"",
             g_ascii_formatd (buf, sizeof (buf), "%g", r->band_hz[i]));
         sample_end (out, r->band_db[i]);
       }

@@ -4,7 +4,7 @@
  * the main thread keeps), never from the streams themselves, so a scrape
  * holds no lock of the analysis. Text format 0.0.4: one family per
  * meaning, `gpufft_` names with the unit as the suffix, a `stream` label
- * (and `channel`, `band`, `alarm` where they apply); label values escape
+ * (and `channel`, `band_hz`, `alarm` where they apply); label values escape
  * `\`, `"` and newline. A value not measured yet is left out; silence is
  * `-Inf`. The JSON writes numbers that are not finite as null.
  *

@@ -308,6 +308,11 @@ test_escaping (void)
   snap.reading.dominant_hz = NAN;
   snap.reading.rms_dbfs[0] = -3;
   snap.reading.sample_peak_dbfs[0] = NAN;
+  snap.reading.n_bands = 2;
+  snap.reading.band_hz[0] = 1000;
+  snap.reading.band_db[0] = -20;
+  snap.reading.band_hz[1] = 12500;
+  snap.reading.band_db[1] = -INFINITY;
   snap.alarm[WATCH_ALARM_DOWN] = TRUE;
   text = watch_metrics_exposition (snaps, 1, 1 << 20, &len);
   g_assert_cmpuint (strlen (text), ==, len);
@@ -317,6 +322,11 @@ test_escaping (void)
           "gpufft_rms_dbfs{stream=\"x\\\"y\",channel=\"0\"} -3\n"));
   g_assert_nonnull (strstr (text,
           "gpufft_alarm_active{stream=\"x\\\"y\",alarm=\"down\"} 1\n"));
+  /* the band label as docs/gpufft-watch.md and the dashboard name it */
+  g_assert_nonnull (strstr (text,
+          "gpufft_band_level_db{stream=\"x\\\"y\",band_hz=\"1000\"} -20\n"));
+  g_assert_nonnull (strstr (text,
+          "gpufft_band_level_db{stream=\"x\\\"y\",band_hz=\"12500\"} -Inf\n"));
   /* not measured: left out */
   g_assert_null (strstr (text, "gpufft_loudness_shortterm_lufs{"));
   g_assert_null (strstr (text, "gpufft_sample_peak_dbfs{"));
