@@ -51,7 +51,7 @@ typedef struct
   GPtrArray *entries;           /* Entry*, in the config's order */
   WatchHttp *http;
   GMainLoop *loop;
-  gint64 next_reading_us;
+  gint64 next_reading_us;       /* g_get_monotonic_time () */
   gboolean stopping;
 } Service;
 
@@ -185,8 +185,9 @@ entry_new (Service * svc, const WatchStreamConfig * sc)
   e->stream = watch_stream_new (sc, svc->config->device_index,
       svc->config->fft_size, svc->config->restart_max_s);
   e->snap.start_us = g_get_real_time ();
-  watch_alarms_init (&e->alarms, e->snap.start_us);
-  watch_stream_read (e->stream, g_get_real_time (), &e->snap.reading);
+  watch_alarms_init (&e->alarms, g_get_monotonic_time ());
+  watch_stream_read (e->stream, e->snap.start_us, g_get_monotonic_time (),
+      &e->snap.reading);
   return e;
 }
 
@@ -210,7 +211,7 @@ entry_clear_alarms (Entry * e, const gchar * why)
 }
 
 static void
-take_readings (Service * svc, gint64 now)
+take_readings (Service * svc, gint64 wall_us, gint64 mono_us)
 {
   GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify)
       watch_event_free);
@@ -220,7 +221,7 @@ take_readings (Service * svc, gint64 now)
     Entry *e = g_ptr_array_index (svc->entries, i);
 
     g_free (e->snap.reading.stream);
-    watch_stream_read (e->stream, now, &e->snap.reading);
+    watch_stream_read (e->stream, wall_us, mono_us, &e->snap.reading);
     watch_alarms_update (&e->alarms,
         &watch_stream_config (e->stream)->alarms, &e->snap.reading, events);
     for (k = 0; k < WATCH_N_ALARMS; k++)
@@ -237,14 +238,16 @@ static gboolean
 tick (gpointer data)
 {
   Service *svc = data;
-  gint64 now = g_get_real_time ();
+  /* schedules and holds count on the monotonic clock; the wall clock
+   * only stamps the readings (it may step) */
+  gint64 now = g_get_monotonic_time ();
   guint i;
 
   for (i = 0; i < svc->entries->len; i++)
     watch_stream_tick (((Entry *) g_ptr_array_index (svc->entries,
                 i))->stream, now);
   if (now >= svc->next_reading_us) {
-    take_readings (svc, now);
+    take_readings (svc, g_get_real_time (), now);
     svc->next_reading_us += G_USEC_PER_SEC;
     if (svc->next_reading_us <= now)
       svc->next_reading_us = now + G_USEC_PER_SEC;
@@ -384,7 +387,7 @@ apply_streams (Service * svc, const WatchConfig * config)
   g_hash_table_unref (old);
   for (i = 0; i < svc->entries->len; i++) {
     Entry *e = g_ptr_array_index (svc->entries, i);
-    watch_stream_tick (e->stream, g_get_real_time ());
+    watch_stream_tick (e->stream, g_get_monotonic_time ());
   }
   log_line ("%u streams (%u added, %u changed, %u removed)",
       svc->entries->len, added, changed, removed);
@@ -591,7 +594,7 @@ main (int argc, char **argv)
   log_line ("listening on %s:%u, shard %u/%u", svc.config->listen_host,
       svc.config->listen_port, svc.shard.index, svc.shard.count);
   apply_streams (&svc, svc.config);
-  svc.next_reading_us = g_get_real_time () + G_USEC_PER_SEC;
+  svc.next_reading_us = g_get_monotonic_time () + G_USEC_PER_SEC;
   tick_id = g_timeout_add (TICK_MS, tick, &svc);
   g_main_loop_run (svc.loop);
   svc.stopping = TRUE;

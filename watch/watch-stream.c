@@ -32,6 +32,7 @@ struct _WatchStream
   gboolean released;
   gboolean started_once;
   gdouble backoff_s;
+  /* times: g_get_monotonic_time () */
   gint64 start_us;              /* when the pipeline started */
   gint64 next_start_us;         /* IDLE: when to start again; 0: at once */
   gint64 test_start_us;
@@ -279,7 +280,7 @@ static GstPadProbeReturn
 audio_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   WatchStream *s = data;
-  gint64 now = g_get_real_time ();
+  gint64 now = g_get_monotonic_time ();
 
   g_mutex_lock (&s->lock);
   s->last_audio_us = now;
@@ -343,7 +344,8 @@ stop_pipeline (WatchStream * s, gboolean backoff)
   reset_values (s);
   g_mutex_unlock (&s->lock);
   if (backoff) {
-    s->next_start_us = g_get_real_time () + (gint64) (s->backoff_s * 1e6);
+    s->next_start_us = g_get_monotonic_time () +
+        (gint64) (s->backoff_s * 1e6);
     s->backoff_s = MIN (s->backoff_s * 2, s->restart_max_s);
   } else {
     s->next_start_us = 0;
@@ -586,7 +588,7 @@ void
 watch_stream_start (WatchStream * s)
 {
   GError *err = NULL;
-  gint64 now = g_get_real_time ();
+  gint64 now = g_get_monotonic_time ();
   gchar *text;
 
   if (s->pipeline != NULL || s->released || s->state == STATE_STOPPING)
@@ -661,14 +663,16 @@ watch_stream_tick (WatchStream * s, gint64 now_us)
 }
 
 void
-watch_stream_read (WatchStream * s, gint64 now_us, WatchReading * r)
+watch_stream_read (WatchStream * s, gint64 wall_us, gint64 mono_us,
+    WatchReading * r)
 {
   memset (r, 0, sizeof (*r));
   r->stream = g_strdup (s->config->name);
-  r->wall_us = now_us;
+  r->wall_us = wall_us;
+  r->mono_us = mono_us;
   r->restarts = s->restarts;
   g_mutex_lock (&s->lock);
-  r->up = s->last_audio_us != 0 && (gdouble) (now_us - s->last_audio_us) <
+  r->up = s->last_audio_us != 0 && (gdouble) (mono_us - s->last_audio_us) <
       s->config->alarms.down_hold_s * 1e6;
   r->momentary_lufs = s->momentary;
   r->shortterm_lufs = s->shortterm;

@@ -22,6 +22,9 @@
  *
  * Audio is what has passed the analysers (a probe on the sink's pad): a
  * stream is up while some passed within its down-hold, across restarts.
+ * Every duration here (down-hold, grace, backoff, the test source's
+ * on/off) counts on the monotonic clock: a step of the wall clock takes
+ * no stream for down and delays no restart.
  *
  * Restarts: an error, an EOS, or no audio for the stream's down-hold ends
  * the pipeline; a new one starts after a backoff that doubles from 1 s up
@@ -48,12 +51,13 @@ const gchar *watch_stream_name (WatchStream * stream);
 const WatchStreamConfig *watch_stream_config (WatchStream * stream);
 /* builds and plays the pipeline */
 void watch_stream_start (WatchStream * stream);
-/* called about every 250 ms: restarts, stall detection, the test
- * source's on/off */
-void watch_stream_tick (WatchStream * stream, gint64 now_us);
-/* the stream's values now (out->stream is a new string) */
-void watch_stream_read (WatchStream * stream, gint64 now_us,
-    WatchReading * out);
+/* called about every 250 ms with g_get_monotonic_time (): restarts,
+ * stall detection, the test source's on/off */
+void watch_stream_tick (WatchStream * stream, gint64 mono_us);
+/* the stream's values now (out->stream is a new string), stamped
+ * @wall_us (g_get_real_time) and @mono_us (g_get_monotonic_time) */
+void watch_stream_read (WatchStream * stream, gint64 wall_us,
+    gint64 mono_us, WatchReading * out);
 /* stops the pipeline (on its own thread) and drops the caller's
  * reference; the stream's memory goes when the stop is done */
 void watch_stream_release (WatchStream * stream);

@@ -118,7 +118,7 @@ reading (gint64 t_s, gboolean up, gdouble rms, gdouble peak, gdouble st,
 
   memset (&r, 0, sizeof (r));
   r.stream = (gchar *) "s";
-  r.wall_us = t_s * G_USEC_PER_SEC;
+  r.wall_us = r.mono_us = t_s * G_USEC_PER_SEC;
   r.up = up;
   r.channels = up ? 2 : 0;
   r.rms_dbfs[0] = r.rms_dbfs[1] = rms;
@@ -232,6 +232,41 @@ test_alarm_start_grace (void)
   watch_alarms_init (&a, 200 * G_USEC_PER_SEC);
   STEP (201, TRUE, -20, -10, -23, 0, "");
   STEP (202, FALSE, NAN, NAN, NAN, NAN, "+down");
+  watch_config_free (c);
+}
+
+/* the holds count on the readings' monotonic times: the wall clock
+ * stepping back or forth by hours raises, clears and delays nothing */
+static void
+test_alarm_wall_steps (void)
+{
+  WatchConfig *c = load ("[defaults]\nsilence-hold=3\ndown-hold=2\n", NULL);
+  WatchAlarmSettings s = c->defaults;
+  WatchAlarms a;
+  static const gint64 wall_shift_s[] = { 0, 7200, 7200, -3600, -3600, 0 };
+  guint i;
+
+  watch_alarms_init (&a, 100 * G_USEC_PER_SEC);
+  for (i = 0; i < G_N_ELEMENTS (wall_shift_s); i++) {
+    WatchReading r = reading (101 + i, TRUE, -90, -80, -30, 0);
+    GPtrArray *ev = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        watch_event_free);
+
+    r.wall_us += wall_shift_s[i] * G_USEC_PER_SEC;
+    watch_alarms_update (&a, &s, &r, ev);
+    /* silence since 101 s: raised at 104 s, the fourth reading, and only
+     * then; its event carries the reading's wall time */
+    if (i == 3) {
+      g_assert_cmpuint (ev->len, ==, 1);
+      g_assert_cmpint (((WatchEvent *) ev->pdata[0])->kind, ==,
+          WATCH_ALARM_SILENCE);
+      g_assert_cmpint (((WatchEvent *) ev->pdata[0])->wall_us, ==,
+          r.wall_us);
+    } else {
+      g_assert_cmpuint (ev->len, ==, 0);
+    }
+    g_ptr_array_unref (ev);
+  }
   watch_config_free (c);
 }
 
@@ -349,6 +384,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/alarm/machines", test_alarm_machines);
   g_test_add_func ("/watch/alarm/disabled", test_alarm_disabled);
   g_test_add_func ("/watch/alarm/start-grace", test_alarm_start_grace);
+  g_test_add_func ("/watch/alarm/wall-clock-steps", test_alarm_wall_steps);
   g_test_add_func ("/watch/shard/hash", test_shard_hash);
   g_test_add_func ("/watch/metrics/escaping", test_escaping);
   return g_test_run ();
