@@ -26,6 +26,7 @@ struct _WatchStream
 
   /* main thread */
   GstElement *pipeline;
+  GThread *starter;             /* playing the pipeline; joined by its stop */
   GstElement *testsrc;
   guint bus_watch;
   StreamState state;
@@ -52,6 +53,20 @@ struct _WatchStream
 };
 
 static gint stopping_count;
+
+/* plays a pipeline (a thread of its own: a source's open may wait on
+ * its server, pulsesrc up to 30 s, and must hold nothing else); the
+ * pipeline's stop joins this thread first, so NULL always comes after */
+static gpointer
+start_thread (gpointer data)
+{
+  GstElement *pipeline = data;
+
+  /* a failure posts its error on the bus, where the watch restarts */
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_object_unref (pipeline);
+  return NULL;
+}
 
 static void
 log_stream (WatchStream * s, const gchar * what)
@@ -308,7 +323,11 @@ stop_thread (gpointer data)
 {
   GstElement *pipeline = data;
   WatchStream *s = g_object_get_data (G_OBJECT (pipeline), "watch-stream");
+  GThread *starter = g_object_steal_data (G_OBJECT (pipeline),
+      "watch-starter");
 
+  if (starter != NULL)
+    g_thread_join (starter);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
   g_idle_add_full (G_PRIORITY_DEFAULT, stop_done, s, stream_unref);
@@ -334,6 +353,8 @@ stop_pipeline (WatchStream * s, gboolean backoff)
   gst_object_unref (bus);
   g_object_set_data_full (G_OBJECT (s->pipeline), "watch-stream",
       stream_ref (s), NULL);
+  g_object_set_data (G_OBJECT (s->pipeline), "watch-starter", s->starter);
+  s->starter = NULL;
   s->state = STATE_STOPPING;
   g_atomic_int_inc (&stopping_count);
   t = g_thread_new ("watch-stop", stop_thread, s->pipeline);
@@ -614,10 +635,8 @@ watch_stream_start (WatchStream * s)
   }
   s->state = STATE_RUNNING;
   s->test_start_us = now;
-  if (gst_element_set_state (s->pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
-    /* the error message on the bus says why; the watch restarts */
-  }
+  s->starter = g_thread_new ("watch-start", start_thread,
+      gst_object_ref (s->pipeline));
 }
 
 void

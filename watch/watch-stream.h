@@ -16,9 +16,12 @@
  * on the posting thread and only update the stream's values under its
  * mutex (held for a copy, never across a call out); errors and EOS go to
  * a bus watch on the main context. Every other function is called from
- * the main thread. A pipeline is stopped (set to NULL) on a thread of its
- * own, so a source that hangs in its stop holds no other stream and not
- * the main loop; a stream has at most one such thread at a time.
+ * the main thread. A pipeline is started (set to PLAYING) and stopped
+ * (set to NULL) on threads of its own, so a source that hangs in its
+ * start (a sound server that does not answer) or its stop holds no other
+ * stream and not the main loop; a stream has at most one start and one
+ * stop thread at a time (a stop waits for the start to return, the next
+ * start for the stop).
  *
  * Audio is what has passed the analysers (a probe on the sink's pad): a
  * stream is up while some passed within its down-hold, across restarts.
@@ -49,7 +52,7 @@ WatchStream *watch_stream_new (const WatchStreamConfig * config,
     gint device_index, guint fft_size, gdouble restart_max_s);
 const gchar *watch_stream_name (WatchStream * stream);
 const WatchStreamConfig *watch_stream_config (WatchStream * stream);
-/* builds and plays the pipeline */
+/* builds the pipeline and starts playing it (on a thread of its own) */
 void watch_stream_start (WatchStream * stream);
 /* called about every 250 ms with g_get_monotonic_time (): restarts,
  * stall detection, the test source's on/off */
