@@ -108,6 +108,12 @@ test_config_bad (void)
   assert_refused ("[service]\nfft-size=128\n", "fft-size", "128");
   assert_refused ("no group\n", NULL, NULL);
   assert_refused ("[stream ]\nsource=test:\n", "[stream ]", "name");
+  /* a value's escaped control characters (\n, \t, \r in the key file)
+   * stay escaped in the message: one line, no forged log line */
+  assert_refused ("[defaults]\nsilence-hold=1\\tA\\r\\nFAKE\n",
+      "silence-hold", "'1\\tA\\r\\nFAKE'");
+  assert_refused ("[stream x]\nsource=test:\nrtp-encoding=L16\\nX\n",
+      "rtp-encoding", "'L16\\nX'");
 }
 
 static WatchReading
