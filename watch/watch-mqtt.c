@@ -312,11 +312,16 @@ watch_mqtt_new (const gchar * host, guint port, const gchar * prefix,
   p = g_strdup (prefix);
   while (*p != '\0' && p[strlen (p) - 1] == '/')
     p[strlen (p) - 1] = '\0';
+  /* (the library refuses every publish to a topic with a control
+   * character, U+0000..U+001F or U+007F..U+009F) */
   if (*p == '\0' || mosquitto_pub_topic_check (p) != MOSQ_ERR_SUCCESS ||
-      !g_utf8_validate (p, -1, NULL)) {
+      mosquitto_validate_utf8 (p, (gint) strlen (p)) != MOSQ_ERR_SUCCESS) {
+    gchar *shown = g_strescape (prefix, NULL);
+
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-        "MQTT topic prefix \"%s\": it must be UTF-8, not empty, and "
-        "without '+' or '#'", prefix);
+        "MQTT topic prefix \"%s\": it must be UTF-8 without control "
+        "characters, not empty, and without '+' or '#'", shown);
+    g_free (shown);
     g_free (p);
     return NULL;
   }

@@ -61,7 +61,8 @@ G_BEGIN_DECLS
 typedef struct _WatchMqtt WatchMqtt;
 
 /* starts connecting to host:port (1..65535) and returns at once; NULL
- * and an error for a bad prefix (empty, or with '+' or '#'), a bad port,
+ * and an error for a bad prefix (empty, not UTF-8, or with '+', '#' or a
+ * control character), a bad port,
  * or a client the library cannot make. An unreachable broker is no
  * error: messages wait in the queue until it answers. */
 WatchMqtt *watch_mqtt_new (const gchar * host, guint port,

@@ -664,6 +664,13 @@ test_bad_arguments (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "70000"));
   g_clear_error (&error);
+  /* a control character (which every publish would be refused for) */
+  g_assert_null (watch_mqtt_new ("127.0.0.1", 1883, "a\tb", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (watch_mqtt_new ("127.0.0.1", 1883, "a\xc2\x85", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
 }
 
 int
