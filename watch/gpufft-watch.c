@@ -274,7 +274,16 @@ build_metrics (gpointer data, gsize * len, guint * status)
 {
   Service *svc = data;
   WatchSnapshot **s = snapshots (svc);
-  gchar *body = watch_metrics_exposition (s, svc->entries->len,
+  WatchOutputDrops drops = { -1, -1, -1 };
+  gchar *body;
+
+  if (outputs.log != NULL)
+    drops.log_lines = (gint64) watch_log_get_dropped (outputs.log);
+  if (outputs.events != NULL)
+    drops.events = (gint64) watch_events_get_dropped (outputs.events);
+  if (outputs.mqtt != NULL)
+    drops.mqtt_messages = (gint64) watch_mqtt_get_dropped (outputs.mqtt);
+  body = watch_metrics_exposition (s, svc->entries->len, &drops,
       MAX_BODY_BYTES, len);
 
   g_free (s);

@@ -219,13 +219,41 @@ finish (GString * out, gsize max_bytes, gsize * len)
   return g_string_free (out, FALSE);
 }
 
+static void
+drops_family (GString * out, const WatchOutputDrops * d)
+{
+  const struct
+  {
+    const gchar *name;
+    gint64 count;
+  } outputs[] = {
+    {"loudness_log", d->log_lines},
+    {"events", d->events},
+    {"mqtt", d->mqtt_messages},
+  };
+  guint i;
+
+  g_string_append (out, "# HELP gpufft_output_dropped_total Loudness log "
+      "lines, alarm events and MQTT messages lost by an output (a full "
+      "disk, a stalled reader, a full queue)\n"
+      "# TYPE gpufft_output_dropped_total counter\n");
+  for (i = 0; i < G_N_ELEMENTS (outputs); i++) {
+    if (outputs[i].count < 0)
+      continue;
+    g_string_append_printf (out, "gpufft_output_dropped_total{output=\"%s\"} "
+        "%" G_GINT64_FORMAT "\n", outputs[i].name, outputs[i].count);
+  }
+}
+
 gchar *
 watch_metrics_exposition (WatchSnapshot * const *snaps, guint n,
-    gsize max_bytes, gsize * len)
+    const WatchOutputDrops * drops, gsize max_bytes, gsize * len)
 {
   GString *out = g_string_sized_new (4096);
   guint f, i;
 
+  if (drops != NULL)
+    drops_family (out, drops);
   for (f = 0; f < N_FAMILIES; f++) {
     g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n",
         families[f].name, families[f].help, families[f].name,

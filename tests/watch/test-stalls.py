@@ -2,7 +2,7 @@
 """gpufft-watch's alarm events on standard output (events=-), a pipe
 whose reader stalls: the service never waits on it. With the pipe full,
 the endpoints answer at once, the readings go on, and the dropped events
-are logged once per stall; with the reader back, events flow again; a
+are logged once per stall and counted in /metrics; with the reader back, events flow again; a
 second stall is logged again; SIGTERM stops the service while the pipe is
 full."""
 import fcntl
@@ -70,6 +70,13 @@ def main():
     check(svc.streams()[0]["time_us"] - t1 >= 2e6,
           "the readings go on while the pipe is full")
     check(svc.log().count(STALL) == 1, "the stall is logged once")
+    metrics = http_get(svc.url + "/metrics")[2]
+    dropped = [float(ln.split()[-1]) for ln in metrics.splitlines()
+               if ln.startswith('gpufft_output_dropped_total{output="events"}')]
+    check(dropped and dropped[0] >= 1,
+          f"/metrics counts the dropped events ({dropped})")
+    check('gpufft_output_dropped_total{output="mqtt"}' not in metrics,
+          "an output not configured has no count")
 
     got = drain(rd)
     lines = wait_for("events again with the reader back",

@@ -322,6 +322,8 @@ test_escaping (void)
   GString *s = g_string_new ("");
   WatchSnapshot snap;
   WatchSnapshot *snaps[1] = { &snap };
+  /* the loudness log not configured */
+  WatchOutputDrops drops = { -1, 3, 0 };
   gchar *text;
   gsize len;
 
@@ -355,7 +357,7 @@ test_escaping (void)
   snap.reading.band_hz[1] = 12500;
   snap.reading.band_db[1] = -INFINITY;
   snap.alarm[WATCH_ALARM_DOWN] = TRUE;
-  text = watch_metrics_exposition (snaps, 1, 1 << 20, &len);
+  text = watch_metrics_exposition (snaps, 1, &drops, 1 << 20, &len);
   g_assert_cmpuint (strlen (text), ==, len);
   g_assert_nonnull (strstr (text,
           "gpufft_loudness_momentary_lufs{stream=\"x\\\"y\"} -Inf\n"));
@@ -368,13 +370,18 @@ test_escaping (void)
           "gpufft_band_level_db{stream=\"x\\\"y\",band_hz=\"1000\"} -20\n"));
   g_assert_nonnull (strstr (text,
           "gpufft_band_level_db{stream=\"x\\\"y\",band_hz=\"12500\"} -Inf\n"));
+  /* the outputs' losses, once, the log's left out */
+  g_assert_nonnull (strstr (text, "# TYPE gpufft_output_dropped_total "
+          "counter\ngpufft_output_dropped_total{output=\"events\"} 3\n"
+          "gpufft_output_dropped_total{output=\"mqtt\"} 0\n"));
+  g_assert_null (strstr (text, "output=\"loudness_log\""));
   /* not measured: left out */
   g_assert_null (strstr (text, "gpufft_loudness_shortterm_lufs{"));
   g_assert_null (strstr (text, "gpufft_sample_peak_dbfs{"));
   g_assert_null (strstr (text, "NaN"));
   g_free (text);
   /* the bound */
-  g_assert_null (watch_metrics_exposition (snaps, 1, 100, &len));
+  g_assert_null (watch_metrics_exposition (snaps, 1, NULL, 100, &len));
   text = watch_metrics_json (snaps, 1, 1 << 20, &len);
   g_assert_nonnull (strstr (text, "\"name\":\"x\\\"y\""));
   g_assert_nonnull (strstr (text, "\"momentary_lufs\":null"));
