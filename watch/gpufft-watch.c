@@ -136,6 +136,24 @@ outputs_reading (const WatchReading * reading)
     watch_mqtt_publish_reading (outputs.mqtt, reading);
 }
 
+/* SIGHUP: the files opened again by their names (log rotation): the
+ * events file, and each stream's loudness log (written out and closed;
+ * its next line opens it) */
+static void
+outputs_reopen (Service * svc)
+{
+  GError *err = NULL;
+  guint i;
+
+  if (outputs.events != NULL && !watch_events_reopen (outputs.events, &err)) {
+    log_line ("the alarm events: %s (the open file stays)", err->message);
+    g_clear_error (&err);
+  }
+  for (i = 0; outputs.log != NULL && i < svc->entries->len; i++)
+    watch_log_forget (outputs.log, watch_stream_name (((Entry *)
+                g_ptr_array_index (svc->entries, i))->stream));
+}
+
 /* a stream removed: its loudness log written out and closed, its
  * retained MQTT reading cleared */
 static void
@@ -411,6 +429,7 @@ on_sighup (gpointer data)
 
   if (svc->stopping)
     return G_SOURCE_CONTINUE;
+  outputs_reopen (svc);
   config = watch_config_load_file (svc->config_path, &err);
   if (config == NULL) {
     log_line ("reload refused, the running configuration stays: %s",
@@ -500,7 +519,9 @@ static const gchar *help_description =
     "\n"
     "SIGNALS\n"
     "  SIGHUP reloads the file: streams added, removed or changed are started\n"
-    "  or stopped; the others run on untouched. SIGTERM, SIGINT stop.\n"
+    "  or stopped; the others run on untouched. It also opens the events\n"
+    "  file and the loudness logs again (log rotation).\n"
+    "  SIGTERM, SIGINT stop.\n"
     "\n"
     "EXIT STATUS\n"
     "  0 stopped by a signal, or --check passed; 1 cannot run (such as the\n"

@@ -21,6 +21,21 @@ struct _WatchEvents
   guint64 dropped;
 };
 
+static gint
+open_file (const gchar * path, GError ** error)
+{
+  /* (non-blocking: a FIFO nobody reads is an error, not a wait) */
+  gint fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY
+      | O_NONBLOCK, 0644);
+
+  if (fd < 0) {
+    gint e = errno;
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
+        "alarm event log %s: %s", path, g_strerror (e));
+  }
+  return fd;
+}
+
 WatchEvents *
 watch_events_new (const gchar * path, GError ** error)
 {
@@ -34,16 +49,8 @@ watch_events_new (const gchar * path, GError ** error)
   if (strcmp (path, "-") == 0) {
     fd = STDOUT_FILENO;
     own = FALSE;
-  } else {
-    /* (non-blocking: a FIFO nobody reads is an error, not a wait) */
-    fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
-        O_NONBLOCK, 0644);
-    if (fd < 0) {
-      gint e = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
-          "alarm event log %s: %s", path, g_strerror (e));
-      return NULL;
-    }
+  } else if ((fd = open_file (path, error)) < 0) {
+    return NULL;
   }
   ev = g_new0 (WatchEvents, 1);
   g_mutex_init (&ev->lock);
@@ -107,6 +114,26 @@ watch_events_emit (WatchEvents * ev, const WatchEvent * e, GError ** error)
   g_mutex_unlock (&ev->lock);
   g_free (json);
   return ret;
+}
+
+gboolean
+watch_events_reopen (WatchEvents * ev, GError ** error)
+{
+  gint fd;
+  struct stat st;
+
+  g_return_val_if_fail (ev != NULL, FALSE);
+
+  if (!ev->own_fd)
+    return TRUE;
+  if ((fd = open_file (ev->path, error)) < 0)
+    return FALSE;
+  g_mutex_lock (&ev->lock);
+  close (ev->fd);
+  ev->fd = fd;
+  ev->may_wait = fstat (fd, &st) != 0 || !S_ISREG (st.st_mode);
+  g_mutex_unlock (&ev->lock);
+  return TRUE;
 }
 
 void

@@ -37,6 +37,10 @@ typedef struct _WatchEvents WatchEvents;
 WatchEvents *watch_events_new (const gchar * path, GError ** error);
 gboolean watch_events_emit (WatchEvents * ev, const WatchEvent * e,
     GError ** error);
+/* opens the path again (a file renamed away by log rotation: the next
+ * events go to a new file at the path); on failure the old file stays,
+ * FALSE and an error; nothing for standard output */
+gboolean watch_events_reopen (WatchEvents * ev, GError ** error);
 void watch_events_flush (WatchEvents * ev);
 /* events lost to failed writes since watch_events_new */
 guint64 watch_events_get_dropped (WatchEvents * ev);

@@ -217,6 +217,50 @@ test_full_disk (void)
   remove_path (path);
 }
 
+/* log rotation: the file renamed away, then reopened by its path */
+static void
+test_reopen (void)
+{
+  gchar *path = tmp_path ();
+  gchar *moved = g_strconcat (path, ".1", NULL);
+  GError *error = NULL;
+  WatchEvents *ev = watch_events_new (path, &error);
+  WatchEvent e;
+  gchar *text;
+
+  g_assert_no_error (error);
+  fill (&e, 0);
+  g_assert_true (watch_events_emit (ev, &e, NULL));
+  g_assert_cmpint (g_rename (path, moved), ==, 0);
+  g_assert_true (watch_events_reopen (ev, &error));
+  g_assert_no_error (error);
+  fill (&e, 1);
+  g_assert_true (watch_events_emit (ev, &e, NULL));
+  g_assert_true (g_file_get_contents (moved, &text, NULL, NULL));
+  check_lines (text, 0, 1);
+  g_free (text);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  check_lines (text, 1, 1);
+  g_free (text);
+  /* a path that cannot be opened: the open file stays */
+  g_unlink (moved);
+  g_assert_cmpint (g_rename (path, moved), ==, 0);
+  g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+  g_assert_false (watch_events_reopen (ev, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  fill (&e, 2);
+  g_assert_true (watch_events_emit (ev, &e, NULL));
+  watch_events_free (ev);
+  g_assert_true (g_file_get_contents (moved, &text, NULL, NULL));
+  check_lines (text, 1, 2);
+  g_free (text);
+  g_rmdir (path);
+  g_unlink (moved);
+  g_free (moved);
+  remove_path (path);
+}
+
 static void
 test_bad_path (void)
 {
@@ -413,6 +457,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/events/stdout", test_stdout);
   g_test_add_func ("/watch/events/full-disk", test_full_disk);
   g_test_add_func ("/watch/events/bad-path", test_bad_path);
+  g_test_add_func ("/watch/events/reopen", test_reopen);
   g_test_add_func ("/watch/events/stalled-reader", test_stalled_reader);
   g_test_add_func ("/watch/events/fifo", test_fifo);
   return g_test_run ();
