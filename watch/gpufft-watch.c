@@ -15,6 +15,7 @@
 #include <gst/gst.h>
 #include <glib-unix.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,19 +59,24 @@ typedef struct
 static void
 log_line (const gchar * fmt, ...) G_GNUC_PRINTF (1, 2);
 
+/* a line of the service's log on stderr, in UTF-8 whatever the locale
+ * (g_printerr would write a stream's name beyond ASCII as '?' in the C
+ * locale), one write */
 static void
 log_line (const gchar * fmt, ...)
 {
   va_list ap;
-  gchar *text, *t;
+  gchar *text, *t, *line;
   GDateTime *now = g_date_time_new_now_utc ();
 
   va_start (ap, fmt);
   text = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   t = g_date_time_format_iso8601 (now);
-  g_printerr ("%s gpufft-watch: %s\n", t, text);
+  line = g_strdup_printf ("%s gpufft-watch: %s\n", t, text);
+  fputs (line, stderr);
   g_date_time_unref (now);
+  g_free (line);
   g_free (t);
   g_free (text);
 }
@@ -574,13 +580,14 @@ main (int argc, char **argv)
   svc.shard.count = 1;
   if (shard_text != NULL && !watch_shard_parse (shard_text, &svc.shard,
           &err)) {
-    g_printerr ("gpufft-watch: %s\n", err->message);
+    fprintf (stderr, "gpufft-watch: %s\n", err->message);
     goto out;
   }
   svc.config_path = config_path;
   svc.config = watch_config_load_file (config_path, &err);
   if (svc.config == NULL) {
-    g_printerr ("gpufft-watch: %s\n", err->message);
+    /* (UTF-8 as it is, whatever the locale, as log_line) */
+    fprintf (stderr, "gpufft-watch: %s\n", err->message);
     goto out;
   }
   if (check) {
@@ -601,7 +608,7 @@ main (int argc, char **argv)
   svc.http = watch_http_new (svc.config->listen_host,
       svc.config->listen_port, &err);
   if (svc.http == NULL) {
-    g_printerr ("gpufft-watch: %s\n", err->message);
+    fprintf (stderr, "gpufft-watch: %s\n", err->message);
     goto out;
   }
   watch_http_add (svc.http, "/metrics",
@@ -612,7 +619,7 @@ main (int argc, char **argv)
       build_health, &svc);
 
   if (!outputs_open (svc.config, &err)) {
-    g_printerr ("gpufft-watch: %s\n", err->message);
+    fprintf (stderr, "gpufft-watch: %s\n", err->message);
     outputs_close ();
     goto out;
   }

@@ -3,6 +3,7 @@
 #include "watch-stream.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ANALYSIS_INTERVAL_NS (GST_SECOND)
@@ -73,9 +74,13 @@ log_stream (WatchStream * s, const gchar * what)
 {
   GDateTime *now = g_date_time_new_now_utc ();
   gchar *t = g_date_time_format_iso8601 (now);
+  gchar *line = g_strdup_printf ("%s gpufft-watch: stream '%s': %s\n", t,
+      s->config->name, what);
 
+  /* (UTF-8 whatever the locale, one write: as the service's log_line) */
+  fputs (line, stderr);
   g_date_time_unref (now);
-  g_printerr ("%s gpufft-watch: stream '%s': %s\n", t, s->config->name, what);
+  g_free (line);
   g_free (t);
 }
 

@@ -112,7 +112,7 @@ def spawn(args, log_name, stdout=None, **kw):
 
 
 def read_log(p):
-    with open(p.log_path) as f:
+    with open(p.log_path, encoding="utf-8", errors="replace") as f:
         return f.read()
 
 
