@@ -139,22 +139,41 @@ on_publish (struct mosquitto *mosq, void *data, int mid)
   drain (m);
 }
 
+static guint32
+fnv1a (const gchar * s)
+{
+  guint32 h = 2166136261u;
+
+  for (; *s; s++) {
+    h ^= (guchar) * s;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+/* the stream's topic level: its name, or, where characters had to be
+ * replaced, the name so changed and ".XXXXXXXX", the name's FNV-1a 32
+ * hash, so that two streams never share a topic (as the loudness log's
+ * file names) */
 static gchar *
 topic_part (const gchar * stream)
 {
   gchar *valid = g_utf8_make_valid (stream, -1);
-  gchar *p;
+  gboolean changed = strcmp (valid, stream) != 0 || *valid == '\0';
+  gchar *p, *part;
 
   for (p = valid; *p; p++) {
     if (*p == '/' || *p == '+' || *p == '#' || (guchar) * p < 0x20 ||
-        *p == 0x7f)
+        *p == 0x7f) {
       *p = '_';
+      changed = TRUE;
+    }
   }
-  if (*valid == '\0') {
-    g_free (valid);
-    valid = g_strdup ("_");
-  }
-  return valid;
+  if (!changed)
+    return valid;
+  part = g_strdup_printf ("%s.%08x", valid, fnv1a (stream));
+  g_free (valid);
+  return part;
 }
 
 static void

@@ -2,7 +2,10 @@
  * (libmosquitto), for dashboards and automation.
  *
  * Topics (PREFIX as given, without a trailing '/'; STREAM the stream's
- * name with '/', '+', '#' and control characters replaced by '_'):
+ * name, or, where it holds '/', '+', '#', control characters or bytes
+ * that are not UTF-8, the name with each of those replaced by '_' (by
+ * U+FFFD for the bytes) and ".XXXXXXXX", its FNV-1a 32-bit hash in hex,
+ * appended, so that no two streams share a topic):
  *   PREFIX/STREAM/reading  watch_reading_to_json, QoS 0, retained (the
  *                          last reading is the stream's state)
  *                          until watch_mqtt_forget (a stream removed)
