@@ -15,6 +15,7 @@
 #include <gst/gst.h>
 #include <glib-unix.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,26 +52,31 @@ typedef struct
   GPtrArray *entries;           /* Entry*, in the config's order */
   WatchHttp *http;
   GMainLoop *loop;
-  gint64 next_reading_us;
+  gint64 next_reading_us;       /* g_get_monotonic_time () */
   gboolean stopping;
 } Service;
 
 static void
 log_line (const gchar * fmt, ...) G_GNUC_PRINTF (1, 2);
 
+/* a line of the service's log on stderr, in UTF-8 whatever the locale
+ * (g_printerr would write a stream's name beyond ASCII as '?' in the C
+ * locale), one write */
 static void
 log_line (const gchar * fmt, ...)
 {
   va_list ap;
-  gchar *text, *t;
+  gchar *text, *t, *line;
   GDateTime *now = g_date_time_new_now_utc ();
 
   va_start (ap, fmt);
   text = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   t = g_date_time_format_iso8601 (now);
-  g_printerr ("%s gpufft-watch: %s\n", t, text);
+  line = g_strdup_printf ("%s gpufft-watch: %s\n", t, text);
+  fputs (line, stderr);
   g_date_time_unref (now);
+  g_free (line);
   g_free (t);
   g_free (text);
 }
@@ -85,7 +91,6 @@ static struct
   WatchLog *log;
   WatchEvents *events;
   WatchMqtt *mqtt;
-  gboolean log_failed, events_failed;
 } outputs;
 
 static gboolean
@@ -122,20 +127,48 @@ outputs_close (void)
 }
 
 /* Every stream's reading, once a second: the loudness log and MQTT's
- * readings topic (an output that fails says so once and goes on). */
+ * readings topic (an output that fails says so once a failure, the
+ * outputs' own rule, and goes on). */
 static void
 outputs_reading (const WatchReading * reading)
 {
   GError *err = NULL;
 
   if (outputs.log != NULL && !watch_log_write (outputs.log, reading, &err)) {
-    if (!outputs.log_failed)
-      log_line ("the loudness log: %s", err->message);
-    outputs.log_failed = TRUE;
+    log_line ("the loudness log: %s", err->message);
     g_clear_error (&err);
   }
   if (outputs.mqtt != NULL)
     watch_mqtt_publish_reading (outputs.mqtt, reading);
+}
+
+/* SIGHUP: the files opened again by their names (log rotation): the
+ * events file, and each stream's loudness log (written out and closed;
+ * its next line opens it) */
+static void
+outputs_reopen (Service * svc)
+{
+  GError *err = NULL;
+  guint i;
+
+  if (outputs.events != NULL && !watch_events_reopen (outputs.events, &err)) {
+    log_line ("the alarm events: %s (the open file stays)", err->message);
+    g_clear_error (&err);
+  }
+  for (i = 0; outputs.log != NULL && i < svc->entries->len; i++)
+    watch_log_forget (outputs.log, watch_stream_name (((Entry *)
+                g_ptr_array_index (svc->entries, i))->stream));
+}
+
+/* a stream removed: its loudness log written out and closed, its
+ * retained MQTT reading cleared */
+static void
+outputs_forget (const gchar * stream)
+{
+  if (outputs.log != NULL)
+    watch_log_forget (outputs.log, stream);
+  if (outputs.mqtt != NULL)
+    watch_mqtt_forget (outputs.mqtt, stream);
 }
 
 /* Every alarm raised or cleared: the service's log (stderr), the alarm
@@ -151,9 +184,7 @@ outputs_event (const WatchEvent * event)
       event->detail != NULL ? event->detail : "");
   if (outputs.events != NULL
       && !watch_events_emit (outputs.events, event, &err)) {
-    if (!outputs.events_failed)
-      log_line ("the alarm events: %s", err->message);
-    outputs.events_failed = TRUE;
+    log_line ("the alarm events: %s", err->message);
     g_clear_error (&err);
   }
   if (outputs.mqtt != NULL)
@@ -178,8 +209,9 @@ entry_new (Service * svc, const WatchStreamConfig * sc)
   e->stream = watch_stream_new (sc, svc->config->device_index,
       svc->config->fft_size, svc->config->restart_max_s);
   e->snap.start_us = g_get_real_time ();
-  watch_alarms_init (&e->alarms, e->snap.start_us);
-  watch_stream_read (e->stream, g_get_real_time (), &e->snap.reading);
+  watch_alarms_init (&e->alarms, g_get_monotonic_time ());
+  watch_stream_read (e->stream, e->snap.start_us, g_get_monotonic_time (),
+      &e->snap.reading);
   return e;
 }
 
@@ -203,7 +235,7 @@ entry_clear_alarms (Entry * e, const gchar * why)
 }
 
 static void
-take_readings (Service * svc, gint64 now)
+take_readings (Service * svc, gint64 wall_us, gint64 mono_us)
 {
   GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify)
       watch_event_free);
@@ -213,7 +245,7 @@ take_readings (Service * svc, gint64 now)
     Entry *e = g_ptr_array_index (svc->entries, i);
 
     g_free (e->snap.reading.stream);
-    watch_stream_read (e->stream, now, &e->snap.reading);
+    watch_stream_read (e->stream, wall_us, mono_us, &e->snap.reading);
     watch_alarms_update (&e->alarms,
         &watch_stream_config (e->stream)->alarms, &e->snap.reading, events);
     for (k = 0; k < WATCH_N_ALARMS; k++)
@@ -230,14 +262,16 @@ static gboolean
 tick (gpointer data)
 {
   Service *svc = data;
-  gint64 now = g_get_real_time ();
+  /* schedules and holds count on the monotonic clock; the wall clock
+   * only stamps the readings (it may step) */
+  gint64 now = g_get_monotonic_time ();
   guint i;
 
   for (i = 0; i < svc->entries->len; i++)
     watch_stream_tick (((Entry *) g_ptr_array_index (svc->entries,
                 i))->stream, now);
   if (now >= svc->next_reading_us) {
-    take_readings (svc, now);
+    take_readings (svc, g_get_real_time (), now);
     svc->next_reading_us += G_USEC_PER_SEC;
     if (svc->next_reading_us <= now)
       svc->next_reading_us = now + G_USEC_PER_SEC;
@@ -264,7 +298,16 @@ build_metrics (gpointer data, gsize * len, guint * status)
 {
   Service *svc = data;
   WatchSnapshot **s = snapshots (svc);
-  gchar *body = watch_metrics_exposition (s, svc->entries->len,
+  WatchOutputDrops drops = { -1, -1, -1 };
+  gchar *body;
+
+  if (outputs.log != NULL)
+    drops.log_lines = (gint64) watch_log_get_dropped (outputs.log);
+  if (outputs.events != NULL)
+    drops.events = (gint64) watch_events_get_dropped (outputs.events);
+  if (outputs.mqtt != NULL)
+    drops.mqtt_messages = (gint64) watch_mqtt_get_dropped (outputs.mqtt);
+  body = watch_metrics_exposition (s, svc->entries->len, &drops,
       MAX_BODY_BYTES, len);
 
   g_free (s);
@@ -363,10 +406,12 @@ apply_streams (Service * svc, const WatchConfig * config)
 
     if (g_ptr_array_find (next, e, NULL))
       continue;
-    if (watch_config_find (config, watch_stream_name (e->stream)) == NULL
-        || !watch_shard_takes (&svc->shard, watch_stream_name (e->stream)))
-      removed++;
     entry_clear_alarms (e, "the stream was removed or changed");
+    if (watch_config_find (config, watch_stream_name (e->stream)) == NULL
+        || !watch_shard_takes (&svc->shard, watch_stream_name (e->stream))) {
+      removed++;
+      outputs_forget (watch_stream_name (e->stream));
+    }
     entry_free (e);
   }
   g_ptr_array_set_free_func (svc->entries, NULL);
@@ -375,7 +420,7 @@ apply_streams (Service * svc, const WatchConfig * config)
   g_hash_table_unref (old);
   for (i = 0; i < svc->entries->len; i++) {
     Entry *e = g_ptr_array_index (svc->entries, i);
-    watch_stream_tick (e->stream, g_get_real_time ());
+    watch_stream_tick (e->stream, g_get_monotonic_time ());
   }
   log_line ("%u streams (%u added, %u changed, %u removed)",
       svc->entries->len, added, changed, removed);
@@ -390,6 +435,7 @@ on_sighup (gpointer data)
 
   if (svc->stopping)
     return G_SOURCE_CONTINUE;
+  outputs_reopen (svc);
   config = watch_config_load_file (svc->config_path, &err);
   if (config == NULL) {
     log_line ("reload refused, the running configuration stays: %s",
@@ -479,7 +525,9 @@ static const gchar *help_description =
     "\n"
     "SIGNALS\n"
     "  SIGHUP reloads the file: streams added, removed or changed are started\n"
-    "  or stopped; the others run on untouched. SIGTERM, SIGINT stop.\n"
+    "  or stopped; the others run on untouched. It also opens the events\n"
+    "  file and the loudness logs again (log rotation).\n"
+    "  SIGTERM, SIGINT stop.\n"
     "\n"
     "EXIT STATUS\n"
     "  0 stopped by a signal, or --check passed; 1 cannot run (such as the\n"
@@ -532,13 +580,14 @@ main (int argc, char **argv)
   svc.shard.count = 1;
   if (shard_text != NULL && !watch_shard_parse (shard_text, &svc.shard,
           &err)) {
-    g_printerr ("gpufft-watch: %s\n", err->message);
+    fprintf (stderr, "gpufft-watch: %s\n", err->message);
     goto out;
   }
   svc.config_path = config_path;
   svc.config = watch_config_load_file (config_path, &err);
   if (svc.config == NULL) {
-    g_printerr ("gpufft-watch: %s\n", err->message);
+    /* (UTF-8 as it is, whatever the locale, as log_line) */
+    fprintf (stderr, "gpufft-watch: %s\n", err->message);
     goto out;
   }
   if (check) {
@@ -559,7 +608,7 @@ main (int argc, char **argv)
   svc.http = watch_http_new (svc.config->listen_host,
       svc.config->listen_port, &err);
   if (svc.http == NULL) {
-    g_printerr ("gpufft-watch: %s\n", err->message);
+    fprintf (stderr, "gpufft-watch: %s\n", err->message);
     goto out;
   }
   watch_http_add (svc.http, "/metrics",
@@ -570,7 +619,7 @@ main (int argc, char **argv)
       build_health, &svc);
 
   if (!outputs_open (svc.config, &err)) {
-    g_printerr ("gpufft-watch: %s\n", err->message);
+    fprintf (stderr, "gpufft-watch: %s\n", err->message);
     outputs_close ();
     goto out;
   }
@@ -582,7 +631,7 @@ main (int argc, char **argv)
   log_line ("listening on %s:%u, shard %u/%u", svc.config->listen_host,
       svc.config->listen_port, svc.shard.index, svc.shard.count);
   apply_streams (&svc, svc.config);
-  svc.next_reading_us = g_get_real_time () + G_USEC_PER_SEC;
+  svc.next_reading_us = g_get_monotonic_time () + G_USEC_PER_SEC;
   tick_id = g_timeout_add (TICK_MS, tick, &svc);
   g_main_loop_run (svc.loop);
   svc.stopping = TRUE;

@@ -164,7 +164,7 @@ watch_alarms_update (WatchAlarms * a, const WatchAlarmSettings * s,
   if (r->up)
     cond[WATCH_ALARM_DOWN] = WATCH_COND_FALSE;
   else if (!a->ever_up
-      && (gdouble) (r->wall_us - a->start_us) < s->down_hold_s * 1e6)
+      && (gdouble) (r->mono_us - a->start_us) < s->down_hold_s * 1e6)
     cond[WATCH_ALARM_DOWN] = WATCH_COND_UNKNOWN;
   else
     cond[WATCH_ALARM_DOWN] = WATCH_COND_TRUE;
@@ -175,7 +175,7 @@ watch_alarms_update (WatchAlarms * a, const WatchAlarmSettings * s,
       cond[k] = WATCH_COND_FALSE;
       clear[k] = 0;
     }
-    step = watch_alarm_step (&a->state[k], cond[k], r->wall_us, raise[k],
+    step = watch_alarm_step (&a->state[k], cond[k], r->mono_us, raise[k],
         clear[k]);
     if (step != 0)
       add_event (events, r, k, step > 0, s);

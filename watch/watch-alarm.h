@@ -14,8 +14,10 @@
  * | stuck_tone | a dominant frequency (above 0 Hz) within tone-tolerance of where it was when the run began | tone-hold | 0 |
  * | down | no audio within down-hold (the reading's `up` is FALSE); unknown until down-hold has passed since the stream was added, or audio came | 0 | 0 |
  *
- * Times come from the readings (wall_us); nothing here reads a clock, so
- * the machines are tested with made-up readings. Not thread-safe: one
+ * Holds count on the readings' monotonic times (mono_us), so a step of
+ * the wall clock raises, clears or delays nothing; events carry the
+ * readings' wall times. Nothing here reads a clock, so the machines are
+ * tested with made-up readings. Not thread-safe: one
  * owner (the main thread). */
 #ifndef __WATCH_ALARM_H__
 #define __WATCH_ALARM_H__
@@ -48,7 +50,7 @@ typedef struct
   gboolean ever_up;
 } WatchAlarms;
 
-/* @start_us: when the stream was added (its reading times' clock) */
+/* @start_us: when the stream was added (the readings' mono_us clock) */
 void watch_alarms_init (WatchAlarms * alarms, gint64 start_us);
 
 /* One step of one machine at @now_us: returns +1 when it is raised now,

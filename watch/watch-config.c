@@ -41,16 +41,43 @@ static gboolean
 fail (GError ** error, const gchar * group, const gchar * key,
     const gchar * fmt, ...) G_GNUC_PRINTF (4, 5);
 
+/* @text with its control characters written as escapes (\n, \t, \r,
+ * \xNN): a message is one line, whatever a value holds */
+static gchar *
+one_line (const gchar * text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+  const gchar *p;
+
+  for (p = text; *p != '\0'; p++) {
+    guchar c = (guchar) * p;
+
+    if (c == '\n')
+      g_string_append (out, "\\n");
+    else if (c == '\t')
+      g_string_append (out, "\\t");
+    else if (c == '\r')
+      g_string_append (out, "\\r");
+    else if (c < 0x20 || c == 0x7f)
+      g_string_append_printf (out, "\\x%02x", c);
+    else
+      g_string_append_c (out, (gchar) c);
+  }
+  return g_string_free (out, FALSE);
+}
+
 static gboolean
 fail (GError ** error, const gchar * group, const gchar * key,
     const gchar * fmt, ...)
 {
   va_list ap;
-  gchar *what;
+  gchar *text, *what;
 
   va_start (ap, fmt);
-  what = g_strdup_vprintf (fmt, ap);
+  text = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  what = one_line (text);
+  g_free (text);
   if (key != NULL)
     g_set_error (error, WATCH_CONFIG_ERROR, 0, "[%s] %s: %s", group, key,
         what);

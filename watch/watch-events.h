@@ -13,7 +13,11 @@
  * output). A failed write (a full disk) loses that event (counted,
  * watch_events_get_dropped) and gives an error once: watch_events_emit
  * returns FALSE with a GError on the first failure, then TRUE while
- * failures go on, until a write succeeds again.
+ * failures go on, until a write succeeds again. Nothing waits on a
+ * reader: on a pipe, FIFO, socket or terminal (standard output included)
+ * an event that cannot be written at once is dropped the same way (the
+ * service's lines, a name of at most 200 bytes and a short detail, are
+ * under PIPE_BUF, 4096 bytes, so one goes whole or not at all), and a FIFO nobody reads is an error of watch_events_new.
  *
  * Threading: any thread; calls are serialised by an internal lock.
  * Ownership: the WatchEvents belongs to its creator; events are only
@@ -33,6 +37,10 @@ typedef struct _WatchEvents WatchEvents;
 WatchEvents *watch_events_new (const gchar * path, GError ** error);
 gboolean watch_events_emit (WatchEvents * ev, const WatchEvent * e,
     GError ** error);
+/* opens the path again (a file renamed away by log rotation: the next
+ * events go to a new file at the path); on failure the old file stays,
+ * FALSE and an error; nothing for standard output */
+gboolean watch_events_reopen (WatchEvents * ev, GError ** error);
 void watch_events_flush (WatchEvents * ev);
 /* events lost to failed writes since watch_events_new */
 guint64 watch_events_get_dropped (WatchEvents * ev);

@@ -100,7 +100,7 @@ static const struct
       "Per channel RMS over the last second (a full-scale sine reads -3.01)"},
   {"gpufft_band_level_db", "gauge",
       "1/3-octave band level of the channels' mean over the last second, "
-        "dBFS; band is the nominal mid-band frequency in Hz"},
+        "dBFS; band_hz is the nominal mid-band frequency"},
   {"gpufft_dominant_frequency_hertz", "gauge",
       "Loudest spectral peak over the last second (0: none)"},
   {"gpufft_source_restarts_total", "counter",
@@ -180,7 +180,7 @@ family_samples (GString * out, Family f, const WatchSnapshot * s)
         if (isnan (r->band_db[i]) || isnan (r->band_hz[i]))
           continue;
         sample_start (out, f, r);
-        g_string_append_printf (out, ",band=\"%s\"",
+        g_string_append_printf (out, ",band_hz=\"%s\"",
             g_ascii_formatd (buf, sizeof (buf), "%g", r->band_hz[i]));
         sample_end (out, r->band_db[i]);
       }
@@ -219,13 +219,41 @@ finish (GString * out, gsize max_bytes, gsize * len)
   return g_string_free (out, FALSE);
 }
 
+static void
+drops_family (GString * out, const WatchOutputDrops * d)
+{
+  const struct
+  {
+    const gchar *name;
+    gint64 count;
+  } outputs[] = {
+    {"loudness_log", d->log_lines},
+    {"events", d->events},
+    {"mqtt", d->mqtt_messages},
+  };
+  guint i;
+
+  g_string_append (out, "# HELP gpufft_output_dropped_total Loudness log "
+      "lines, alarm events and MQTT messages lost by an output (a full "
+      "disk, a stalled reader, a full queue)\n"
+      "# TYPE gpufft_output_dropped_total counter\n");
+  for (i = 0; i < G_N_ELEMENTS (outputs); i++) {
+    if (outputs[i].count < 0)
+      continue;
+    g_string_append_printf (out, "gpufft_output_dropped_total{output=\"%s\"} "
+        "%" G_GINT64_FORMAT "\n", outputs[i].name, outputs[i].count);
+  }
+}
+
 gchar *
 watch_metrics_exposition (WatchSnapshot * const *snaps, guint n,
-    gsize max_bytes, gsize * len)
+    const WatchOutputDrops * drops, gsize max_bytes, gsize * len)
 {
   GString *out = g_string_sized_new (4096);
   guint f, i;
 
+  if (drops != NULL)
+    drops_family (out, drops);
   for (f = 0; f < N_FAMILIES; f++) {
     g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n",
         families[f].name, families[f].help, families[f].name,

@@ -4,7 +4,7 @@
  * the main thread keeps), never from the streams themselves, so a scrape
  * holds no lock of the analysis. Text format 0.0.4: one family per
  * meaning, `gpufft_` names with the unit as the suffix, a `stream` label
- * (and `channel`, `band`, `alarm` where they apply); label values escape
+ * (and `channel`, `band_hz`, `alarm` where they apply); label values escape
  * `\`, `"` and newline. A value not measured yet is left out; silence is
  * `-Inf`. The JSON writes numbers that are not finite as null.
  *
@@ -26,6 +26,17 @@ typedef struct
                                  * stream (added, or last changed) */
 } WatchSnapshot;
 
+/* what the outputs beside HTTP have lost since the start (lines of the
+ * loudness log, alarm events, MQTT messages: written nowhere, for a full
+ * disk, a stalled reader or a full queue); -1: the output is not
+ * configured (its sample is left out) */
+typedef struct
+{
+  gint64 log_lines;
+  gint64 events;
+  gint64 mqtt_messages;
+} WatchOutputDrops;
+
 /* appends @value with `\`, `"` and newline escaped as the exposition's
  * label values need */
 void watch_metrics_escape_label (GString * out, const gchar * value);
@@ -34,8 +45,9 @@ void watch_metrics_json_string (GString * out, const gchar * value);
 /* "+Inf", "-Inf", "NaN" or the shortest exact decimal */
 void watch_metrics_number (GString * out, gdouble v);
 
+/* @drops: the family gpufft_output_dropped_total{output=...} (NULL: none) */
 gchar *watch_metrics_exposition (WatchSnapshot * const *snaps, guint n,
-    gsize max_bytes, gsize * len);
+    const WatchOutputDrops * drops, gsize max_bytes, gsize * len);
 gchar *watch_metrics_json (WatchSnapshot * const *snaps, guint n,
     gsize max_bytes, gsize * len);
 

@@ -10,7 +10,9 @@ typedef struct
 {
   gchar *topic;
   gchar *payload;
-  gboolean event;               /* QoS 1, not retained; else a reading */
+  gboolean event;               /* QoS 1; else a reading: QoS 0, dropped
+                                 * first when the queue is full */
+  gboolean retain;
 } Msg;
 
 struct _WatchMqtt
@@ -64,7 +66,7 @@ drain (WatchMqtt * m)
 
     rc = mosquitto_publish (m->mosq, NULL, msg->topic,
         (gint) strlen (msg->payload), msg->payload, msg->event ? 1 : 0,
-        !msg->event);
+        msg->retain);
 
     if (rc == MOSQ_ERR_SUCCESS) {
       msg_free (msg);
@@ -137,27 +139,46 @@ on_publish (struct mosquitto *mosq, void *data, int mid)
   drain (m);
 }
 
+static guint32
+fnv1a (const gchar * s)
+{
+  guint32 h = 2166136261u;
+
+  for (; *s; s++) {
+    h ^= (guchar) * s;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+/* the stream's topic level: its name, or, where characters had to be
+ * replaced, the name so changed and ".XXXXXXXX", the name's FNV-1a 32
+ * hash, so that two streams never share a topic (as the loudness log's
+ * file names) */
 static gchar *
 topic_part (const gchar * stream)
 {
   gchar *valid = g_utf8_make_valid (stream, -1);
-  gchar *p;
+  gboolean changed = strcmp (valid, stream) != 0 || *valid == '\0';
+  gchar *p, *part;
 
   for (p = valid; *p; p++) {
     if (*p == '/' || *p == '+' || *p == '#' || (guchar) * p < 0x20 ||
-        *p == 0x7f)
+        *p == 0x7f) {
       *p = '_';
+      changed = TRUE;
+    }
   }
-  if (*valid == '\0') {
-    g_free (valid);
-    valid = g_strdup ("_");
-  }
-  return valid;
+  if (!changed)
+    return valid;
+  part = g_strdup_printf ("%s.%08x", valid, fnv1a (stream));
+  g_free (valid);
+  return part;
 }
 
 static void
 enqueue (WatchMqtt * m, const gchar * stream, const gchar * kind,
-    gchar * payload, gboolean event)
+    gchar * payload, gboolean event, gboolean retain)
 {
   Msg *msg = g_new0 (Msg, 1);
   gchar *part = topic_part (stream);
@@ -165,6 +186,7 @@ enqueue (WatchMqtt * m, const gchar * stream, const gchar * kind,
   msg->topic = g_strconcat (m->prefix, "/", part, "/", kind, NULL);
   msg->payload = payload;
   msg->event = event;
+  msg->retain = retain;
   g_free (part);
 
   g_mutex_lock (&m->lock);
@@ -194,14 +216,23 @@ void
 watch_mqtt_publish_reading (WatchMqtt * m, const WatchReading * r)
 {
   g_return_if_fail (m != NULL && r != NULL && r->stream != NULL);
-  enqueue (m, r->stream, "reading", watch_reading_to_json (r), FALSE);
+  enqueue (m, r->stream, "reading", watch_reading_to_json (r), FALSE, TRUE);
+}
+
+void
+watch_mqtt_forget (WatchMqtt * m, const gchar * stream)
+{
+  g_return_if_fail (m != NULL && stream != NULL);
+  /* an empty retained message deletes the retained one (QoS 1, and kept
+   * like an event when the queue is full) */
+  enqueue (m, stream, "reading", g_strdup (""), TRUE, TRUE);
 }
 
 void
 watch_mqtt_publish_event (WatchMqtt * m, const WatchEvent * e)
 {
   g_return_if_fail (m != NULL && e != NULL && e->stream != NULL);
-  enqueue (m, e->stream, "event", watch_event_to_json (e), TRUE);
+  enqueue (m, e->stream, "event", watch_event_to_json (e), TRUE, FALSE);
 }
 
 guint64
@@ -300,11 +331,16 @@ watch_mqtt_new (const gchar * host, guint port, const gchar * prefix,
   p = g_strdup (prefix);
   while (*p != '\0' && p[strlen (p) - 1] == '/')
     p[strlen (p) - 1] = '\0';
+  /* (the library refuses every publish to a topic with a control
+   * character, U+0000..U+001F or U+007F..U+009F) */
   if (*p == '\0' || mosquitto_pub_topic_check (p) != MOSQ_ERR_SUCCESS ||
-      !g_utf8_validate (p, -1, NULL)) {
+      mosquitto_validate_utf8 (p, (gint) strlen (p)) != MOSQ_ERR_SUCCESS) {
+    gchar *shown = g_strescape (prefix, NULL);
+
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-        "MQTT topic prefix \"%s\": it must be UTF-8, not empty, and "
-        "without '+' or '#'", prefix);
+        "MQTT topic prefix \"%s\": it must be UTF-8 without control "
+        "characters, not empty, and without '+' or '#'", shown);
+    g_free (shown);
     g_free (p);
     return NULL;
   }

@@ -2,9 +2,15 @@
  * (libmosquitto), for dashboards and automation.
  *
  * Topics (PREFIX as given, without a trailing '/'; STREAM the stream's
- * name with '/', '+', '#' and control characters replaced by '_'):
+ * name, or, where it holds '/', '+', '#', control characters or bytes
+ * that are not UTF-8, the name with each of those replaced by '_' (by
+ * U+FFFD for the bytes) and ".XXXXXXXX", its FNV-1a 32-bit hash in hex,
+ * appended, so that no two streams share a topic):
  *   PREFIX/STREAM/reading  watch_reading_to_json, QoS 0, retained (the
  *                          last reading is the stream's state)
+ *                          until watch_mqtt_forget (a stream removed)
+ *                          clears it with an empty retained message
+ *                          (QoS 1)
  *   PREFIX/STREAM/event    watch_event_to_json, QoS 1, not retained
  *   PREFIX/status          "online" (retained, QoS 1) once connected;
  *                          "offline" (retained) as the broker's last will
@@ -22,7 +28,7 @@
  * time (the rest wait for its confirmations: sent for QoS 0, PUBACK for
  * QoS 1). While the broker is unreachable the queue fills; when it is
  * full the oldest reading is dropped for a new message (or, holding only
- * events, the oldest event), and watch_mqtt_get_dropped counts it, as it
+ * events and clearings, the oldest of those), and watch_mqtt_get_dropped counts it, as it
  * counts messages the library refuses. Messages handed to the library
  * when a connection breaks may be lost (QoS 0) or sent again (QoS 1)
  * without being counted.
@@ -58,13 +64,16 @@ G_BEGIN_DECLS
 typedef struct _WatchMqtt WatchMqtt;
 
 /* starts connecting to host:port (1..65535) and returns at once; NULL
- * and an error for a bad prefix (empty, or with '+' or '#'), a bad port,
+ * and an error for a bad prefix (empty, not UTF-8, or with '+', '#' or a
+ * control character), a bad port,
  * or a client the library cannot make. An unreachable broker is no
  * error: messages wait in the queue until it answers. */
 WatchMqtt *watch_mqtt_new (const gchar * host, guint port,
     const gchar * prefix, GError ** error);
 void watch_mqtt_publish_reading (WatchMqtt * m, const WatchReading * r);
 void watch_mqtt_publish_event (WatchMqtt * m, const WatchEvent * e);
+/* a stream gone: its retained reading cleared on the broker */
+void watch_mqtt_forget (WatchMqtt * m, const gchar * stream);
 /* messages dropped (queue full, refused by the library) so far */
 guint64 watch_mqtt_get_dropped (WatchMqtt * m);
 /* whether the broker has accepted the connection (and not lost it) */

@@ -6,7 +6,8 @@
  * and freed with watch_reading_free (any thread). Units: LUFS for
  * loudness, LU for the loudness range, dBTP for the true peak, dBFS for
  * sample peak and RMS, dB for band levels, Hz for frequencies,
- * microseconds since the epoch (g_get_real_time ()) for times. A value
+ * microseconds since the epoch (g_get_real_time ()) for times, and of
+ * g_get_monotonic_time () for durations. A value
  * not measured yet is NAN; silence in LUFS or dBFS is -INFINITY. */
 #ifndef __WATCH_READING_H__
 #define __WATCH_READING_H__
@@ -25,6 +26,9 @@ typedef struct
 {
   gchar *stream;                /* the stream's name (its config group) */
   gint64 wall_us;               /* when it was taken */
+  gint64 mono_us;               /* the same moment on the monotonic clock
+                                 * (g_get_monotonic_time): holds count on
+                                 * it, so a wall clock step moves none */
   gboolean up;                  /* audio arrived within the stream-down hold */
   guint channels;               /* of the values below; 0 while down */
   gdouble momentary_lufs;

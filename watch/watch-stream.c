@@ -3,6 +3,7 @@
 #include "watch-stream.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ANALYSIS_INTERVAL_NS (GST_SECOND)
@@ -26,12 +27,14 @@ struct _WatchStream
 
   /* main thread */
   GstElement *pipeline;
+  GThread *starter;             /* playing the pipeline; joined by its stop */
   GstElement *testsrc;
   guint bus_watch;
   StreamState state;
   gboolean released;
   gboolean started_once;
   gdouble backoff_s;
+  /* times: g_get_monotonic_time () */
   gint64 start_us;              /* when the pipeline started */
   gint64 next_start_us;         /* IDLE: when to start again; 0: at once */
   gint64 test_start_us;
@@ -52,14 +55,32 @@ struct _WatchStream
 
 static gint stopping_count;
 
+/* plays a pipeline (a thread of its own: a source's open may wait on
+ * its server, pulsesrc up to 30 s, and must hold nothing else); the
+ * pipeline's stop joins this thread first, so NULL always comes after */
+static gpointer
+start_thread (gpointer data)
+{
+  GstElement *pipeline = data;
+
+  /* a failure posts its error on the bus, where the watch restarts */
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_object_unref (pipeline);
+  return NULL;
+}
+
 static void
 log_stream (WatchStream * s, const gchar * what)
 {
   GDateTime *now = g_date_time_new_now_utc ();
   gchar *t = g_date_time_format_iso8601 (now);
+  gchar *line = g_strdup_printf ("%s gpufft-watch: stream '%s': %s\n", t,
+      s->config->name, what);
 
+  /* (UTF-8 whatever the locale, one write: as the service's log_line) */
+  fputs (line, stderr);
   g_date_time_unref (now);
-  g_printerr ("%s gpufft-watch: stream '%s': %s\n", t, s->config->name, what);
+  g_free (line);
   g_free (t);
 }
 
@@ -279,7 +300,7 @@ static GstPadProbeReturn
 audio_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   WatchStream *s = data;
-  gint64 now = g_get_real_time ();
+  gint64 now = g_get_monotonic_time ();
 
   g_mutex_lock (&s->lock);
   s->last_audio_us = now;
@@ -307,7 +328,11 @@ stop_thread (gpointer data)
 {
   GstElement *pipeline = data;
   WatchStream *s = g_object_get_data (G_OBJECT (pipeline), "watch-stream");
+  GThread *starter = g_object_steal_data (G_OBJECT (pipeline),
+      "watch-starter");
 
+  if (starter != NULL)
+    g_thread_join (starter);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
   g_idle_add_full (G_PRIORITY_DEFAULT, stop_done, s, stream_unref);
@@ -333,6 +358,8 @@ stop_pipeline (WatchStream * s, gboolean backoff)
   gst_object_unref (bus);
   g_object_set_data_full (G_OBJECT (s->pipeline), "watch-stream",
       stream_ref (s), NULL);
+  g_object_set_data (G_OBJECT (s->pipeline), "watch-starter", s->starter);
+  s->starter = NULL;
   s->state = STATE_STOPPING;
   g_atomic_int_inc (&stopping_count);
   t = g_thread_new ("watch-stop", stop_thread, s->pipeline);
@@ -343,7 +370,8 @@ stop_pipeline (WatchStream * s, gboolean backoff)
   reset_values (s);
   g_mutex_unlock (&s->lock);
   if (backoff) {
-    s->next_start_us = g_get_real_time () + (gint64) (s->backoff_s * 1e6);
+    s->next_start_us = g_get_monotonic_time () +
+        (gint64) (s->backoff_s * 1e6);
     s->backoff_s = MIN (s->backoff_s * 2, s->restart_max_s);
   } else {
     s->next_start_us = 0;
@@ -586,7 +614,7 @@ void
 watch_stream_start (WatchStream * s)
 {
   GError *err = NULL;
-  gint64 now = g_get_real_time ();
+  gint64 now = g_get_monotonic_time ();
   gchar *text;
 
   if (s->pipeline != NULL || s->released || s->state == STATE_STOPPING)
@@ -612,10 +640,8 @@ watch_stream_start (WatchStream * s)
   }
   s->state = STATE_RUNNING;
   s->test_start_us = now;
-  if (gst_element_set_state (s->pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
-    /* the error message on the bus says why; the watch restarts */
-  }
+  s->starter = g_thread_new ("watch-start", start_thread,
+      gst_object_ref (s->pipeline));
 }
 
 void
@@ -661,14 +687,16 @@ watch_stream_tick (WatchStream * s, gint64 now_us)
 }
 
 void
-watch_stream_read (WatchStream * s, gint64 now_us, WatchReading * r)
+watch_stream_read (WatchStream * s, gint64 wall_us, gint64 mono_us,
+    WatchReading * r)
 {
   memset (r, 0, sizeof (*r));
   r->stream = g_strdup (s->config->name);
-  r->wall_us = now_us;
+  r->wall_us = wall_us;
+  r->mono_us = mono_us;
   r->restarts = s->restarts;
   g_mutex_lock (&s->lock);
-  r->up = s->last_audio_us != 0 && (gdouble) (now_us - s->last_audio_us) <
+  r->up = s->last_audio_us != 0 && (gdouble) (mono_us - s->last_audio_us) <
       s->config->alarms.down_hold_s * 1e6;
   r->momentary_lufs = s->momentary;
   r->shortterm_lufs = s->shortterm;

@@ -5,12 +5,15 @@ retained reading, a silence alarm raised and cleared as QoS 1 events, the
 service's online status), the alarm events as JSON lines in a file, and
 the per-stream loudness log (CSV, one line a second), flushed by SIGTERM:
 after the stop, each stream's file holds a line for about every second it
-ran, the sine's at -20 LUFS momentary."""
+ran, the sine's at -20 LUFS momentary. A stream removed by SIGHUP leaves
+nothing behind: its log file written to its last reading and closed at
+once, its retained reading cleared from the broker."""
 import csv
 import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -20,13 +23,17 @@ from watchtest import (SKIP, Service, check, cleanup, fail, free_port, log,
                        skip_without_device, spawn, tmp_path, wait_for)
 
 HOLD = 2
+EXTRA = "[stream extra]\nsource=test:\nalarms=none\n"
 
 
-def mqtt_read(port, topic, count, timeout):
-    """count messages of topic (wildcards allowed) as (topic, payload)"""
+def mqtt_read(port, topic, count, timeout, retained_only=False):
+    """count messages of topic (wildcards allowed) as (topic, payload);
+    retained_only: the retained messages the broker holds, up to the first
+    live one"""
     r = subprocess.run(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port),
                         "-t", topic, "-C", str(count), "-W", str(timeout),
-                        "-v", "-q", "1"],
+                        "-v", "-q", "1"]
+                       + (["--retained-only"] if retained_only else []),
                        capture_output=True, text=True, timeout=timeout + 5)
     out = []
     for line in r.stdout.splitlines():
@@ -50,7 +57,7 @@ def main():
 
     logdir = tmp_path("loudness")
     events = tmp_path("events.jsonl")
-    svc = Service(f"""
+    config = f"""
 [service]
 listen=127.0.0.1:@PORT@
 log-dir={logdir}
@@ -70,17 +77,19 @@ source=test:
 source=test:
 test-on=4
 test-off=5
-""")
+""" + EXTRA
+    svc = Service(config)
     try:
-        svc.wait_ready(2, timeout=120)
+        svc.wait_ready(3, timeout=120)
     except SystemExit:
         skip_without_device(svc)
         raise
     skip_without_device(svc)
 
     # the retained readings, and the service online
-    got = mqtt_read(mport, "gpufft/test/+/reading", 2, 20)
-    check(sorted(t for t, _ in got) == ["gpufft/test/gated/reading",
+    got = mqtt_read(mport, "gpufft/test/+/reading", 3, 20)
+    check(sorted(t for t, _ in got) == ["gpufft/test/extra/reading",
+                                        "gpufft/test/gated/reading",
                                         "gpufft/test/sine/reading"],
           f"a reading of each stream on MQTT ({[t for t, _ in got]})")
     reading = dict(got)["gpufft/test/sine/reading"]
@@ -93,6 +102,34 @@ test-off=5
     kinds = [(json.loads(p)["alarm"], json.loads(p)["state"]) for _, p in ev]
     check(("silence", "raised") in kinds and ("silence", "cleared") in kinds,
           f"the silence alarm raised and cleared on MQTT ({kinds})")
+
+    # 'extra' removed by a reload: its log written out and closed, its
+    # retained reading gone from the broker
+    extra = glob.glob(os.path.join(logdir, "extra-*.csv"))
+    check(len(extra) == 1, f"extra: one loudness log file ({extra})")
+    svc.write_config(config.replace(EXTRA, ""))
+    removed_us = time.time() * 1e6
+    svc.proc.send_signal(signal.SIGHUP)
+    wait_for("'extra' removed",
+             lambda: sorted(s["name"] for s in svc.streams())
+             == ["gated", "sine"], 10)
+
+    def open_files():
+        d = f"/proc/{svc.proc.pid}/fd"
+        return [os.readlink(os.path.join(d, f)) for f in os.listdir(d)]
+    wait_for("the removed stream's log closed",
+             lambda: extra[0] not in open_files(), 5)
+    with open(extra[0]) as f:
+        rows = list(csv.reader(f))
+    last = rows[-1][0]
+    last_us = time.mktime(time.strptime(last[:19], "%Y-%m-%dT%H:%M:%S")) \
+        * 1e6 - time.timezone * 1e6
+    check(removed_us - last_us < 3e6,
+          f"extra: its log holds its lines to the removal ({last})")
+    got = mqtt_read(mport, "gpufft/test/+/reading", 3, 5, True)
+    check(sorted(t for t, _ in got) == ["gpufft/test/gated/reading",
+                                        "gpufft/test/sine/reading"],
+          f"extra's retained reading cleared ({[t for t, _ in got]})")
 
     # a second of readings more, then SIGTERM: the logs flushed
     time.sleep(2)

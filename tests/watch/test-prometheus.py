@@ -132,10 +132,10 @@ def main():
               f"sine channel {ch}: sample peak {v} dBFS is -20")
     check(len(prom.query('gpufft_rms_dbfs{stream="mono"}')) == 1,
           "mono: one channel")
-    v = q1(prom, "gpufft_band_level_db", "sine", ',band="1000"')
+    v = q1(prom, "gpufft_band_level_db", "sine", ',band_hz="1000"')
     check(v is not None and abs(v + 20.0) <= 0.3,
           f"sine: the 1 kHz 1/3-octave band reads {v} dB (-20)")
-    v = q1(prom, "gpufft_band_level_db", "sine", ',band="2000"')
+    v = q1(prom, "gpufft_band_level_db", "sine", ',band_hz="2000"')
     check(v is not None and v < -60, f"sine: the 2 kHz band reads {v} dB")
     bands = prom.query('gpufft_band_level_db{stream="sine"}')
     check(len(bands) == 31, f"sine: 31 bands at 48 kHz ({len(bands)})")

@@ -1,11 +1,15 @@
 /* gpufft-watch: the alarm event log (watch/watch-events.c): JSON lines
  * read back by json-glib (quotes, newlines, control characters, non-ASCII
  * and bytes that are not UTF-8), appending, standard output, and a full
- * disk (a file size limit, RLIMIT_FSIZE). */
+ * disk (a file size limit, RLIMIT_FSIZE), and a reader that stalls (a
+ * full pipe or FIFO: the event is dropped, never waited for) or is
+ * missing (a FIFO nobody reads: an error, not a wait). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
@@ -213,6 +217,50 @@ test_full_disk (void)
   remove_path (path);
 }
 
+/* log rotation: the file renamed away, then reopened by its path */
+static void
+test_reopen (void)
+{
+  gchar *path = tmp_path ();
+  gchar *moved = g_strconcat (path, ".1", NULL);
+  GError *error = NULL;
+  WatchEvents *ev = watch_events_new (path, &error);
+  WatchEvent e;
+  gchar *text;
+
+  g_assert_no_error (error);
+  fill (&e, 0);
+  g_assert_true (watch_events_emit (ev, &e, NULL));
+  g_assert_cmpint (g_rename (path, moved), ==, 0);
+  g_assert_true (watch_events_reopen (ev, &error));
+  g_assert_no_error (error);
+  fill (&e, 1);
+  g_assert_true (watch_events_emit (ev, &e, NULL));
+  g_assert_true (g_file_get_contents (moved, &text, NULL, NULL));
+  check_lines (text, 0, 1);
+  g_free (text);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  check_lines (text, 1, 1);
+  g_free (text);
+  /* a path that cannot be opened: the open file stays */
+  g_unlink (moved);
+  g_assert_cmpint (g_rename (path, moved), ==, 0);
+  g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+  g_assert_false (watch_events_reopen (ev, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  fill (&e, 2);
+  g_assert_true (watch_events_emit (ev, &e, NULL));
+  watch_events_free (ev);
+  g_assert_true (g_file_get_contents (moved, &text, NULL, NULL));
+  check_lines (text, 1, 2);
+  g_free (text);
+  g_rmdir (path);
+  g_unlink (moved);
+  g_free (moved);
+  remove_path (path);
+}
+
 static void
 test_bad_path (void)
 {
@@ -224,6 +272,183 @@ test_bad_path (void)
   g_clear_error (&error);
 }
 
+/* fills the pipe behind @fd (non-blocking) to the brim */
+static void
+fill_pipe (gint fd)
+{
+  gchar block[4096];
+  gint flags = fcntl (fd, F_GETFL);
+
+  memset (block, 'x', sizeof (block));
+  g_assert_cmpint (fcntl (fd, F_SETFL, flags | O_NONBLOCK), ==, 0);
+  while (write (fd, block, sizeof (block)) > 0);
+  g_assert_cmpint (errno, ==, EAGAIN);
+  while (write (fd, block, 1) > 0);
+  g_assert_cmpint (fcntl (fd, F_SETFL, flags), ==, 0);
+}
+
+/* reads what the pipe behind @fd holds; the bytes that are not 'x' */
+static gchar *
+drain_pipe (gint fd)
+{
+  GString *out = g_string_new ("");
+  gchar block[4096];
+  gssize n, i;
+
+  g_assert_cmpint (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK),
+      ==, 0);
+  while ((n = read (fd, block, sizeof (block))) > 0)
+    for (i = 0; i < n; i++)
+      if (block[i] != 'x')
+        g_string_append_c (out, block[i]);
+  return g_string_free (out, FALSE);
+}
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  WatchEvents *ev;
+  const gchar *path;
+  gboolean done, result;
+  GError *error;
+} Call;
+
+static gpointer
+emit_thread (gpointer data)
+{
+  Call *c = data;
+  WatchEvent e;
+  gboolean r;
+  GError *error = NULL;
+
+  fill (&e, 0);
+  if (c->ev != NULL) {
+    r = watch_events_emit (c->ev, &e, &error);
+  } else {
+    c->ev = watch_events_new (c->path, &error);
+    r = c->ev != NULL;
+  }
+  g_mutex_lock (&c->lock);
+  c->result = r;
+  c->error = error;
+  c->done = TRUE;
+  g_cond_signal (&c->cond);
+  g_mutex_unlock (&c->lock);
+  return NULL;
+}
+
+/* runs watch_events_emit (or, with c->ev NULL, watch_events_new) on a
+ * thread; TRUE when it returned within 2 s (when it did not, the reading
+ * end @unblock_fd is drained, or the FIFO @unblock_fifo opened for
+ * reading, so that the thread can end) */
+static gboolean
+returns_promptly (Call * c, gint unblock_fd, const gchar * unblock_fifo)
+{
+  gint rd;
+  GThread *t;
+  gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  gboolean done;
+
+  c->done = FALSE;
+  c->error = NULL;
+  t = g_thread_new ("emit", emit_thread, c);
+  g_mutex_lock (&c->lock);
+  while (!c->done && g_cond_wait_until (&c->cond, &c->lock, deadline));
+  done = c->done;
+  g_mutex_unlock (&c->lock);
+  if (!done && unblock_fd >= 0)
+    g_free (drain_pipe (unblock_fd));
+  if (!done && unblock_fifo != NULL) {
+    rd = open (unblock_fifo, O_RDONLY | O_NONBLOCK);
+    g_thread_join (t);
+    close (rd);
+    return FALSE;
+  }
+  g_thread_join (t);
+  return done;
+}
+
+static void
+test_stalled_reader (void)
+{
+  gint fds[2];
+  Call c = { 0 };
+  gchar *got;
+  gint saved = dup (1);
+
+  g_mutex_init (&c.lock);
+  g_cond_init (&c.cond);
+  /* standard output a pipe nobody reads */
+  g_assert_cmpint (pipe (fds), ==, 0);
+  g_assert_cmpint (dup2 (fds[1], 1), ==, 1);
+  c.ev = watch_events_new ("-", NULL);
+  g_assert_nonnull (c.ev);
+  fill_pipe (fds[1]);
+  g_assert_true (returns_promptly (&c, fds[0], NULL));
+  g_assert_false (c.result);
+  g_assert_nonnull (c.error);
+  g_assert_nonnull (strstr (c.error->message, "dropped"));
+  g_clear_error (&c.error);
+  g_assert_cmpuint (watch_events_get_dropped (c.ev), ==, 1);
+  /* the reader is back: the next event is written whole */
+  g_free (drain_pipe (fds[0]));
+  g_assert_true (returns_promptly (&c, fds[0], NULL));
+  g_assert_true (c.result);
+  got = drain_pipe (fds[0]);
+  check_lines (got, 0, 1);
+  g_free (got);
+  /* stalled again: said again */
+  fill_pipe (fds[1]);
+  g_assert_true (returns_promptly (&c, fds[0], NULL));
+  g_assert_false (c.result);
+  g_clear_error (&c.error);
+  g_assert_cmpuint (watch_events_get_dropped (c.ev), ==, 2);
+  watch_events_free (c.ev);
+  g_assert_cmpint (dup2 (saved, 1), ==, 1);
+  close (saved);
+  close (fds[0]);
+  close (fds[1]);
+  g_mutex_clear (&c.lock);
+  g_cond_clear (&c.cond);
+}
+
+static void
+test_fifo (void)
+{
+  gchar *path = tmp_path ();
+  Call c = { 0 };
+  gint rd, wr;
+
+  g_mutex_init (&c.lock);
+  g_cond_init (&c.cond);
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  c.path = path;
+  /* nobody reads it: an error at once, naming it */
+  g_assert_true (returns_promptly (&c, -1, path));
+  g_assert_false (c.result);
+  g_assert_nonnull (c.error);
+  g_assert_nonnull (strstr (c.error->message, path));
+  g_clear_error (&c.error);
+  /* a reader that stalls */
+  rd = open (path, O_RDONLY | O_NONBLOCK);
+  g_assert_cmpint (rd, >=, 0);
+  c.ev = watch_events_new (path, NULL);
+  g_assert_nonnull (c.ev);
+  wr = open (path, O_WRONLY | O_NONBLOCK);
+  fill_pipe (wr);
+  g_assert_true (returns_promptly (&c, rd, NULL));
+  g_assert_false (c.result);
+  g_clear_error (&c.error);
+  g_assert_cmpuint (watch_events_get_dropped (c.ev), ==, 1);
+  watch_events_free (c.ev);
+  close (wr);
+  close (rd);
+  remove_path (path);
+  g_mutex_clear (&c.lock);
+  g_cond_clear (&c.cond);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -232,5 +457,8 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/events/stdout", test_stdout);
   g_test_add_func ("/watch/events/full-disk", test_full_disk);
   g_test_add_func ("/watch/events/bad-path", test_bad_path);
+  g_test_add_func ("/watch/events/reopen", test_reopen);
+  g_test_add_func ("/watch/events/stalled-reader", test_stalled_reader);
+  g_test_add_func ("/watch/events/fifo", test_fifo);
   return g_test_run ();
 }

@@ -1,7 +1,7 @@
 /* gpufft-watch: MQTT publishing (watch/watch-mqtt.c) against a real
  * broker, mosquitto, started here on a free 127.0.0.1 port, and read by a
- * libmosquitto subscriber: the reading retained (QoS 0), the event at
- * QoS 1, "online"/"offline", the last will when the publishing process is
+ * libmosquitto subscriber: the reading retained (QoS 0) and cleared when
+ * its stream is removed, the event at QoS 1, "online"/"offline", the last will when the publishing process is
  * killed, and a broker that only starts after the publisher: messages
  * wait in the bounded queue (the oldest readings dropped, counted, the
  * events kept), every call quick, and all flows once it answers.
@@ -334,6 +334,19 @@ event (WatchEvent * e, const gchar * stream, const gchar * detail)
   e->detail = (gchar *) detail;
 }
 
+/* FNV-1a, 32 bits, of @s (offset basis 2166136261, prime 16777619) */
+static guint32
+fnv1a32 (const gchar * s)
+{
+  guint32 h = 2166136261u;
+
+  for (; *s != '\0'; s++) {
+    h ^= (guchar) * s;
+    h *= 16777619u;
+  }
+  return h;
+}
+
 /* ---- the tests ---- */
 
 static void
@@ -346,8 +359,14 @@ test_publish (void)
   WatchReading r;
   WatchEvent e;
   Message *msg;
-  gchar *rjson, *ejson;
+  gchar *rjson, *ejson, *other_json;
   gint64 t0;
+  /* the name's topic level: '/', '+' and '#' replaced, and the name's
+   * hash so that no other name shares it */
+  gchar *level = g_strdup_printf ("studio a_b__.%08x",
+      fnv1a32 ("studio a/b+#"));
+  gchar *reading_topic = g_strdup_printf (PREFIX "/%s/reading", level);
+  gchar *event_topic = g_strdup_printf (PREFIX "/%s/event", level);
 
   broker_start (b);
   live = sub_new (b->port, NULL, TRUE);
@@ -366,27 +385,56 @@ test_publish (void)
   watch_mqtt_publish_reading (m, &r);
   watch_mqtt_publish_event (m, &e);
 
-  msg = sub_wait (live, PREFIX "/studio a_b__/reading", NULL, 5000);
+  msg = sub_wait (live, reading_topic, NULL, 5000);
   g_assert_nonnull (msg);
   g_assert_cmpstr (msg->payload, ==, rjson);
   g_assert_cmpint (msg->qos, ==, 0);
-  msg = sub_wait (live, PREFIX "/studio a_b__/event", NULL, 5000);
+  msg = sub_wait (live, event_topic, NULL, 5000);
   g_assert_nonnull (msg);
   g_assert_cmpstr (msg->payload, ==, ejson);
   g_assert_cmpint (msg->qos, ==, 1);
   g_assert_false (msg->retain);
 
-  /* a subscriber coming later gets the reading (retained), not the event */
+  /* a name that is its own topic level keeps it, apart from the one
+   * above */
+  reading (&r, "studio a_b__", 8);
+  other_json = watch_reading_to_json (&r);
+  watch_mqtt_publish_reading (m, &r);
+  msg = sub_wait (live, PREFIX "/studio a_b__/reading", NULL, 5000);
+  g_assert_nonnull (msg);
+  g_assert_cmpstr (msg->payload, ==, other_json);
+
+  /* a subscriber coming later gets the readings (retained), not the
+   * event */
   late = sub_new (b->port, NULL, TRUE);
-  msg = sub_wait (late, PREFIX "/studio a_b__/reading", NULL, 5000);
+  msg = sub_wait (late, reading_topic, NULL, 5000);
   g_assert_nonnull (msg);
   g_assert_true (msg->retain);
   g_assert_cmpstr (msg->payload, ==, rjson);
+  msg = sub_wait (late, PREFIX "/studio a_b__/reading", NULL, 5000);
+  g_assert_nonnull (msg);
+  g_assert_cmpstr (msg->payload, ==, other_json);
   msg = sub_wait (late, PREFIX "/status", NULL, 5000);
   g_assert_nonnull (msg);
   g_assert_cmpstr (msg->payload, ==, "online");
   g_assert_true (msg->retain);
-  g_assert_null (sub_wait (late, PREFIX "/studio a_b__/event", NULL, 300));
+  g_assert_null (sub_wait (late, event_topic, NULL, 300));
+
+  /* the stream removed: its retained reading is cleared (an empty
+   * message), and a subscriber coming after gets none */
+  watch_mqtt_forget (m, "studio a/b+#");
+  msg = sub_wait (live, reading_topic, NULL, 5000);
+  g_assert_nonnull (msg);
+  /* (an empty payload arrives as NULL) */
+  g_assert_true (msg->payload == NULL || msg->payload[0] == '\0');
+  sub_free (late);
+  late = sub_new (b->port, NULL, TRUE);
+  g_assert_nonnull (sub_wait (late, PREFIX "/status", NULL, 5000));
+  g_assert_null (sub_wait (late, reading_topic, NULL, 300));
+  /* (the other name's reading stays) */
+  msg = sub_wait (late, PREFIX "/studio a_b__/reading", NULL, 5000);
+  g_assert_nonnull (msg);
+  g_assert_cmpstr (msg->payload, ==, other_json);
 
   g_assert_cmpuint (watch_mqtt_get_dropped (m), ==, 0);
   t0 = g_get_monotonic_time ();
@@ -400,6 +448,10 @@ test_publish (void)
 
   g_free (rjson);
   g_free (ejson);
+  g_free (other_json);
+  g_free (level);
+  g_free (reading_topic);
+  g_free (event_topic);
   sub_free (live);
   sub_free (late);
   broker_free (b);
@@ -651,6 +703,13 @@ test_bad_arguments (void)
   g_assert_null (watch_mqtt_new ("127.0.0.1", 70000, "x", &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "70000"));
+  g_clear_error (&error);
+  /* a control character (which every publish would be refused for) */
+  g_assert_null (watch_mqtt_new ("127.0.0.1", 1883, "a\tb", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (watch_mqtt_new ("127.0.0.1", 1883, "a\xc2\x85", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 }
 

@@ -108,6 +108,12 @@ test_config_bad (void)
   assert_refused ("[service]\nfft-size=128\n", "fft-size", "128");
   assert_refused ("no group\n", NULL, NULL);
   assert_refused ("[stream ]\nsource=test:\n", "[stream ]", "name");
+  /* a value's escaped control characters (\n, \t, \r in the key file)
+   * stay escaped in the message: one line, no forged log line */
+  assert_refused ("[defaults]\nsilence-hold=1\\tA\\r\\nFAKE\n",
+      "silence-hold", "'1\\tA\\r\\nFAKE'");
+  assert_refused ("[stream x]\nsource=test:\nrtp-encoding=L16\\nX\n",
+      "rtp-encoding", "'L16\\nX'");
 }
 
 static WatchReading
@@ -118,7 +124,7 @@ reading (gint64 t_s, gboolean up, gdouble rms, gdouble peak, gdouble st,
 
   memset (&r, 0, sizeof (r));
   r.stream = (gchar *) "s";
-  r.wall_us = t_s * G_USEC_PER_SEC;
+  r.wall_us = r.mono_us = t_s * G_USEC_PER_SEC;
   r.up = up;
   r.channels = up ? 2 : 0;
   r.rms_dbfs[0] = r.rms_dbfs[1] = rms;
@@ -235,6 +241,41 @@ test_alarm_start_grace (void)
   watch_config_free (c);
 }
 
+/* the holds count on the readings' monotonic times: the wall clock
+ * stepping back or forth by hours raises, clears and delays nothing */
+static void
+test_alarm_wall_steps (void)
+{
+  WatchConfig *c = load ("[defaults]\nsilence-hold=3\ndown-hold=2\n", NULL);
+  WatchAlarmSettings s = c->defaults;
+  WatchAlarms a;
+  static const gint64 wall_shift_s[] = { 0, 7200, 7200, -3600, -3600, 0 };
+  guint i;
+
+  watch_alarms_init (&a, 100 * G_USEC_PER_SEC);
+  for (i = 0; i < G_N_ELEMENTS (wall_shift_s); i++) {
+    WatchReading r = reading (101 + i, TRUE, -90, -80, -30, 0);
+    GPtrArray *ev = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        watch_event_free);
+
+    r.wall_us += wall_shift_s[i] * G_USEC_PER_SEC;
+    watch_alarms_update (&a, &s, &r, ev);
+    /* silence since 101 s: raised at 104 s, the fourth reading, and only
+     * then; its event carries the reading's wall time */
+    if (i == 3) {
+      g_assert_cmpuint (ev->len, ==, 1);
+      g_assert_cmpint (((WatchEvent *) ev->pdata[0])->kind, ==,
+          WATCH_ALARM_SILENCE);
+      g_assert_cmpint (((WatchEvent *) ev->pdata[0])->wall_us, ==,
+          r.wall_us);
+    } else {
+      g_assert_cmpuint (ev->len, ==, 0);
+    }
+    g_ptr_array_unref (ev);
+  }
+  watch_config_free (c);
+}
+
 static void
 test_shard_hash (void)
 {
@@ -281,6 +322,8 @@ test_escaping (void)
   GString *s = g_string_new ("");
   WatchSnapshot snap;
   WatchSnapshot *snaps[1] = { &snap };
+  /* the loudness log not configured */
+  WatchOutputDrops drops = { -1, 3, 0 };
   gchar *text;
   gsize len;
 
@@ -308,8 +351,13 @@ test_escaping (void)
   snap.reading.dominant_hz = NAN;
   snap.reading.rms_dbfs[0] = -3;
   snap.reading.sample_peak_dbfs[0] = NAN;
+  snap.reading.n_bands = 2;
+  snap.reading.band_hz[0] = 1000;
+  snap.reading.band_db[0] = -20;
+  snap.reading.band_hz[1] = 12500;
+  snap.reading.band_db[1] = -INFINITY;
   snap.alarm[WATCH_ALARM_DOWN] = TRUE;
-  text = watch_metrics_exposition (snaps, 1, 1 << 20, &len);
+  text = watch_metrics_exposition (snaps, 1, &drops, 1 << 20, &len);
   g_assert_cmpuint (strlen (text), ==, len);
   g_assert_nonnull (strstr (text,
           "gpufft_loudness_momentary_lufs{stream=\"x\\\"y\"} -Inf\n"));
@@ -317,13 +365,23 @@ test_escaping (void)
           "gpufft_rms_dbfs{stream=\"x\\\"y\",channel=\"0\"} -3\n"));
   g_assert_nonnull (strstr (text,
           "gpufft_alarm_active{stream=\"x\\\"y\",alarm=\"down\"} 1\n"));
+  /* the band label as docs/gpufft-watch.md and the dashboard name it */
+  g_assert_nonnull (strstr (text,
+          "gpufft_band_level_db{stream=\"x\\\"y\",band_hz=\"1000\"} -20\n"));
+  g_assert_nonnull (strstr (text,
+          "gpufft_band_level_db{stream=\"x\\\"y\",band_hz=\"12500\"} -Inf\n"));
+  /* the outputs' losses, once, the log's left out */
+  g_assert_nonnull (strstr (text, "# TYPE gpufft_output_dropped_total "
+          "counter\ngpufft_output_dropped_total{output=\"events\"} 3\n"
+          "gpufft_output_dropped_total{output=\"mqtt\"} 0\n"));
+  g_assert_null (strstr (text, "output=\"loudness_log\""));
   /* not measured: left out */
   g_assert_null (strstr (text, "gpufft_loudness_shortterm_lufs{"));
   g_assert_null (strstr (text, "gpufft_sample_peak_dbfs{"));
   g_assert_null (strstr (text, "NaN"));
   g_free (text);
   /* the bound */
-  g_assert_null (watch_metrics_exposition (snaps, 1, 100, &len));
+  g_assert_null (watch_metrics_exposition (snaps, 1, NULL, 100, &len));
   text = watch_metrics_json (snaps, 1, 1 << 20, &len);
   g_assert_nonnull (strstr (text, "\"name\":\"x\\\"y\""));
   g_assert_nonnull (strstr (text, "\"momentary_lufs\":null"));
@@ -339,6 +397,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/alarm/machines", test_alarm_machines);
   g_test_add_func ("/watch/alarm/disabled", test_alarm_disabled);
   g_test_add_func ("/watch/alarm/start-grace", test_alarm_start_grace);
+  g_test_add_func ("/watch/alarm/wall-clock-steps", test_alarm_wall_steps);
   g_test_add_func ("/watch/shard/hash", test_shard_hash);
   g_test_add_func ("/watch/metrics/escaping", test_escaping);
   return g_test_run ();

@@ -99,25 +99,30 @@ def wait_for(what, fn, timeout, interval=0.5):
     fail(f"{what}: not within {timeout} s (last: {last!r})")
 
 
-def spawn(args, log_name, **kw):
+def spawn(args, log_name, stdout=None, **kw):
+    """stdout: where the standard output goes (default: with stderr to
+    the log file)"""
     out = open(tmp_path(log_name), "w")
-    p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, **kw)
+    p = subprocess.Popen(args, stdout=out if stdout is None else stdout,
+                         stderr=out if stdout is not None
+                         else subprocess.STDOUT, **kw)
     p.log_path = tmp_path(log_name)
     _procs.append(p)
     return p
 
 
 def read_log(p):
-    with open(p.log_path) as f:
+    with open(p.log_path, encoding="utf-8", errors="replace") as f:
         return f.read()
 
 
 class Service:
     def __init__(self, config, name="watch", shard=None, port=None,
-                 full_stacks=False):
+                 full_stacks=False, stdout=None):
         """full_stacks: under AddressSanitizer, leak stacks unwound
         through GLib (so that tests/lsan.supp can name GStreamer's frames;
-        slower, for a service that must)"""
+        slower, for a service that must); stdout: a file descriptor for
+        the service's standard output (default: the log)"""
         self.port = port or free_port()
         self.name = name
         self.config_path = tmp_path(name + ".conf")
@@ -129,7 +134,7 @@ class Service:
         if full_stacks and "ASAN_OPTIONS" in os.environ:
             env = dict(os.environ)
             env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
-        self.proc = spawn(args, name + ".log", env=env)
+        self.proc = spawn(args, name + ".log", stdout=stdout, env=env)
         self.url = f"http://127.0.0.1:{self.port}"
 
     def write_config(self, config):
