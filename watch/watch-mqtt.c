@@ -388,8 +388,17 @@ watch_mqtt_new (const gchar * host, guint port, const gchar * prefix,
     destroy (m);
     return NULL;
   }
-  if (!connected)
-    m->connect_thread = g_thread_new ("watch-mqtt-connect", connect_retry, m);
+  if (!connected) {
+    m->connect_thread = g_thread_try_new ("watch-mqtt-connect",
+        connect_retry, m, NULL);
+    if (m->connect_thread == NULL) {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+          "MQTT: cannot start the thread that connects to the broker");
+      mosquitto_loop_stop (m->mosq, TRUE);
+      destroy (m);
+      return NULL;
+    }
+  }
   return m;
 }
 
@@ -448,7 +457,12 @@ watch_mqtt_free (WatchMqtt * m)
 
   /* mosquitto_loop_stop has no deadline: it runs in a thread of its own,
    * waited for up to WATCH_MQTT_STOP_MS */
-  stopper = g_thread_new ("watch-mqtt-stop", stop_thread, m);
+  stopper = g_thread_try_new ("watch-mqtt-stop", stop_thread, m, NULL);
+  if (stopper == NULL) {
+    g_warning ("MQTT: no thread to stop the network thread; it is left to "
+        "end alone");
+    return;
+  }
   deadline = g_get_monotonic_time () + WATCH_MQTT_STOP_MS * 1000;
   g_mutex_lock (&m->lock);
   while (!m->stopped && g_cond_wait_until (&m->cond, &m->lock, deadline));

@@ -362,8 +362,11 @@ stop_pipeline (WatchStream * s, gboolean backoff)
   s->starter = NULL;
   s->state = STATE_STOPPING;
   g_atomic_int_inc (&stopping_count);
-  t = g_thread_new ("watch-stop", stop_thread, s->pipeline);
-  g_thread_unref (t);
+  t = g_thread_try_new ("watch-stop", stop_thread, s->pipeline, NULL);
+  if (t != NULL)
+    g_thread_unref (t);
+  else
+    stop_thread (s->pipeline);  /* (no thread to be had: here) */
   s->pipeline = NULL;
   s->testsrc = NULL;
   g_mutex_lock (&s->lock);
@@ -640,8 +643,11 @@ watch_stream_start (WatchStream * s)
   }
   s->state = STATE_RUNNING;
   s->test_start_us = now;
-  s->starter = g_thread_new ("watch-start", start_thread,
-      gst_object_ref (s->pipeline));
+  s->starter = g_thread_try_new ("watch-start", start_thread,
+      gst_object_ref (s->pipeline), NULL);
+  /* (no thread to be had: here) */
+  if (s->starter == NULL)
+    start_thread (s->pipeline);
 }
 
 void
