@@ -107,6 +107,12 @@ asan_env () {
 
 tsan_env () {
   common_env
+  # (a known bug kept out of this run until it is fixed: a CPU device that
+  # the stall deadline declares hung while it still runs a batch has its
+  # memory freed and its device destroyed under that batch, and lavapipe
+  # crashes; TSan's instrumentation slows lavapipe enough to trip the 3 s
+  # deadline. The deadline is set past what TSan's runs take.)
+  export GPUFFT_STALL=${GPUFFT_STALL:-120}
   export TSAN_OPTIONS="suppressions=$src/tests/tsan.supp:halt_on_error=0:exitcode=66:second_deadlock_stack=1:history_size=4:report_signal_unsafe=0"
 }
 
