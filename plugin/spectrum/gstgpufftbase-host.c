@@ -59,9 +59,9 @@ host_start_affordable (GstGpuFftBase * self)
  * and the device's plan takes over at the first batch that starts an
  * interval once it is made: the first messages come at once, whatever the
  * driver's compiler and the device's opening take. GPUFFT_HOST_START in
- * the environment: auto (the default: live streams, whose first results
- * matter more than bit-for-bit repeatable ones; a file's messages stay
- * the device's from the first), on (every stream), off (none). */
+ * the environment: auto (the default: live streams; a stream that is not
+ * live has the host lead below instead, whose switch is at a point of the
+ * stream), on (every stream), off (none, and no host lead). */
 static gboolean
 host_start_allowed (GstGpuFftBase * self)
 {
@@ -104,9 +104,10 @@ gst_gpu_fft_base_host_start_wanted (GstGpuFftBase * self)
  * device takes. Not where the host start is off or refused
  * (GPUFFT_HOST_START=off, an analysis too big for the CPU), nor for the
  * averagings whose state outlasts an interval (the host plan refuses
- * them), nor for a lead of more than LEAD_MAX_POINTS FFT points (about a
- * tenth of a second of one core): a big analysis (many channels, small
- * hops) starts on the device. */
+ * them), nor for a lead of more than LEAD_MAX_POINTS FFT points: a big
+ * analysis (many channels, small hops) starts on the device. A value of
+ * GPUFFT_HOST_LEAD that is not a number of seconds from 0 to LEAD_MAX_S
+ * gives the default, with one warning in the process. */
 #define LEAD_DEFAULT_S 4.0
 #define LEAD_MAX_S 3600.0
 #define LEAD_MAX_POINTS 16777216.0
@@ -114,6 +115,7 @@ gst_gpu_fft_base_host_start_wanted (GstGpuFftBase * self)
 static gdouble
 lead_seconds (void)
 {
+  static gint warned = 0;
   const gchar *env = g_getenv ("GPUFFT_HOST_LEAD");
   gchar *end = NULL;
   gdouble v;
@@ -122,8 +124,9 @@ lead_seconds (void)
     return LEAD_DEFAULT_S;
   v = g_ascii_strtod (env, &end);
   if (end == env || *end != '\0' || !(v >= 0.0 && v <= LEAD_MAX_S)) {
-    g_warning ("GPUFFT_HOST_LEAD: not a number of seconds from 0 to %g; "
-        "using %g", LEAD_MAX_S, LEAD_DEFAULT_S);
+    if (g_atomic_int_compare_and_exchange (&warned, 0, 1))
+      g_warning ("GPUFFT_HOST_LEAD: not a number of seconds from 0 to %g; "
+          "using %g", LEAD_MAX_S, LEAD_DEFAULT_S);
     return LEAD_DEFAULT_S;
   }
   return v;
