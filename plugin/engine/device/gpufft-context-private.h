@@ -49,6 +49,10 @@ struct _GpufftContext
    * minImportedHostPointerAlignment, 0 when not enabled. */
   VkDeviceSize pointer_import_align;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_props;
+  /* VK_KHR_pipeline_executable_properties (gpufft-pipeline-stats.h): both
+   * set only while GPUFFT_PIPELINE_STATS asks for the statistics. */
+  PFN_vkGetPipelineExecutablePropertiesKHR get_executable_props;
+  PFN_vkGetPipelineExecutableStatisticsKHR get_executable_stats;
 
   /* Longest wait for one submission before the device counts as hung:
    * GPUFFT_FENCE_TIMEOUT_S on GPUs, 30x that on CPU devices (the CPU may be

@@ -4,6 +4,7 @@
 
 #include "gpufft-context-private.h"
 #include "gpufft-memory.h"
+#include "gpufft-pipeline-stats.h"
 #include "gpufft-vk-error.h"
 
 #define DRIVER_ADVICE "install your GPU's Vulkan driver, or " \
@@ -371,8 +372,14 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
     .pNext = &subgroup,
   };
-  const gchar *pointer_import_ext = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
-  gboolean pointer_import = FALSE;
+  const gchar *exts[2];
+  guint32 n_exts = 0;
+  gboolean pointer_import = FALSE, stats = FALSE;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR en_stats = {
+    .sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+    .pipelineExecutableInfo = VK_TRUE,
+  };
   VkPhysicalDevice16BitStorageFeatures f16 = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
   };
@@ -488,9 +495,18 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
   ctx->features = enabled.features;
   ctx->storage_buffer_16bit = en16.storageBuffer16BitAccess;
 
-  if (pointer_import) {
-    dinfo.enabledExtensionCount = 1;
-    dinfo.ppEnabledExtensionNames = &pointer_import_ext;
+  if (pointer_import)
+    exts[n_exts++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+  /* (GPUFFT_PIPELINE_STATS: the compiler's statistics of each pipeline) */
+  stats = gpufft_pipeline_stats_supported (phys);
+  if (stats) {
+    exts[n_exts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+    en_stats.pNext = enabled.pNext;
+    enabled.pNext = &en_stats;
+  }
+  if (n_exts > 0) {
+    dinfo.enabledExtensionCount = n_exts;
+    dinfo.ppEnabledExtensionNames = exts;
   }
 
   qinfo.queueFamilyIndex = ctx->queue_family;
@@ -514,6 +530,8 @@ context_new (VkInstance instance, VkPhysicalDevice phys, gint index,
       ctx->pointer_import_align =
           MAX (import_props.minImportedHostPointerAlignment, 1);
   }
+  if (stats)
+    gpufft_pipeline_stats_enable (ctx);
 
   g_debug ("context for Vulkan device %d '%s': queue family %u, subgroup %u, "
       "shared memory %u, timestamps %u bits x %g ns, host import alignment "

@@ -3,6 +3,7 @@
 
 #include "gpufft-pipeline.h"
 #include "gpufft-pipeline-cache.h"
+#include "gpufft-pipeline-stats.h"
 #include "gpufft-vk-error.h"
 
 gboolean
@@ -120,6 +121,8 @@ gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
   }
   cinfo.stage.module = p->module;
   cinfo.layout = p->layout;
+  /* (whether it comes from the driver's cache or not) */
+  cinfo.flags = gpufft_pipeline_stats_flags (ctx);
   res = vkCreateComputePipelines (ctx->device,
       gpufft_pipeline_cache_get (ctx), 1, &cinfo, NULL, &p->pipeline);
   g_free (entries);
@@ -128,6 +131,8 @@ gpufft_pipeline_init (GpufftPipeline * p, GpufftContext * ctx,
     goto fail;
   }
 
+  gpufft_pipeline_stats_print (ctx, p->pipeline, spirv, spirv_bytes,
+      spec_values, n_spec);
   p->n_buffers = n_buffers;
   p->push_size = push_size;
   return TRUE;
