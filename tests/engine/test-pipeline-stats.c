@@ -15,7 +15,8 @@
  * Under tests/faults/vk-exec-stats-shim.c (meson's
  * engine-pipeline-stats-shim), any device offers the extension, with
  * statistics known here, and the shim tells what the device and the
- * pipelines were made with. */
+ * pipelines were made with; there, statistics that the driver fails to
+ * give are a warning each, and the plan is made all the same. */
 #include <dlfcn.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -249,6 +250,38 @@ test_cached (void)
   g_free (dir);
 }
 
+/* Statistics the driver cannot give: one warning per pipeline, and the
+ * plan made all the same (under the shim only). */
+static void
+test_failure (void)
+{
+  if (g_test_subprocess ()) {
+    g_setenv ("VK_EXEC_STATS_SHIM_FAIL", "1", TRUE);
+    /* the FFT's, then the reduce kernel's */
+    g_test_expect_message ("gpufft", G_LOG_LEVEL_WARNING,
+        "gpufft-pipeline-stats: module=spirv-* spec=0=5,*,8=0: executable "
+        "0: statistics not read (vkGetPipelineExecutableStatisticsKHR: "
+        "VK_ERROR_OUT_OF_HOST_MEMORY)");
+    g_test_expect_message ("gpufft", G_LOG_LEVEL_WARNING,
+        "gpufft-pipeline-stats: module=spirv-* spec=0=32,*: executable 0: "
+        "statistics not read (vkGetPipelineExecutableStatisticsKHR: "
+        "VK_ERROR_OUT_OF_HOST_MEMORY)");
+    child (1, TRUE);
+    g_test_assert_expected_messages ();
+    return;
+  }
+  if (!et_context ())
+    return;
+  if (!shim ()) {
+    g_test_skip ("a driver that fails to give statistics: only under "
+        "tests/faults/vk-exec-stats-shim.c");
+    return;
+  }
+  run_child ("1");
+  g_test_trap_assert_stderr_unmatched ("*gpufft-pipeline-stats: module=*"
+      "executable=*");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -256,5 +289,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline-stats/off", test_off);
   g_test_add_func ("/pipeline-stats/on", test_on);
   g_test_add_func ("/pipeline-stats/cached", test_cached);
+  g_test_add_func ("/pipeline-stats/failure", test_failure);
   return et_run ();
 }

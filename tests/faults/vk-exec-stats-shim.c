@@ -19,7 +19,9 @@
  *
  * They fail with VK_ERROR_FEATURE_NOT_PRESENT on a device made without
  * the feature, and the statistics with VK_ERROR_UNKNOWN for a pipeline
- * created without the flag (both invalid uses).
+ * created without the flag (both invalid uses). With
+ * VK_EXEC_STATS_SHIM_FAIL set, the statistics fail with
+ * VK_ERROR_OUT_OF_HOST_MEMORY (a driver that cannot give them).
  *
  * gpufft_test_stats_shim_state (&ext, &feature, &flagged, &unflagged)
  * (find it with dlsym) tells what the last device was made with, and how
@@ -283,6 +285,8 @@ get_executable_statistics (VkDevice device,
     return VK_ERROR_FEATURE_NOT_PRESENT;
   if (!known || info->executableIndex != 0)
     return VK_ERROR_UNKNOWN;
+  if (getenv ("VK_EXEC_STATS_SHIM_FAIL"))
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
   if (stats == NULL) {
     *count = 5;
     return VK_SUCCESS;
