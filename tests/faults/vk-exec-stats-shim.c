@@ -156,8 +156,8 @@ vkGetPhysicalDeviceFeatures2 (VkPhysicalDevice phys,
   real (phys, features);
   put_back (before, f);
   if (f)
-    ((VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR *) f)->
-        pipelineExecutableInfo = VK_TRUE;
+    ((VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR *)
+        f)->pipelineExecutableInfo = VK_TRUE;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL

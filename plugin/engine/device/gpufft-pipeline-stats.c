@@ -44,8 +44,7 @@ gpufft_pipeline_stats_supported (VkPhysicalDevice phys)
   }
   if (!found) {
     g_debug ("GPUFFT_PIPELINE_STATS: the device offers no "
-        VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME
-        ": no statistics");
+        VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME ": no statistics");
     return FALSE;
   }
   vkGetPhysicalDeviceFeatures2 (phys, &feat2);
@@ -59,11 +58,9 @@ void
 gpufft_pipeline_stats_enable (GpufftContext * ctx)
 {
   ctx->get_executable_props = (PFN_vkGetPipelineExecutablePropertiesKHR)
-      vkGetDeviceProcAddr (ctx->device,
-      "vkGetPipelineExecutablePropertiesKHR");
+      vkGetDeviceProcAddr (ctx->device, "vkGetPipelineExecutablePropertiesKHR");
   ctx->get_executable_stats = (PFN_vkGetPipelineExecutableStatisticsKHR)
-      vkGetDeviceProcAddr (ctx->device,
-      "vkGetPipelineExecutableStatisticsKHR");
+      vkGetDeviceProcAddr (ctx->device, "vkGetPipelineExecutableStatisticsKHR");
   if (ctx->get_executable_props == NULL || ctx->get_executable_stats == NULL) {
     g_debug ("GPUFFT_PIPELINE_STATS: the driver gives no "
         "vkGetPipelineExecutable*KHR: no statistics");
@@ -128,8 +125,7 @@ append_value (GString * s, const VkPipelineExecutableStatisticKHR * st)
       g_string_append_printf (s, "%" G_GINT64_FORMAT, (gint64) st->value.i64);
       break;
     case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
-      g_string_append_printf (s, "%" G_GUINT64_FORMAT,
-          (guint64) st->value.u64);
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT, (guint64) st->value.u64);
       break;
     case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
       g_string_append (s, g_ascii_formatd (buf, sizeof (buf), "%g",
