@@ -20,7 +20,12 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
-const uint E = 16u;             // elements per thread
+// Elements per thread: 16 (fft.spv) or 8 (fft_e8.spv: twice the threads
+// and half the registers per thread).
+#ifndef FFT_E
+#define FFT_E 16
+#endif
+const uint E = FFT_E;
 
 layout (constant_id = 0) const uint LOG2_M = 9;
 layout (constant_id = 1) const uint WG = 32;    // workgroup size = T * FPW
@@ -35,6 +40,10 @@ layout (constant_id = 6) const uint VEC2 = 0;   // 1: exchange whole complex val
 // row n1 of the frame's block of the temporary buffer (binding 5).
 layout (constant_id = 7) const uint MODE = 0;
 layout (constant_id = 8) const uint LOG2_P = 0;
+// 1 (with VEC2): the real-input post-processing reads each bin and its
+// partner from shared memory as it needs them, instead of holding every
+// partner in registers.
+layout (constant_id = 9) const uint DIRECT = 0;
 
 layout (local_size_x_id = 1) in;
 
@@ -170,6 +179,7 @@ vec2 twid (uint m)
 // input r is multiplied by e^{-2 pi i r k / (Ns R)} = tw[r k ts] with
 // k = j % Ns and ts = N / (Ns R) (a power of two: ts = 1 << lts). Three
 // table loads per radix-8 butterfly, the other powers by products.
+#if FFT_E == 16
 void pass16 (uint t, uint Ns, uint lts)
 {
   // E == 16: one butterfly per thread, on all of its registers.
@@ -203,6 +213,10 @@ void pass16 (uint t, uint Ns, uint lts)
   [[unroll]] for (uint r = 0u; r < 16u; r++)
     v[r] = a[r];
 }
+#define MAIN_PASS(t, Ns, lts) pass16 (t, Ns, lts)
+#else
+#define MAIN_PASS(t, Ns, lts) pass8 (t, Ns, lts)
+#endif
 
 void pass8 (uint t, uint Ns, uint lts)
 {
@@ -328,10 +342,11 @@ void main ()
       }
 
     // Complex FFT of M points: radix-16 passes, then one radix-8, -4 or -2
-    // (log2 M = 9: three radix-8 passes, as many and cheaper).
+    // (log2 M = 9: three radix-8 passes, as many and cheaper; E = 8:
+    // radix-8 passes).
     uint Ns = 1u;
     uint lns = 0u;                      // log2 Ns
-    const bool by8 = LOG2_M == 9u;
+    const bool by8 = LOG2_M == 9u || E == 8u;
     const uint lr = by8 ? 3u : 4u;      // log2 of the main radix
     const uint n_main = LOG2_M / lr;
     const uint rest = LOG2_M % lr;
@@ -341,13 +356,13 @@ void main ()
       if (by8)
         pass8 (t, Ns, LOG2_NT - lns - 3u);
       else
-        pass16 (t, Ns, LOG2_NT - lns - 4u);
+        MAIN_PASS (t, Ns, LOG2_NT - lns - 4u);
       exchange (t, Ns, 1u << lr);
       Ns <<= lr;
       lns += lr;
     }
     if (last_R == 16u)
-      pass16 (t, Ns, LOG2_NT - lns - 4u);
+      MAIN_PASS (t, Ns, LOG2_NT - lns - 4u);
     else if (last_R == 8u)
       pass8 (t, Ns, LOG2_NT - lns - 3u);
     else if (last_R == 4u)
@@ -367,7 +382,14 @@ void main ()
         }
       continue;
     }
-    exchange_pairs (t, Ns, last_R);
+    const bool direct = VEC2 != 0u && DIRECT != 0u;
+    if (direct) {
+      [[unroll]] for (uint e = 0u; e < E; e++)
+        shv[lane_base + P (stockham_dst (e, t, Ns, last_R))] = v[e];
+      barrier ();
+    } else {
+      exchange_pairs (t, Ns, last_R);
+    }
 
     // Real-input post-processing and power. A frame with a NaN or infinite
     // sample (which spreads to every bin) is left out of the sums; the lane
@@ -380,10 +402,14 @@ void main ()
     float pw[E];
     bool bad = false;
     float s = sqrt (pc.scale) * POWER_SUM_SCALE_SQRT;   // see common.glsl
+    vec2 z0 = v[0];
     [[unroll]] for (uint e = 0u; e < E; e++) {
       uint k = t + e * T;
-      vec2 a = v[e];
-      vec2 b = vec2 (w[e].x, -w[e].y);
+      vec2 a = direct ? shv[lane_base + P (k)] : v[e];
+      vec2 wk = direct ? shv[lane_base + P ((M - k) & (M - 1u))] : w[e];
+      vec2 b = vec2 (wk.x, -wk.y);
+      if (e == 0u)
+        z0 = a;
       vec2 fe = 0.5 * (a + b);
       vec2 fo = 0.5 * mul_mi (a - b);
       vec2 x = fe + cmul (tw[k], fo);
@@ -394,7 +420,7 @@ void main ()
       if (want_complex)
         cplx[crow + k] = x;
     }
-    float xn = v[0].x - v[0].y;         // Nyquist: Re Z0 - Im Z0 (thread 0)
+    float xn = z0.x - z0.y;             // Nyquist: Re Z0 - Im Z0 (thread 0)
     if (t == 0u) {
       bad = bad || isnan (xn) || isinf (xn);
       if (want_complex)

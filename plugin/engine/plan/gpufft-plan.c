@@ -32,6 +32,9 @@
 static const guint32 fft_spv[] =
 #include "fft.spv.h"
     ;
+static const guint32 fft_e8_spv[] =
+#include "fft_e8.spv.h"
+    ;
 static const guint32 rows2_spv[] =
 #include "rows2.spv.h"
     ;
@@ -455,6 +458,51 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
   return plan->reduce != NULL;
 }
 
+/* The fused kernel's shape (fft.comp): elements per thread (16, or 8
+ * with twice the threads), lanes per workgroup for small sizes, padding,
+ * whole-complex exchanges and where the post-processing reads its pairs.
+ * -1: chosen from the device's limits. GPUFFT_FFT_TUNE overrides them
+ * for benchmarks: comma-separated e=8|16, lanes=N (a power of two),
+ * pad=0|1, vec2=0|1, direct=0|1. */
+typedef struct
+{
+  gint e, lanes, pad, vec2, direct;
+} FftShape;
+
+static void
+fft_shape (FftShape * sh)
+{
+  const gchar *env = g_getenv ("GPUFFT_FFT_TUNE");
+  gchar **kv, **it;
+
+  sh->e = FFT_E;
+  sh->lanes = LANE_THREADS;
+  sh->pad = sh->vec2 = -1;
+  sh->direct = 0;
+  if (!env)
+    return;
+  kv = g_strsplit (env, ",", 16);
+  for (it = kv; *it; it++) {
+    gchar *eq = strchr (*it, '=');
+    guint64 val;
+
+    if (!eq || !g_ascii_string_to_unsigned (eq + 1, 10, 0, 4096, &val, NULL))
+      continue;
+    *eq = '\0';
+    if (strcmp (*it, "e") == 0 && (val == 8 || val == 16))
+      sh->e = (gint) val;
+    else if (strcmp (*it, "lanes") == 0 && val >= 1 && (val & (val - 1)) == 0)
+      sh->lanes = (gint) val;
+    else if (strcmp (*it, "pad") == 0 && val <= 1)
+      sh->pad = (gint) val;
+    else if (strcmp (*it, "vec2") == 0 && val <= 1)
+      sh->vec2 = (gint) val;
+    else if (strcmp (*it, "direct") == 0 && val <= 1)
+      sh->direct = (gint) val;
+  }
+  g_strfreev (kv);
+}
+
 static gboolean
 make_pipelines (GpufftPlan * plan, GError ** error)
 {
@@ -467,9 +515,10 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   guint log2_sh = MIN (ilog2 (shared_floats), 16);
   guint t, fpw = 1, lane_floats, pad, vec2;
   guint log2_fft, rows_t = ROWS_T;
-  guint32 fft_spec[9], rows_spec[4];
+  guint32 fft_spec[10], rows_spec[4];
   const guint32 *spv;
   gsize spv_size;
+  FftShape shape;
 
   if (plan->any)
     return gpufft_plan_any_pipeline (plan, error)
@@ -478,10 +527,11 @@ make_pipelines (GpufftPlan * plan, GError ** error)
     return gpufft_plan_cpu_pipeline (plan, error)
         && make_reduce (plan, max_t, error);
 
-  /* The single fused kernel holds a frame in one workgroup: FFT_E elements
-   * per thread and the whole frame in shared memory. Beyond that,
+  /* The single fused kernel holds a frame in one workgroup: shape.e
+   * elements per thread and the whole frame in shared memory. Beyond that,
    * four-step. */
-  plan->four_step = plan->m / FFT_E > max_t || plan->m > shared_floats;
+  fft_shape (&shape);
+  plan->four_step = plan->m / shape.e > max_t || plan->m > shared_floats;
   log2_fft = plan->log2_m;
   if (plan->four_step) {
     plan->log2_q = MIN (FOUR_STEP_LOG2_Q, log2_sh);
@@ -494,7 +544,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
     }
     log2_fft = plan->log2_q;
   }
-  t = MAX (1, (1u << log2_fft) / FFT_E);
+  t = MAX (1, (1u << log2_fft) / shape.e);
   if (log2_fft < 4 || t > max_t || log2_sh < 8) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "FFT size %u needs workgroups of %u invocations and 1 KiB of shared "
@@ -506,14 +556,14 @@ make_pipelines (GpufftPlan * plan, GError ** error)
    * lane fills a warp (LANE_THREADS; tests/bench/README.md). */
   lane_floats = 1u << log2_fft;
   /* Pad the exchange buffer (against bank conflicts) where it still fits. */
-  pad = lane_floats + lane_floats / 8 <= shared_floats;
+  pad = lane_floats + lane_floats / 8 <= shared_floats && shape.pad != 0;
   if (pad)
     lane_floats += lane_floats / 8;
   /* Whole complex values per exchange when all of it fits twice over. */
-  vec2 = 2 * lane_floats <= shared_floats;
+  vec2 = 2 * lane_floats <= shared_floats && shape.vec2 != 0;
   if (vec2)
     lane_floats *= 2;
-  while (!plan->four_step && t * fpw * 2 <= MIN (LANE_THREADS, max_t)
+  while (!plan->four_step && t * fpw * 2 <= MIN ((guint) shape.lanes, max_t)
       && lane_floats * fpw * 2 <= shared_floats)
     fpw *= 2;
   while (rows_t > max_t)
@@ -529,8 +579,11 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   fft_spec[6] = vec2;
   fft_spec[7] = plan->four_step ? 1 : 0;
   fft_spec[8] = plan->four_step ? plan->log2_m - plan->log2_q : 0;
-  plan->fft = gpufft_cache_pipeline (plan->ctx, fft_spv, sizeof (fft_spv),
-      6, NULL, sizeof (FftParams), fft_spec, 9, error);
+  fft_spec[9] = vec2 && shape.direct == 1 ? 1 : 0;
+  spv = shape.e == 8 ? fft_e8_spv : fft_spv;
+  spv_size = shape.e == 8 ? sizeof (fft_e8_spv) : sizeof (fft_spv);
+  plan->fft = gpufft_cache_pipeline (plan->ctx, spv, spv_size,
+      6, NULL, sizeof (FftParams), fft_spec, 10, error);
   if (!plan->fft || !make_reduce (plan, max_t, error))
     return FALSE;
   if (!plan->four_step)
