@@ -5,11 +5,12 @@
 # statistics of each kernel (GPUFFT_PIPELINE_STATS: registers, spills).
 #
 #   bash tests/bench/shape-sweep.sh [--build DIR] [--sizes "N ..."]
-#       [--rounds R] [--repeats K] [--small] SHAPE ...
+#       [--rounds R] [--repeats K] [--budget S] [--small] SHAPE ...
 #
 # SHAPE: a GPUFFT_FFT_TUNE value (e.g. "e=8,direct=1"), or "-" for the
 # default shape. --sizes: default "1024 4096 8192 16384 32768 65536 960";
-# --rounds: default 3; --repeats: bench-kernel's (default 30); --small:
+# --rounds: default 3; --repeats: bench-kernel's (default 30); --budget:
+# no run starts after S seconds (default 400; the table has what ran); --small:
 # bench-kernel's small mode (lavapipe). Output: per size and shape the
 # median over the rounds of the whole analysis (FFT and reduce kernels,
 # G samples/s), of the FFT kernel alone, the spread of the rounds, the
@@ -23,6 +24,7 @@ sizes="1024 4096 8192 16384 32768 65536 960"
 rounds=3
 repeats=30
 small=""
+budget=400
 shapes=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,8 +32,9 @@ while [ $# -gt 0 ]; do
     --sizes) sizes=$2; shift ;;
     --rounds) rounds=$2; shift ;;
     --repeats) repeats=$2; shift ;;
+    --budget) budget=$2; shift ;;
     --small) small=--small ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) shapes+=("$1") ;;
   esac
   shift
@@ -53,12 +56,14 @@ out=${OUT:-/tmp/gpufft-shapes}
 mkdir -p "$out"
 log=$out/shapes.log
 : > "$log"
+start=$(date +%s)
 
 for r in $(seq 1 "$rounds"); do
   for n in $sizes; do
     for s in "${shapes[@]}"; do
       tune=$s
       [ "$s" = "-" ] && tune=""
+      [ $(( $(date +%s) - start )) -lt "$budget" ] || continue
       echo "@run round=$r n=$n shape=$s" >> "$log"
       GPUFFT_FFT_TUNE=$tune GPUFFT_PIPELINE_STATS=1 GPUFFT_KERNEL_PATH=gpu \
         timeout -k 5 120 "$build/tests/bench/bench-kernel" $small --no-copy \

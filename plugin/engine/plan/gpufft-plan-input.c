@@ -217,7 +217,7 @@ write_tables (GpufftPlan * plan, GpufftSlot * s, const GpufftBatch * b)
    * FRAMES_PER_CHUNK once there are enough chunks to fill a GPU, more only
    * when the partial-sum rows run out. */
   guint per = plan->per_frame ? 1 : CLAMP (b->n_frames / 1024, 1,
-      FRAMES_PER_CHUNK);
+      plan->chunk_max);
   guint g, frame = 0, nc = 0, closed = 0;
 
   /* (the CPU kernel: one workgroup takes a chunk's frames one after the

@@ -463,10 +463,11 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
  * whole-complex exchanges and where the post-processing reads its pairs.
  * -1: chosen from the device's limits. GPUFFT_FFT_TUNE overrides them
  * for benchmarks: comma-separated e=8|16, lanes=N (a power of two),
- * pad=0|1, vec2=0|1, direct=0|1. */
+ * pad=0|1, vec2=0|1, direct=0|1, chunk=F (most frames a chunk sums, 1 to
+ * 256). */
 typedef struct
 {
-  gint e, lanes, pad, vec2, direct;
+  gint e, lanes, pad, vec2, direct, chunk;
 } FftShape;
 
 static void
@@ -479,6 +480,7 @@ fft_shape (FftShape * sh)
   sh->lanes = LANE_THREADS;
   sh->pad = sh->vec2 = -1;
   sh->direct = 0;
+  sh->chunk = FRAMES_PER_CHUNK;
   if (!env)
     return;
   kv = g_strsplit (env, ",", 16);
@@ -499,6 +501,8 @@ fft_shape (FftShape * sh)
       sh->vec2 = (gint) val;
     else if (strcmp (*it, "direct") == 0 && val <= 1)
       sh->direct = (gint) val;
+    else if (strcmp (*it, "chunk") == 0 && val >= 1 && val <= 256)
+      sh->chunk = (gint) val;
   }
   g_strfreev (kv);
 }
@@ -520,6 +524,8 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   gsize spv_size;
   FftShape shape;
 
+  fft_shape (&shape);
+  plan->chunk_max = shape.chunk;
   if (plan->any)
     return gpufft_plan_any_pipeline (plan, error)
         && make_reduce (plan, max_t, error);
@@ -530,7 +536,6 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   /* The single fused kernel holds a frame in one workgroup: shape.e
    * elements per thread and the whole frame in shared memory. Beyond that,
    * four-step. */
-  fft_shape (&shape);
   plan->four_step = plan->m / shape.e > max_t || plan->m > shared_floats;
   log2_fft = plan->log2_m;
   if (plan->four_step) {
