@@ -262,6 +262,58 @@ in_bytes (const GpufftPlan * plan, guint64 span)
       plan->bps + 16;
 }
 
+/* The fused kernel's shape (fft.comp): elements per thread (16, or 8
+ * with twice the threads), lanes per workgroup for small sizes, padding,
+ * whole-complex exchanges and where the post-processing reads its pairs.
+ * -1: chosen from the device's limits. GPUFFT_FFT_TUNE overrides them
+ * for benchmarks: comma-separated e=8|16, lanes=N (a power of two),
+ * pad=0|1, vec2=0|1, direct=0|1, chunk=F (most frames a chunk sums, 1 to
+ * 256), slice=MIB (the four-step's slice of temporary results, 1 to 1024). */
+typedef struct
+{
+  gint e, lanes, pad, vec2, direct, chunk, slice_mib;
+} FftShape;
+
+static void
+fft_shape (FftShape * sh)
+{
+  const gchar *env = g_getenv ("GPUFFT_FFT_TUNE");
+  gchar **kv, **it;
+
+  sh->e = FFT_E;
+  sh->lanes = LANE_THREADS;
+  sh->pad = sh->vec2 = -1;
+  sh->direct = 0;
+  sh->chunk = FRAMES_PER_CHUNK;
+  sh->slice_mib = TEMP_BYTES >> 20;
+  if (!env)
+    return;
+  kv = g_strsplit (env, ",", 16);
+  for (it = kv; *it; it++) {
+    gchar *eq = strchr (*it, '=');
+    guint64 val;
+
+    if (!eq || !g_ascii_string_to_unsigned (eq + 1, 10, 0, 4096, &val, NULL))
+      continue;
+    *eq = '\0';
+    if (strcmp (*it, "e") == 0 && (val == 8 || val == 16))
+      sh->e = (gint) val;
+    else if (strcmp (*it, "lanes") == 0 && val >= 1 && (val & (val - 1)) == 0)
+      sh->lanes = (gint) val;
+    else if (strcmp (*it, "pad") == 0 && val <= 1)
+      sh->pad = (gint) val;
+    else if (strcmp (*it, "vec2") == 0 && val <= 1)
+      sh->vec2 = (gint) val;
+    else if (strcmp (*it, "direct") == 0 && val <= 1)
+      sh->direct = (gint) val;
+    else if (strcmp (*it, "chunk") == 0 && val >= 1 && val <= 256)
+      sh->chunk = (gint) val;
+    else if (strcmp (*it, "slice") == 0 && val >= 1 && val <= 1024)
+      sh->slice_mib = (gint) val;
+  }
+  g_strfreev (kv);
+}
+
 /* The batch limits within the device's limits `lim` (a host plan's: no
  * limits but 32-bit sizes). */
 static gboolean
@@ -345,8 +397,11 @@ size_plan (GpufftPlan * plan, const VkPhysicalDeviceLimits * lim,
 
   if (plan->four_step) {
     guint64 per_frame = (guint64) plan->out_ch * plan->m * 2 * sizeof (gfloat);
+    FftShape shape;
 
-    plan->slice_frames = CLAMP (TEMP_BYTES / per_frame, 1, frames);
+    fft_shape (&shape);
+    plan->slice_frames = CLAMP (((guint64) shape.slice_mib << 20) / per_frame,
+        1, frames);
     if (plan->slice_frames * per_frame > range) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
           "%u channels of FFT size %u exceed the device's largest storage "
@@ -456,55 +511,6 @@ make_reduce (GpufftPlan * plan, guint max_t, GError ** error)
   plan->reduce = gpufft_cache_pipeline (plan->ctx, reduce_spv,
       sizeof (reduce_spv), 12, NULL, sizeof (ReduceParams), red_spec, 8, error);
   return plan->reduce != NULL;
-}
-
-/* The fused kernel's shape (fft.comp): elements per thread (16, or 8
- * with twice the threads), lanes per workgroup for small sizes, padding,
- * whole-complex exchanges and where the post-processing reads its pairs.
- * -1: chosen from the device's limits. GPUFFT_FFT_TUNE overrides them
- * for benchmarks: comma-separated e=8|16, lanes=N (a power of two),
- * pad=0|1, vec2=0|1, direct=0|1, chunk=F (most frames a chunk sums, 1 to
- * 256). */
-typedef struct
-{
-  gint e, lanes, pad, vec2, direct, chunk;
-} FftShape;
-
-static void
-fft_shape (FftShape * sh)
-{
-  const gchar *env = g_getenv ("GPUFFT_FFT_TUNE");
-  gchar **kv, **it;
-
-  sh->e = FFT_E;
-  sh->lanes = LANE_THREADS;
-  sh->pad = sh->vec2 = -1;
-  sh->direct = 0;
-  sh->chunk = FRAMES_PER_CHUNK;
-  if (!env)
-    return;
-  kv = g_strsplit (env, ",", 16);
-  for (it = kv; *it; it++) {
-    gchar *eq = strchr (*it, '=');
-    guint64 val;
-
-    if (!eq || !g_ascii_string_to_unsigned (eq + 1, 10, 0, 4096, &val, NULL))
-      continue;
-    *eq = '\0';
-    if (strcmp (*it, "e") == 0 && (val == 8 || val == 16))
-      sh->e = (gint) val;
-    else if (strcmp (*it, "lanes") == 0 && val >= 1 && (val & (val - 1)) == 0)
-      sh->lanes = (gint) val;
-    else if (strcmp (*it, "pad") == 0 && val <= 1)
-      sh->pad = (gint) val;
-    else if (strcmp (*it, "vec2") == 0 && val <= 1)
-      sh->vec2 = (gint) val;
-    else if (strcmp (*it, "direct") == 0 && val <= 1)
-      sh->direct = (gint) val;
-    else if (strcmp (*it, "chunk") == 0 && val >= 1 && val <= 256)
-      sh->chunk = (gint) val;
-  }
-  g_strfreev (kv);
 }
 
 static gboolean
