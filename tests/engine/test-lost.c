@@ -1,8 +1,8 @@
 /* A device declared hung while it still runs a batch: a CPU device
  * (lavapipe) is slow, not hung, so with a fence timeout of 0.3 s
  * (GPUFFT_FENCE_TIMEOUT, meson.build: the stall deadline is never longer)
- * a batch of 65536-point frames of 8 channels is declared hung while the
- * device still computes it. The plan's error says so, the plan's free and
+ * batches of 64 frames of 65536 points on 8 channels, one in every slot of
+ * the plan, are declared hung while the device still computes them. The plan's error says so, the plan's free and
  * the context's last unref return at once, and the lost context is
  * destroyed only once the device has finished the batch (nothing freed
  * under it: under AddressSanitizer a device that reads or writes freed
@@ -19,8 +19,6 @@
 #define BIG_N 65536
 #define BIG_CHANNELS 8
 #define BIG_FRAMES 64
-/* (plan creation's own waits, table uploads, take a few ms on lavapipe) */
-#define FENCE_TIMEOUT_S 0.3
 #define PROMPT_US (G_USEC_PER_SEC / 2)
 
 /* Threads of this process whose name starts with prefix. */
