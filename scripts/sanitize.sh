@@ -56,10 +56,11 @@ asan_build=${ASAN_BUILD_DIR:-build-asan}
 tsan_build=${TSAN_BUILD_DIR:-build-tsan}
 
 # Always, in this order (the tests that reach the most of our code the
-# quickest): the engine's error paths, threads, scheduler and loudness;
-# the elements' hostile inputs, many elements on many threads, gpuloudness;
-# gpufft-watch's refusals and failures and its HTTP server under bad clients.
-CORE="engine-errors engine-threads engine-scheduler engine-loudness
+# quickest): the engine's error paths, threads, scheduler and loudness, a
+# device declared hung while it still runs a batch; the elements' hostile
+# inputs, many elements on many threads, gpuloudness; gpufft-watch's
+# refusals and failures and its HTTP server under bad clients.
+CORE="engine-errors engine-threads engine-scheduler engine-loudness engine-lost
       element-hostile element-stress element-loudness watch-errors watch-http"
 # (a known bug kept out of CI until it is fixed goes in tests/ubsan.supp
 # or tests/tsan.supp, with a comment naming it)
@@ -107,11 +108,16 @@ asan_env () {
 
 tsan_env () {
   common_env
-  # (a known bug kept out of this run until it is fixed: a CPU device that
-  # the stall deadline declares hung while it still runs a batch has its
-  # memory freed and its device destroyed under that batch, and lavapipe
-  # crashes; TSan's instrumentation slows lavapipe enough to trip the 3 s
-  # deadline. The deadline is set past what TSan's runs take.)
+  # (a known problem kept out of this run until it is understood: TSan's
+  # instrumentation slows the tests enough that the 3 s stall deadline
+  # declares lavapipe hung now and then; the lost context is then
+  # destroyed only once the device has finished (engine-lost), but while
+  # it waits, TSan reports a double lock of libgcc's frame-registration
+  # mutex (__register_frame_info_bases, "Mutex ... is already destroyed";
+  # in every run that declared a device hung, in none of the others), and
+  # it does so too where the lost context is left alone, never destroyed:
+  # something else on the stall's path. The deadline is set past what
+  # TSan's runs take.)
   export GPUFFT_STALL=${GPUFFT_STALL:-120}
   export TSAN_OPTIONS="suppressions=$src/tests/tsan.supp:halt_on_error=0:exitcode=66:second_deadlock_stack=1:history_size=4:report_signal_unsafe=0"
 }

@@ -231,9 +231,13 @@ gpufft_buffer_clear (GpufftBuffer * buf, GpufftContext * ctx)
   guint v;
 
   for (v = 0; v < GPUFFT_N_VIEWS; v++)
-    if (buf->views[v] != VK_NULL_HANDLE)
+    if (buf->views[v] != VK_NULL_HANDLE
+        && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_BUFFER_VIEW,
+            GPUFFT_VK_TO_U64 (buf->views[v])))
       vkDestroyBufferView (ctx->device, buf->views[v], NULL);
-  if (buf->buffer != VK_NULL_HANDLE)
+  if (buf->buffer != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_BUFFER,
+          GPUFFT_VK_TO_U64 (buf->buffer)))
     vkDestroyBuffer (ctx->device, buf->buffer, NULL);
   gpufft_memory_free (ctx, &buf->range);
   memset (buf, 0, sizeof (*buf));

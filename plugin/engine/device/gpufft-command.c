@@ -257,12 +257,20 @@ gpufft_command_clear (GpufftCommand * c, GpufftContext * ctx)
   if (c->pending && c->fence != VK_NULL_HANDLE
       && !g_atomic_int_get (&ctx->lost))
     vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE, ctx->fence_timeout_ns);
-  if (c->queries != VK_NULL_HANDLE)
+  /* (a lost context keeps them until the device has finished: the
+   * command buffer may still run) */
+  if (c->queries != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_QUERY_POOL,
+          GPUFFT_VK_TO_U64 (c->queries)))
     vkDestroyQueryPool (ctx->device, c->queries, NULL);
-  if (c->fence != VK_NULL_HANDLE)
+  if (c->fence != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_FENCE,
+          GPUFFT_VK_TO_U64 (c->fence)))
     vkDestroyFence (ctx->device, c->fence, NULL);
   /* destroying the pool frees its command buffer */
-  if (c->pool != VK_NULL_HANDLE)
+  if (c->pool != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_COMMAND_POOL,
+          GPUFFT_VK_TO_U64 (c->pool)))
     vkDestroyCommandPool (ctx->device, c->pool, NULL);
   memset (c, 0, sizeof (*c));
 }

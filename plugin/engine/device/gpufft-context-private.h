@@ -64,13 +64,20 @@ struct _GpufftContext
    * fence_timeout_ns. */
   guint64 stall_ns;
   /* Set (atomically) once the device is lost or hung: nothing may wait for
-   * it any more (context destruction skips vkDeviceWaitIdle). */
+   * it without a deadline any more, what is released on it is kept
+   * (gpufft_context_keep), and its destruction waits for the device on a
+   * thread of its own, with a deadline, before it frees anything
+   * (gpufft-context.c). */
   gint lost;
 
   /* Memory blocks the buffers are sub-allocated from (gpufft-memory.h),
    * under memory_lock. */
   GMutex memory_lock;
   GList *memory_blocks;
+  /* Vulkan objects released on the lost context (gpufft_context_keep),
+   * destroyed with it: GpufftKept, under memory_lock; at most every
+   * object the context made, each once. */
+  GArray *kept;
 
   /* Services (gpufft_context_service()), under service_lock. */
   GRecMutex service_lock;
@@ -147,6 +154,27 @@ void gpufft_context_set_stall_error (GpufftContext * ctx, GError ** error,
  * fence timeout). Thread-safe. */
 void gpufft_context_release_later (GpufftContext * ctx,
     GDestroyNotify release, gpointer data);
+
+/* A Vulkan object's handle as a 64-bit integer and back (the handles of
+ * non-dispatchable objects are pointers on 64-bit platforms). */
+#if VK_USE_64_BIT_PTR_DEFINES == 1
+#define GPUFFT_VK_TO_U64(h) ((guint64) (guintptr) (h))
+#define GPUFFT_VK_FROM_U64(type, u) ((type) (guintptr) (u))
+#else
+#define GPUFFT_VK_TO_U64(h) ((guint64) (h))
+#define GPUFFT_VK_FROM_U64(type, u) ((type) (u))
+#endif
+
+/* Called where the object `handle` of `type` (VK_OBJECT_TYPE_BUFFER,
+ * _BUFFER_VIEW, _DEVICE_MEMORY, _FENCE, _QUERY_POOL, _COMMAND_POOL,
+ * _DESCRIPTOR_POOL, _PIPELINE, _PIPELINE_LAYOUT, _DESCRIPTOR_SET_LAYOUT,
+ * _SHADER_MODULE) is to be destroyed: once the context is lost (a device
+ * declared hung may still run work that uses it), the context keeps it
+ * and returns TRUE: the caller must not destroy it; it is destroyed with
+ * the context, once the device has finished (or leaked with it). FALSE:
+ * the caller destroys it now. Thread-safe. */
+gboolean gpufft_context_keep (GpufftContext * ctx, VkObjectType type,
+    guint64 handle);
 
 /* Waits for fence at most timeout_ns, giving up when *cancel (may be NULL)
  * becomes non-zero: blocking waits of at most GPUFFT_CANCEL_POLL_MS each.

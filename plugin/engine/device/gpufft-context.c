@@ -1,4 +1,41 @@
-/* One Vulkan instance + device + compute queue per device per process. */
+/* One Vulkan instance + device + compute queue per device per process.
+ *
+ * Contexts are shared (gpufft_context_get() hands out the registered one
+ * of a device) and reference counted; the last unref destroys one: its
+ * services (the scheduler's threads joined), the objects it kept, its
+ * memory, its device (vkDestroyDevice after vkDeviceWaitIdle), on the
+ * caller's thread, or on a thread of the engine's where that is one of
+ * the context's own workers (gpufft_context_reap, counted by
+ * gpufft_wait_released).
+ *
+ * A lost context (gpufft_context_set_lost: the driver reported the device
+ * lost, or a stall deadline declared it hung) is never waited for on the
+ * caller's thread, and nothing the device may still use is freed under
+ * it: a device declared hung may only be slow (a CPU device, lavapipe,
+ * under load) and still run a batch. From the moment it is lost, the
+ * Vulkan objects and device memory released on it are kept by the
+ * context (gpufft_context_keep, gpufft-memory.h), and its last unref
+ * hands its destruction to a thread of its own ("gpufft-lost"), so that
+ * the caller (an element's stop) returns at once. That thread submits an
+ * empty batch with a fence (queues execute in order) and waits for it,
+ * at most the fence timeout or LOST_WAIT_MIN_S (10 s), whichever is
+ * longer: signalled (the device has finished everything), or
+ * VK_ERROR_DEVICE_LOST (the driver says the device is lost, and
+ * destroying it is allowed then), the context is destroyed as above,
+ * without vkDeviceWaitIdle; still running at the deadline, the context,
+ * its threads, objects, memory and device are leaked on purpose, with one
+ * warning. These threads are not counted by gpufft_wait_released() (a
+ * hung device would hold its callers up to the deadline); the process's
+ * exit waits for them within its own bound (RELEASE_EXIT_WAIT_MS, 10 s),
+ * then they give up (the context leaked).
+ *
+ * Locks: registry_lock, then driver_lock (a context is made under both;
+ * devices are made and destroyed one at a time under driver_lock);
+ * reap_lock (the counts of the engine's threads); per context:
+ * queue_lock (every vkQueueSubmit), memory_lock (memory blocks and kept
+ * objects), late_lock, stats_lock, each held only around its own data;
+ * service_lock, held while a service is made (which may take the
+ * others). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,16 +238,26 @@ resolve_device (VkInstance instance, gint requested,
 static void context_destroy (GpufftContext * ctx);
 
 #define RELEASE_EXIT_WAIT_MS 10000
-/* Threads started by gpufft_context_reap that have not returned yet. */
+/* A lost context's destruction waits this long at least for its device to
+ * finish what it was running (LOST_WAIT_MIN_S, or the context's fence
+ * timeout where that is longer), then leaks the device. */
+#define LOST_WAIT_MIN_S 10
+/* Threads started by gpufft_context_reap (reap_running) and by the
+ * destruction of a lost context (lost_running) that have not returned
+ * yet. */
 static GMutex reap_lock;
 static GCond reap_cond;
 static guint reap_running;
+static guint lost_running;
+/* Set (atomically) when the process's exit has waited long enough: a lost
+ * context's destruction stops waiting for its device (it is leaked). */
+static gint process_exiting;
 
 static void
-reap_count (gint delta)
+reap_count (guint * counter, gint delta)
 {
   g_mutex_lock (&reap_lock);
-  reap_running += delta;
+  *counter += delta;
   g_cond_broadcast (&reap_cond);
   g_mutex_unlock (&reap_lock);
 }
@@ -228,43 +275,69 @@ reap_thread (gpointer data)
 
   r->func (r->data);
   g_free (r);
-  reap_count (-1);
+  reap_count (&reap_running, -1);
   return NULL;
 }
 
 /* At exit: the process waits for the releases under way, so that the
  * driver is not torn down under them (on NVIDIA's a vkDestroyDevice() on
- * such a thread crashed the exit). Registered at the first release, after
- * the driver was loaded: exit handlers run in the reverse order of their
- * registration, so it runs before the driver's own. */
+ * such a thread crashed the exit; a CPU device still computing, or
+ * compiling, when the process's libraries are torn down crashed it too),
+ * and for the destructions of lost contexts, at most
+ * RELEASE_EXIT_WAIT_MS in all; then the lost contexts' destructions stop
+ * waiting for their devices (within GPUFFT_CANCEL_POLL_MS; the contexts
+ * are leaked) and the exit goes on. Registered at the first release,
+ * after the driver was loaded: exit handlers run in the reverse order of
+ * their registration, so it runs before the driver's own. */
 static void
 reap_at_exit (void)
 {
-  gpufft_wait_released (RELEASE_EXIT_WAIT_MS);
+  gint64 end = g_get_monotonic_time () +
+      (gint64) RELEASE_EXIT_WAIT_MS * 1000;
+
+  if (gpufft_context_in_worker ()) {
+    g_atomic_int_set (&process_exiting, 1);
+    return;
+  }
+  g_mutex_lock (&reap_lock);
+  while (reap_running + lost_running > 0
+      && g_cond_wait_until (&reap_cond, &reap_lock, end));
+  g_atomic_int_set (&process_exiting, 1);
+  /* (a lost context's destruction gives up within GPUFFT_CANCEL_POLL_MS) */
+  end = g_get_monotonic_time () + 10 * GPUFFT_CANCEL_POLL_MS * 1000;
+  while (lost_running > 0
+      && g_cond_wait_until (&reap_cond, &reap_lock, end));
+  g_mutex_unlock (&reap_lock);
 }
 
-gboolean
-gpufft_context_reap (const gchar * name, GThreadFunc func, gpointer data)
+static void
+install_exit_hook (void)
 {
   static gsize exit_hook = 0;
-  Reap *r = g_new (Reap, 1);
-  GThread *thread;
 
   if (g_once_init_enter (&exit_hook)) {
     atexit (reap_at_exit);
     g_once_init_leave (&exit_hook, 1);
   }
+}
 
+gboolean
+gpufft_context_reap (const gchar * name, GThreadFunc func, gpointer data)
+{
+  Reap *r = g_new (Reap, 1);
+  GThread *thread;
+
+  install_exit_hook ();
   r->func = func;
   r->data = data;
-  reap_count (1);
+  reap_count (&reap_running, 1);
   thread = g_thread_try_new (name, reap_thread, r, NULL);
   if (thread) {
     g_thread_unref (thread);
     return TRUE;
   }
   g_free (r);
-  reap_count (-1);
+  reap_count (&reap_running, -1);
   return FALSE;
 }
 
@@ -284,35 +357,101 @@ gpufft_wait_released (guint timeout_ms)
   return done;
 }
 
-static gpointer
-context_destroy_thread (gpointer ctx)
+typedef struct
 {
-  context_destroy (ctx);
-  return NULL;
+  VkObjectType type;
+  guint64 handle;
+} GpufftKept;
+
+gboolean
+gpufft_context_keep (GpufftContext * ctx, VkObjectType type, guint64 handle)
+{
+  GpufftKept k = { type, handle };
+
+  if (handle == 0 || !g_atomic_int_get (&ctx->lost))
+    return FALSE;
+  g_mutex_lock (&ctx->memory_lock);
+  if (ctx->kept == NULL)
+    ctx->kept = g_array_new (FALSE, FALSE, sizeof (GpufftKept));
+  g_array_append_val (ctx->kept, k);
+  g_mutex_unlock (&ctx->memory_lock);
+  return TRUE;
 }
 
+/* Destroys the objects kept by gpufft_context_keep (the device is done
+ * with them), in the order they were released. */
 static void
-context_destroy (GpufftContext * ctx)
+kept_destroy (GpufftContext * ctx)
+{
+  VkDevice d = ctx->device;
+  guint i;
+
+  for (i = 0; ctx->kept && i < ctx->kept->len; i++) {
+    GpufftKept *k = &g_array_index (ctx->kept, GpufftKept, i);
+
+#define K(type) GPUFFT_VK_FROM_U64 (type, k->handle)
+    switch (k->type) {
+      case VK_OBJECT_TYPE_BUFFER:
+        vkDestroyBuffer (d, K (VkBuffer), NULL);
+        break;
+      case VK_OBJECT_TYPE_BUFFER_VIEW:
+        vkDestroyBufferView (d, K (VkBufferView), NULL);
+        break;
+      case VK_OBJECT_TYPE_DEVICE_MEMORY:
+        vkFreeMemory (d, K (VkDeviceMemory), NULL);
+        break;
+      case VK_OBJECT_TYPE_FENCE:
+        vkDestroyFence (d, K (VkFence), NULL);
+        break;
+      case VK_OBJECT_TYPE_QUERY_POOL:
+        vkDestroyQueryPool (d, K (VkQueryPool), NULL);
+        break;
+      case VK_OBJECT_TYPE_COMMAND_POOL:
+        vkDestroyCommandPool (d, K (VkCommandPool), NULL);
+        break;
+      case VK_OBJECT_TYPE_DESCRIPTOR_POOL:
+        vkDestroyDescriptorPool (d, K (VkDescriptorPool), NULL);
+        break;
+      case VK_OBJECT_TYPE_PIPELINE:
+        vkDestroyPipeline (d, K (VkPipeline), NULL);
+        break;
+      case VK_OBJECT_TYPE_PIPELINE_LAYOUT:
+        vkDestroyPipelineLayout (d, K (VkPipelineLayout), NULL);
+        break;
+      case VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT:
+        vkDestroyDescriptorSetLayout (d, K (VkDescriptorSetLayout), NULL);
+        break;
+      case VK_OBJECT_TYPE_SHADER_MODULE:
+        vkDestroyShaderModule (d, K (VkShaderModule), NULL);
+        break;
+      default:
+        g_warn_if_reached ();
+        break;
+    }
+#undef K
+  }
+  g_clear_pointer (&ctx->kept, g_array_unref);
+}
+
+/* Destroys the context now: its services (the scheduler's threads joined),
+ * the objects it kept, its memory, its device. The device has finished
+ * everything submitted to it, or was never used, or its driver reports it
+ * lost. */
+static void
+context_free (GpufftContext * ctx)
 {
   gint i;
 
-  if (gpufft_context_in_worker ()) {
-    /* The last reference dropped on a worker thread (the scheduler's (a result
-     * function or a synchronous bus handler that stopped its pipeline):
-     * its threads cannot be joined from themselves, so a thread of its
-     * own destroys the context once they have returned. */
-    if (!gpufft_context_reap ("gpufft-free", context_destroy_thread, ctx))
-      g_warning ("gpufft: no thread to destroy a context dropped on its "
-          "scheduler's thread: the device is leaked");
-    return;
-  }
   for (i = 0; i < GPUFFT_N_SERVICES; i++)
     if (ctx->services[i])
       ctx->service_destroy[i] (ctx->services[i]);
-  if (ctx->device != VK_NULL_HANDLE)
-    gpufft_memory_clear (ctx);
   if (ctx->device != VK_NULL_HANDLE) {
-    /* (a lost or hung device would make this wait forever) */
+    kept_destroy (ctx);
+    gpufft_memory_clear (ctx);
+  }
+  if (ctx->device != VK_NULL_HANDLE) {
+    /* (a lost or hung device would make this wait forever; a lost
+     * context's destruction waited for its device with a deadline) */
     if (!g_atomic_int_get (&ctx->lost))
       vkDeviceWaitIdle (ctx->device);
   }
@@ -328,6 +467,121 @@ context_destroy (GpufftContext * ctx)
   g_mutex_clear (&ctx->late_lock);
   g_free (ctx->device_name);
   g_free (ctx);
+}
+
+/* Submits an empty batch with a fence behind everything submitted so far
+ * (queues execute in order: once it signals, the device has finished all
+ * of that) and waits for it, at most timeout_ns, giving up when *cancel
+ * (may be NULL) becomes non-zero. VK_SUCCESS: signalled (the fence
+ * destroyed); VK_ERROR_DEVICE_LOST: the driver reports the device lost
+ * (the fence destroyed); anything else (VK_TIMEOUT, VK_NOT_READY for
+ * cancelled, another error of the submit or the wait): the device may
+ * still run what was submitted, and the fence, which it may still signal,
+ * stays (a leak of the device's). */
+static VkResult
+queue_drain (GpufftContext * ctx, guint64 timeout_ns, const gint * cancel)
+{
+  VkFenceCreateInfo finfo = {
+    .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
+  };
+  VkFence fence = VK_NULL_HANDLE;
+  VkResult res;
+
+  res = vkCreateFence (ctx->device, &finfo, NULL, &fence);
+  if (res != VK_SUCCESS)
+    return res;
+  g_mutex_lock (&ctx->queue_lock);
+  res = vkQueueSubmit (ctx->queue, 0, NULL, fence);
+  g_mutex_unlock (&ctx->queue_lock);
+  if (res == VK_SUCCESS)
+    res = gpufft_context_wait_fence (ctx, fence, timeout_ns, cancel);
+  else if (res != VK_ERROR_DEVICE_LOST) {
+    /* (never submitted: nothing can signal it) */
+    vkDestroyFence (ctx->device, fence, NULL);
+    return res;
+  }
+  if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST)
+    vkDestroyFence (ctx->device, fence, NULL);
+  return res;
+}
+
+/* A thread of its own (counted in lost_running): a lost context is
+ * destroyed once its device has finished what it was running (declared
+ * hung by a stall deadline, a slow device, such as a CPU device, may
+ * still be computing a batch: its memory must not be freed, nor its
+ * device destroyed, under it), or once the driver reports the device
+ * lost; if it has not finished within LOST_WAIT_MIN_S (or the fence
+ * timeout where that is longer), or the process exits first, the context
+ * is leaked: its services, threads, memory and device stay. */
+static gpointer
+lost_thread (gpointer data)
+{
+  GpufftContext *ctx = data;
+  guint64 wait_ns = MAX (ctx->fence_timeout_ns,
+      (guint64) LOST_WAIT_MIN_S * 1000000000ull);
+  gint64 t0 = g_get_monotonic_time ();
+  VkResult res;
+
+  res = queue_drain (ctx, wait_ns, &process_exiting);
+  if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST) {
+    g_debug ("lost Vulkan device '%s' %s after %.2f s: destroyed",
+        ctx->device_name, res == VK_SUCCESS ? "finished its work" :
+        "reported lost by its driver",
+        (g_get_monotonic_time () - t0) / 1e6);
+    context_free (ctx);
+  } else if (g_atomic_int_get (&process_exiting)) {
+    g_debug ("lost Vulkan device '%s' left to the process's exit",
+        ctx->device_name);
+  } else {
+    g_warning ("gpufft: Vulkan device '%s', declared hung, did not finish "
+        "its work within %.0f s (%s): its context, memory and device stay "
+        "allocated", ctx->device_name, wait_ns / 1e9,
+        gpufft_vk_result_string (res));
+  }
+  reap_count (&lost_running, -1);
+  return NULL;
+}
+
+static gpointer
+context_destroy_thread (gpointer ctx)
+{
+  context_destroy (ctx);
+  return NULL;
+}
+
+static void
+context_destroy (GpufftContext * ctx)
+{
+  if (g_atomic_int_get (&ctx->lost) && ctx->device != VK_NULL_HANDLE) {
+    /* Nothing waits for a lost device on the caller's thread: a thread of
+     * its own destroys the context once the device has finished (an
+     * element's stop returns at once whatever the device does). */
+    GThread *thread;
+
+    install_exit_hook ();
+    reap_count (&lost_running, 1);
+    thread = g_thread_try_new ("gpufft-lost", lost_thread, ctx, NULL);
+    if (thread) {
+      g_thread_unref (thread);
+      return;
+    }
+    reap_count (&lost_running, -1);
+    g_warning ("gpufft: no thread to destroy the context of Vulkan device "
+        "'%s', declared hung: its context, memory and device stay "
+        "allocated", ctx->device_name);
+    return;
+  }
+  if (gpufft_context_in_worker ()) {
+    /* The last reference dropped on a worker thread (the scheduler's (a result
+     * function or a synchronous bus handler that stopped its pipeline):
+     * its threads cannot be joined from themselves, so a thread of its
+     * own destroys the context once they have returned. */
+    if (!gpufft_context_reap ("gpufft-free", context_destroy_thread, ctx))
+      g_warning ("gpufft: no thread to destroy a context dropped on its "
+          "scheduler's thread: the device is leaked");
+    return;
+  }
+  context_free (ctx);
 }
 
 /* VK_EXT_external_memory_host (input without a CPU copy, gpufft-import.h),

@@ -107,7 +107,9 @@ gpufft_descriptor_pool_alloc (GpufftDescriptorPool * dp,
 void
 gpufft_descriptor_pool_clear (GpufftDescriptorPool * dp, GpufftContext * ctx)
 {
-  if (dp->pool != VK_NULL_HANDLE)
+  if (dp->pool != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_DESCRIPTOR_POOL,
+          GPUFFT_VK_TO_U64 (dp->pool)))
     vkDestroyDescriptorPool (ctx->device, dp->pool, NULL);
   dp->pool = VK_NULL_HANDLE;
 }

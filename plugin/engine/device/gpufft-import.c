@@ -110,9 +110,13 @@ fail:
 void
 gpufft_import_clear (GpufftContext * ctx, GpufftImport * imp)
 {
-  if (imp->buffer != VK_NULL_HANDLE)
+  if (imp->buffer != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_BUFFER,
+          GPUFFT_VK_TO_U64 (imp->buffer)))
     vkDestroyBuffer (ctx->device, imp->buffer, NULL);
-  if (imp->memory != VK_NULL_HANDLE)
+  if (imp->memory != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_DEVICE_MEMORY,
+          GPUFFT_VK_TO_U64 (imp->memory)))
     vkFreeMemory (ctx->device, imp->memory, NULL);
   memset (imp, 0, sizeof (*imp));
 }

@@ -196,7 +196,25 @@ void
 gpufft_memory_free (GpufftContext * ctx, GpufftMemoryRange * range)
 {
   GpufftMemoryBlock *b = range->block;
+  /* (a device declared hung may still run what reads the memory: nothing
+   * goes back to the driver before the context's destruction, which waits
+   * for the device) */
+  gboolean lost = g_atomic_int_get (&ctx->lost);
 
+  if (b == NULL && range->memory != VK_NULL_HANDLE && lost) {
+    /* kept as a block of no type, which no request takes */
+    b = g_new0 (GpufftMemoryBlock, 1);
+    b->type = G_MAXUINT32;
+    b->memory = range->memory;
+    b->size = range->size;
+    b->mapped = range->mapped;
+    b->free = g_array_new (FALSE, FALSE, sizeof (Span));
+    g_mutex_lock (&ctx->memory_lock);
+    ctx->memory_blocks = g_list_prepend (ctx->memory_blocks, b);
+    g_mutex_unlock (&ctx->memory_lock);
+    memset (range, 0, sizeof (*range));
+    return;
+  }
   if (b == NULL) {
     if (range->memory != VK_NULL_HANDLE) {
       if (range->mapped)
@@ -208,7 +226,7 @@ gpufft_memory_free (GpufftContext * ctx, GpufftMemoryRange * range)
   }
   g_mutex_lock (&ctx->memory_lock);
   block_give (b, range->offset, range->size);
-  if (b->used == 0) {
+  if (b->used == 0 && !lost) {
     GList *l;
     gboolean other = FALSE;
 

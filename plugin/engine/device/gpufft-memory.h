@@ -11,6 +11,11 @@
  * flushing or invalidating one never touches another. An emptied block is
  * freed unless it is the last block of its type (kept for the next plan).
  *
+ * Once the context is lost (a device declared hung may still run what
+ * reads the memory), nothing goes back to the driver before the context's
+ * destruction: a freed dedicated allocation is kept as a block that no
+ * request takes, and an emptied block is kept.
+ *
  * Thread-safe (the context's memory lock). Blocks are freed with the
  * context; every range must be freed first (the GPU done with it). */
 #ifndef __GPUFFT_MEMORY_H__

@@ -145,13 +145,21 @@ fail:
 void
 gpufft_pipeline_clear (GpufftPipeline * p, GpufftContext * ctx)
 {
-  if (p->pipeline != VK_NULL_HANDLE)
+  if (p->pipeline != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_PIPELINE,
+          GPUFFT_VK_TO_U64 (p->pipeline)))
     vkDestroyPipeline (ctx->device, p->pipeline, NULL);
-  if (p->layout != VK_NULL_HANDLE)
+  if (p->layout != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
+          GPUFFT_VK_TO_U64 (p->layout)))
     vkDestroyPipelineLayout (ctx->device, p->layout, NULL);
-  if (p->set_layout != VK_NULL_HANDLE)
+  if (p->set_layout != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+          GPUFFT_VK_TO_U64 (p->set_layout)))
     vkDestroyDescriptorSetLayout (ctx->device, p->set_layout, NULL);
-  if (p->module != VK_NULL_HANDLE)
+  if (p->module != VK_NULL_HANDLE
+      && !gpufft_context_keep (ctx, VK_OBJECT_TYPE_SHADER_MODULE,
+          GPUFFT_VK_TO_U64 (p->module)))
     vkDestroyShaderModule (ctx->device, p->module, NULL);
   memset (p, 0, sizeof (*p));
 }

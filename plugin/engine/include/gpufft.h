@@ -74,9 +74,12 @@
  *   never wait for the device: what is still in flight is abandoned to the
  *   engine, which frees it on a thread of its own once the device has
  *   finished it, failed it, or was declared hung (the stall deadline), all
- *   within the deadlines above (declared hung, the objects' device memory
- *   goes back to the lost context's blocks, which no new object takes:
- *   the context is destroyed with its last reference). The caller may
+ *   within the deadlines above (declared hung, the objects' Vulkan
+ *   objects and device memory are kept by the lost context, which no new
+ *   object uses: its last reference hands it to a thread of the engine's
+ *   that destroys it once the device has finished what it was running,
+ *   or leaks it, with a warning, if the device has not within the fence
+ *   timeout or 10 s, whichever is longer). The caller may
  *   assume, once free returns:
  *   no result function or callback of the object runs any more (one being
  *   called when free was called has returned), and the object must not be
@@ -229,7 +232,10 @@ typedef struct _GpufftContext GpufftContext;
 GpufftContext *gpufft_context_get (gint device_index, GError ** error);
 GpufftContext *gpufft_context_ref (GpufftContext * ctx);
 /* The last unref destroys the context (its scheduler's threads joined);
- * dropped on one of those threads, a thread of the engine's does it. */
+ * dropped on one of those threads, a thread of the engine's does it. A
+ * lost context (its device declared hung) is destroyed on a thread of its
+ * own once the device has finished (see "Abandoned work"): the unref
+ * returns at once. */
 void gpufft_context_unref (GpufftContext * ctx);
 /* Waits, at most timeout_ms, until every plan and context dropped on an
  * engine thread (by a result function, or a synchronous bus handler it
