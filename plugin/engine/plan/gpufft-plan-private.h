@@ -79,7 +79,10 @@ G_BEGIN_DECLS
 #define FFT_E 16                /* complex elements per thread (fft.comp) */
 #define ROWS_T 64               /* four-step second kernel */
 #define FOUR_STEP_LOG2_Q 12     /* four-step column FFT size Q = 4096 */
-#define TEMP_BYTES (32u << 20)  /* four-step slice: about what L2 holds */
+#define TEMP_BYTES (32u << 20)  /* the generic kernel's scratch on CPU devices */
+/* The four-step's slice of temporary results: fewer, larger slices leave
+ * the device fewer drains between its two kernels (docs/performance.md). */
+#define SLICE_BYTES (128u << 20)
 
 typedef struct
 {

@@ -283,9 +283,9 @@ fft_shape (FftShape * sh)
   sh->e = FFT_E;
   sh->lanes = LANE_THREADS;
   sh->pad = sh->vec2 = -1;
-  sh->direct = 0;
+  sh->direct = 1;
   sh->chunk = FRAMES_PER_CHUNK;
-  sh->slice_mib = TEMP_BYTES >> 20;
+  sh->slice_mib = SLICE_BYTES >> 20;
   if (!env)
     return;
   kv = g_strsplit (env, ",", 16);
@@ -400,8 +400,8 @@ size_plan (GpufftPlan * plan, const VkPhysicalDeviceLimits * lim,
     FftShape shape;
 
     fft_shape (&shape);
-    plan->slice_frames = CLAMP (((guint64) shape.slice_mib << 20) / per_frame,
-        1, frames);
+    plan->slice_frames = CLAMP (MIN ((guint64) shape.slice_mib << 20, range)
+        / per_frame, 1, frames);
     if (plan->slice_frames * per_frame > range) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
           "%u channels of FFT size %u exceed the device's largest storage "
