@@ -14,7 +14,7 @@
 # bench-kernel's small mode (lavapipe). Output: per size and shape the
 # median over the rounds of the whole analysis (FFT and reduce kernels,
 # G samples/s), of the FFT kernel alone, the spread of the rounds, the
-# shape's ratio to the first SHAPE, and the FFT kernel's registers and
+# shape's ratio to the first SHAPE that ran, and the FFT kernel's registers and
 # spills where the driver reports them; $OUT/shapes.txt (the table),
 # $OUT/shapes.log (every run). OUT defaults to /tmp/gpufft-shapes.
 set -u -o pipefail
@@ -95,7 +95,8 @@ for line in open(log, errors="replace"):
         runs.setdefault(cur, []).append(
             (samples / float(kv["gpu_ns"]), samples / float(kv["fft_ns"])))
     elif line.startswith("gpufft-pipeline-stats:") and ",9=" in line:
-        # the fused kernel: the only module with ten constants
+        # the FFT kernel: the modules with ten constants (fft.comp's, or
+        # fft_any.comp's at a size that is not a power of two)
         r = re.search(r"\b(Register_Count|Registers?)=(\d+)", line)
         sp = re.search(r"\b(\w*[Ss]pill\w*)=(\d+)", line)
         if r:

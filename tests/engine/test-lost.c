@@ -193,6 +193,21 @@ test_lost_while_running (void)
   g_clear_error (&err);
   g_test_message ("results: %u failed, %u done", counts[0], counts[1]);
 
+  /* nothing new is made on the lost context (what it frees is kept) */
+  {
+    GpufftPlanConfig small;
+    GpufftPlan *p2;
+
+    gpufft_plan_config_init (&small);
+    small.fft_size = 1024;
+    small.hop = 512;
+    small.max_frames = 4;
+    p2 = gpufft_plan_new (ctx, &small, &err);
+    g_assert_null (p2);
+    g_assert_error (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST);
+    g_clear_error (&err);
+  }
+
   /* the device still computes the batch: nothing waits for it */
   t0 = g_get_monotonic_time ();
   gpufft_plan_free (plan);
@@ -217,10 +232,73 @@ test_lost_while_running (void)
   check_fresh_context ();
 }
 
+/* The plan freed while the device still runs its batches, before any
+ * wait has declared the device hung: the free's own wait times out, the
+ * device is then taken as hung and nothing is freed under it. */
+static void
+test_free_while_running (void)
+{
+  GpufftContext *ctx = open_context ();
+  GpufftPlanConfig cfg;
+  GpufftPlan *plan;
+  gsize span = (gsize) (BIG_FRAMES - 1) * (BIG_N / 8) + BIG_N;
+  gfloat *samples;
+  GpufftSegment seg = { 0 };
+  GpufftGroup group = { BIG_FRAMES, TRUE, NULL, FALSE };
+  GpufftBatch batch = { 0 };
+  GError *err = NULL;
+  gint64 end;
+  gsize i;
+  guint b, n_batches;
+
+  if (ctx == NULL)
+    return;
+  if (!gpufft_context_is_cpu (ctx)) {
+    gpufft_context_unref (ctx);
+    g_test_skip ("a GPU finishes the batches within the deadline");
+    return;
+  }
+  gpufft_plan_config_init (&cfg);
+  cfg.fft_size = BIG_N;
+  cfg.hop = BIG_N / 8;
+  cfg.channels = BIG_CHANNELS;
+  cfg.downmix = FALSE;
+  cfg.max_frames = BIG_FRAMES;
+  plan = gpufft_plan_new (ctx, &cfg, &err);
+  g_assert_no_error (err);
+  n_batches = gpufft_plan_get_n_slots (plan);
+  samples = g_new (gfloat, span * BIG_CHANNELS);
+  for (i = 0; i < span * BIG_CHANNELS; i++)
+    samples[i] = (gfloat) ((i * 40503u) % 65536) / 32768.0f - 1.0f;
+  seg.data = samples;
+  seg.n_samples = span;
+  batch.segments = &seg;
+  batch.n_segments = 1;
+  batch.n_frames = BIG_FRAMES;
+  batch.groups = &group;
+  batch.n_groups = 1;
+  for (b = 0; b < n_batches; b++)
+    if (!gpufft_plan_submit (plan, &batch, &err))
+      break;
+  g_clear_error (&err);
+  g_free (samples);
+  gpufft_plan_free (plan);
+  gpufft_context_unref (ctx);
+
+  end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while ((threads_named ("gpufft-complete") > 0
+          || threads_named ("gpufft-submit") > 0)
+      && g_get_monotonic_time () < end)
+    g_usleep (20 * 1000);
+  g_assert_cmpuint (threads_named ("gpufft-submit"), ==, 0);
+  check_fresh_context ();
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/lost/while-running", test_lost_while_running);
+  g_test_add_func ("/lost/free-while-running", test_free_while_running);
   return g_test_run ();
 }

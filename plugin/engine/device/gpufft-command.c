@@ -255,8 +255,11 @@ gpufft_command_clear (GpufftCommand * c, GpufftContext * ctx)
   /* bounded: a hung GPU must not hang the caller (its objects are then
    * destroyed anyway: the device is unusable) */
   if (c->pending && c->fence != VK_NULL_HANDLE
-      && !g_atomic_int_get (&ctx->lost))
-    vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE, ctx->fence_timeout_ns);
+      && !g_atomic_int_get (&ctx->lost)
+      && vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE,
+          ctx->fence_timeout_ns) != VK_SUCCESS)
+    /* still running (or the device lost): what it uses is kept */
+    gpufft_context_set_lost (ctx);
   /* (a lost context keeps them until the device has finished: the
    * command buffer may still run) */
   if (c->queries != VK_NULL_HANDLE

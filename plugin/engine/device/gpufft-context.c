@@ -14,7 +14,10 @@
  * it: a device declared hung may only be slow (a CPU device, lavapipe,
  * under load) and still run a batch. From the moment it is lost, the
  * Vulkan objects and device memory released on it are kept by the
- * context (gpufft_context_keep, gpufft-memory.h), and its last unref
+ * context (gpufft_context_keep, gpufft-memory.h), no memory is allocated
+ * on it any more (GPUFFT_ERROR_DEVICE_LOST: the kept objects are bounded
+ * by what existed when it was lost), a command whose bounded wait times
+ * out makes it lost (gpufft_command_clear), and its last unref
  * hands its destruction to a thread of its own ("gpufft-lost"), so that
  * the caller (an element's stop) returns at once. That thread submits an
  * empty batch with a fence (queues execute in order) and waits for it,
@@ -286,7 +289,9 @@ reap_thread (gpointer data)
  * and for the destructions of lost contexts, at most
  * RELEASE_EXIT_WAIT_MS in all; then the lost contexts' destructions stop
  * waiting for their devices (within GPUFFT_CANCEL_POLL_MS; the contexts
- * are leaked) and the exit goes on. Registered at the first release,
+ * are leaked) and the exit goes on once they have returned, again at most
+ * RELEASE_EXIT_WAIT_MS (one whose device had finished before the exit
+ * began is destroying it). Registered at the first release,
  * after the driver was loaded: exit handlers run in the reverse order of
  * their registration, so it runs before the driver's own. */
 static void
@@ -303,8 +308,9 @@ reap_at_exit (void)
   while (reap_running + lost_running > 0
       && g_cond_wait_until (&reap_cond, &reap_lock, end));
   g_atomic_int_set (&process_exiting, 1);
-  /* (a lost context's destruction gives up within GPUFFT_CANCEL_POLL_MS) */
-  end = g_get_monotonic_time () + 10 * GPUFFT_CANCEL_POLL_MS * 1000;
+  /* (a lost context's destruction gives up within GPUFFT_CANCEL_POLL_MS,
+   * unless it is destroying its device: that one is waited for) */
+  end = g_get_monotonic_time () + (gint64) RELEASE_EXIT_WAIT_MS * 1000;
   while (lost_running > 0
       && g_cond_wait_until (&reap_cond, &reap_lock, end));
   g_mutex_unlock (&reap_lock);
@@ -523,6 +529,13 @@ lost_thread (gpointer data)
   VkResult res;
 
   res = queue_drain (ctx, wait_ns, &process_exiting);
+  if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST) {
+    /* (the exit, once it has begun, no longer waits: left to it) */
+    g_mutex_lock (&reap_lock);
+    if (g_atomic_int_get (&process_exiting))
+      res = VK_NOT_READY;
+    g_mutex_unlock (&reap_lock);
+  }
   if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST) {
     g_debug ("lost Vulkan device '%s' %s after %.2f s: destroyed",
         ctx->device_name, res == VK_SUCCESS ? "finished its work" :

@@ -144,6 +144,13 @@ gpufft_memory_alloc (GpufftContext * ctx, guint32 type,
   GList *l;
 
   memset (out, 0, sizeof (*out));
+  /* (a lost context keeps what it frees: nothing new on it) */
+  if (g_atomic_int_get (&ctx->lost)) {
+    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST,
+        "the GPU stopped responding: nothing new is made on the Vulkan "
+        "device '%s'", ctx->device_name);
+    return FALSE;
+  }
   if ((flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
       && !(flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
     VkDeviceSize atom = MAX (ctx->props.limits.nonCoherentAtomSize, 1);

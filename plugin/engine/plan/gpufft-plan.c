@@ -288,13 +288,16 @@ fft_shape (FftShape * sh)
   sh->slice_mib = SLICE_BYTES >> 20;
   if (!env)
     return;
-  kv = g_strsplit (env, ",", 16);
+  kv = g_strsplit (env, ",", 16);     /* (at most 16 entries) */
   for (it = kv; *it; it++) {
     gchar *eq = strchr (*it, '=');
     guint64 val;
 
-    if (!eq || !g_ascii_string_to_unsigned (eq + 1, 10, 0, 4096, &val, NULL))
+    if (!eq || !g_ascii_string_to_unsigned (eq + 1, 10, 0, 4096, &val, NULL)) {
+      g_warning ("GPUFFT_FFT_TUNE: '%s' left out: KEY=N expected, N from 0 "
+          "to 4096", *it);
       continue;
+    }
     *eq = '\0';
     if (strcmp (*it, "e") == 0 && (val == 8 || val == 16))
       sh->e = (gint) val;
@@ -310,6 +313,10 @@ fft_shape (FftShape * sh)
       sh->chunk = (gint) val;
     else if (strcmp (*it, "slice") == 0 && val >= 1 && val <= 1024)
       sh->slice_mib = (gint) val;
+    else
+      g_warning ("GPUFFT_FFT_TUNE: '%s=%" G_GUINT64_FORMAT "' left out: "
+          "valid are e=8|16, lanes=N (a power of two), pad=0|1, vec2=0|1, "
+          "direct=0|1, chunk=1..256, slice=1..1024", *it, val);
   }
   g_strfreev (kv);
 }
@@ -397,11 +404,15 @@ size_plan (GpufftPlan * plan, const VkPhysicalDeviceLimits * lim,
 
   if (plan->four_step) {
     guint64 per_frame = (guint64) plan->out_ch * plan->m * 2 * sizeof (gfloat);
+    /* (each kernel's dispatch, a workgroup per frame and column, or per
+     * chunk and row block, within the device's workgroup count) */
+    guint64 wg_frames = lim->maxComputeWorkGroupCount[0] /
+        MAX (MAX (plan->cols, plan->rows_kb), 1);
     FftShape shape;
 
     fft_shape (&shape);
-    plan->slice_frames = CLAMP (MIN ((guint64) shape.slice_mib << 20, range)
-        / per_frame, 1, frames);
+    plan->slice_frames = CLAMP (MIN (MIN ((guint64) shape.slice_mib << 20,
+                range) / per_frame, wg_frames), 1, frames);
     if (plan->slice_frames * per_frame > range) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
           "%u channels of FFT size %u exceed the device's largest storage "
@@ -546,8 +557,9 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   log2_fft = plan->log2_m;
   if (plan->four_step) {
     plan->log2_q = MIN (FOUR_STEP_LOG2_Q, log2_sh);
-    plan->cols = 1u << (plan->log2_m - plan->log2_q);
-    if (plan->cols > 8) {
+    plan->cols = plan->log2_q < plan->log2_m ?
+        1u << (plan->log2_m - plan->log2_q) : 0;
+    if (plan->cols == 0 || plan->cols > 8) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
           "FFT size %u is too large for this device's %u bytes of shared "
           "memory", plan->cfg.fft_size, lim->maxComputeSharedMemorySize);
