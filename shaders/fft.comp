@@ -8,7 +8,7 @@
 // One workgroup = FPW lanes of T threads; lane g handles chunk
 // gl_WorkGroupID.x * FPW + g (a run of consecutive frames of one group) of
 // output channel gl_WorkGroupID.y. Thread t of a lane holds the complex
-// elements t + e*T, e < E = 16 in registers; every loop over registers is
+// elements t + e*T, e < E = 16 (8 in fft_e8.spv) in registers; every loop over registers is
 // unrolled by glslc at build time, so they are never indexed dynamically.
 // M, T, FPW, the format and the rest are specialization constants.
 // Between passes the lane exchanges its M elements through shared memory:
@@ -215,7 +215,8 @@ void pass16 (uint t, uint Ns, uint lts)
 }
 #define MAIN_PASS(t, Ns, lts) pass16 (t, Ns, lts)
 #else
-#define MAIN_PASS(t, Ns, lts) pass8 (t, Ns, lts)
+// (E = 8 never takes a radix-16 pass: by8 below; radix 8's lts is one more)
+#define MAIN_PASS(t, Ns, lts) pass8 (t, Ns, (lts) + 1u)
 #endif
 
 void pass8 (uint t, uint Ns, uint lts)
