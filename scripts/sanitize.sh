@@ -108,16 +108,14 @@ asan_env () {
 
 tsan_env () {
   common_env
-  # (a known problem kept out of this run until it is understood: TSan's
-  # instrumentation slows the tests enough that the 3 s stall deadline
-  # declares lavapipe hung now and then; the lost context is then
-  # destroyed only once the device has finished (engine-lost), but while
-  # it waits, TSan reports a double lock of libgcc's frame-registration
-  # mutex (__register_frame_info_bases, "Mutex ... is already destroyed";
-  # in every run that declared a device hung, in none of the others), and
-  # it does so too where the lost context is left alone, never destroyed:
-  # something else on the stall's path. The deadline is set past what
-  # TSan's runs take.)
+  # (TSan's instrumentation slows lavapipe enough that the 3 s stall
+  # deadline declares it hung now and then: the elements then post the
+  # device-lost error, as they must, and element-concurrency, which expects
+  # none, fails. The deadline is set past what TSan's runs take. A run
+  # that declares a device hung also gets a TSan report not yet
+  # understood: a double lock of libgcc's frame-registration mutex after
+  # its destruction (__register_frame_info_bases, no caller frame), in
+  # every such run, also where the lost context is never destroyed.)
   export GPUFFT_STALL=${GPUFFT_STALL:-120}
   export TSAN_OPTIONS="suppressions=$src/tests/tsan.supp:halt_on_error=0:exitcode=66:second_deadlock_stack=1:history_size=4:report_signal_unsafe=0"
 }
