@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "gpufft-context-private.h"
+#include "gpufft-extension.h"
 #include "gpufft-memory.h"
 #include "gpufft-pipeline-stats.h"
 #include "gpufft-vk-error.h"
@@ -603,23 +604,11 @@ static gboolean
 pointer_import_supported (VkPhysicalDevice phys)
 {
   const gchar *env = g_getenv ("GPUFFT_HOST_IMPORT");
-  VkExtensionProperties *exts;
-  guint32 n = 0, i;
-  gboolean found = FALSE;
 
   if (env && g_strcmp0 (env, "0") == 0)
     return FALSE;
-  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, NULL) !=
-      VK_SUCCESS || n == 0)
-    return FALSE;
-  exts = g_new0 (VkExtensionProperties, n);
-  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, exts) == VK_SUCCESS) {
-    for (i = 0; i < n && !found; i++)
-      found = g_strcmp0 (exts[i].extensionName,
-          VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0;
-  }
-  g_free (exts);
-  return found;
+  return gpufft_extension_offered (phys,
+      VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
 }
 
 /* On instance (the process's, borrowed). */

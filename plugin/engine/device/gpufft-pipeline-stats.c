@@ -1,6 +1,7 @@
 /* The driver's statistics of each pipeline: see gpufft-pipeline-stats.h. */
 #include <string.h>
 
+#include "gpufft-extension.h"
 #include "gpufft-pipeline-stats.h"
 #include "gpufft-vk-error.h"
 
@@ -25,24 +26,11 @@ gpufft_pipeline_stats_supported (VkPhysicalDevice phys)
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
     .pNext = &exec,
   };
-  VkExtensionProperties *exts = NULL;
-  guint32 n = 0, i;
-  gboolean found = FALSE;
 
   if (!wanted ())
     return FALSE;
-  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, NULL) ==
-      VK_SUCCESS && n > 0) {
-    exts = g_new0 (VkExtensionProperties, n);
-    if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, exts) ==
-        VK_SUCCESS) {
-      for (i = 0; i < n && !found; i++)
-        found = strcmp (exts[i].extensionName,
-            VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0;
-    }
-    g_free (exts);
-  }
-  if (!found) {
+  if (!gpufft_extension_offered (phys,
+          VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
     g_debug ("GPUFFT_PIPELINE_STATS: the device offers no "
         VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME ": no statistics");
     return FALSE;

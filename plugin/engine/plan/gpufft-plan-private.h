@@ -248,6 +248,7 @@ struct _GpufftPlan
 
   guint log2_m, m, nb, out_ch, bps, fpw;
   guint chunk_max;              /* GPU: most frames per chunk (FRAMES_PER_CHUNK) */
+  guint64 slice_bytes;          /* four-step: most temporary bytes a slice (SLICE_BYTES) */
   /* Four-step (large N): M = cols x 2^log2_q, the column FFTs by `fft`
    * (MODE 1) into `temp`, slice after slice of at most slice_frames
    * frames, then `rows`. */

@@ -408,11 +408,9 @@ size_plan (GpufftPlan * plan, const VkPhysicalDeviceLimits * lim,
      * chunk and row block, within the device's workgroup count) */
     guint64 wg_frames = lim->maxComputeWorkGroupCount[0] /
         MAX (MAX (plan->cols, plan->rows_kb), 1);
-    FftShape shape;
 
-    fft_shape (&shape);
-    plan->slice_frames = CLAMP (MIN (MIN ((guint64) shape.slice_mib << 20,
-                range) / per_frame, wg_frames), 1, frames);
+    plan->slice_frames = CLAMP (MIN (MIN (plan->slice_bytes, range)
+            / per_frame, wg_frames), 1, frames);
     if (plan->slice_frames * per_frame > range) {
       g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
           "%u channels of FFT size %u exceed the device's largest storage "
@@ -543,6 +541,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
 
   fft_shape (&shape);
   plan->chunk_max = shape.chunk;
+  plan->slice_bytes = (guint64) shape.slice_mib << 20;
   if (plan->any)
     return gpufft_plan_any_pipeline (plan, error)
         && make_reduce (plan, max_t, error);
