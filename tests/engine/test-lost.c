@@ -45,6 +45,18 @@ threads_named (const gchar * prefix)
   return n;
 }
 
+/* Waits at most `seconds` for the devices' scheduler threads to end. */
+static void
+wait_scheduler_gone (guint seconds)
+{
+  gint64 end = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while ((threads_named ("gpufft-complete") > 0
+          || threads_named ("gpufft-submit") > 0)
+      && g_get_monotonic_time () < end)
+    g_usleep (20 * 1000);
+}
+
 /* Counts the results: failed ones in [0], the others in [1]. */
 static void
 count_result (const GpufftGroupResult * result, gpointer user_data)
@@ -121,10 +133,12 @@ check_fresh_context (void)
   gpufft_context_unref (ctx);
 }
 
-static void
-test_lost_while_running (void)
+/* A plan of 65536 points on 8 channels, with a batch of 64 frames
+ * submitted into each of its slots (fewer where a submit fails: the
+ * device may declare itself hung before the last one). */
+static GpufftPlan *
+big_plan_submitted (GpufftContext * ctx, guint32 mul)
 {
-  GpufftContext *ctx = open_context ();
   GpufftPlanConfig cfg;
   GpufftPlan *plan;
   gsize span = (gsize) (BIG_FRAMES - 1) * (BIG_N / 8) + BIG_N;
@@ -132,15 +146,11 @@ test_lost_while_running (void)
   GpufftSegment seg = { 0 };
   GpufftGroup group = { BIG_FRAMES, TRUE, NULL, FALSE };
   GpufftBatch batch = { 0 };
-  guint counts[2] = { 0, 0 };
   GError *err = NULL;
-  gint64 t0, took, end;
+  gint64 t0;
   gsize i;
-  gint n;
   guint b, n_batches;
 
-  if (ctx == NULL)
-    return;
   gpufft_plan_config_init (&cfg);
   cfg.fft_size = BIG_N;
   cfg.hop = BIG_N / 8;
@@ -152,12 +162,10 @@ test_lost_while_running (void)
   g_assert_no_error (err);
   g_test_message ("plan made in %.2f s", (g_get_monotonic_time () - t0) / 1e6);
 
-  /* every slot of the plan: the device has several times the deadline's
-   * work queued */
   n_batches = gpufft_plan_get_n_slots (plan);
   samples = g_new (gfloat, span * BIG_CHANNELS);
   for (i = 0; i < span * BIG_CHANNELS; i++)
-    samples[i] = (gfloat) ((i * 2654435761u) % 65536) / 32768.0f - 1.0f;
+    samples[i] = (gfloat) ((i * mul) % 65536) / 32768.0f - 1.0f;
   seg.data = samples;
   seg.n_samples = span;
   batch.segments = &seg;
@@ -166,15 +174,31 @@ test_lost_while_running (void)
   batch.groups = &group;
   batch.n_groups = 1;
   t0 = g_get_monotonic_time ();
-  for (b = 0; b < n_batches; b++) {
-    /* (the device may declare itself hung before the last one) */
+  for (b = 0; b < n_batches; b++)
     if (!gpufft_plan_submit (plan, &batch, &err))
       break;
-  }
   g_test_message ("%u batches of %u frames submitted in %.2f s", b,
       BIG_FRAMES, (g_get_monotonic_time () - t0) / 1e6);
   g_clear_error (&err);
   g_free (samples);             /* (copied by the submit) */
+  return plan;
+}
+
+static void
+test_lost_while_running (void)
+{
+  GpufftContext *ctx = open_context ();
+  GpufftPlan *plan;
+  guint counts[2] = { 0, 0 };
+  GError *err = NULL;
+  gint64 t0, took;
+  gint n;
+
+  if (ctx == NULL)
+    return;
+  /* every slot of the plan: the device has several times the deadline's
+   * work queued */
+  plan = big_plan_submitted (ctx, 2654435761u);
 
   t0 = g_get_monotonic_time ();
   n = gpufft_plan_collect (plan, TRUE, count_result, counts, &err);
@@ -218,11 +242,7 @@ test_lost_while_running (void)
   g_assert_cmpint (took, <, PROMPT_US);
 
   /* the lost context is destroyed once the device has finished */
-  end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-  while ((threads_named ("gpufft-complete") > 0
-          || threads_named ("gpufft-submit") > 0)
-      && g_get_monotonic_time () < end)
-    g_usleep (20 * 1000);
+  wait_scheduler_gone (20);
   g_test_message ("the lost context destroyed %.2f s after its last unref",
       (g_get_monotonic_time () - t0) / 1e6);
   g_assert_cmpuint (threads_named ("gpufft-complete"), ==, 0);
@@ -239,17 +259,7 @@ static void
 test_free_while_running (void)
 {
   GpufftContext *ctx = open_context ();
-  GpufftPlanConfig cfg;
   GpufftPlan *plan;
-  gsize span = (gsize) (BIG_FRAMES - 1) * (BIG_N / 8) + BIG_N;
-  gfloat *samples;
-  GpufftSegment seg = { 0 };
-  GpufftGroup group = { BIG_FRAMES, TRUE, NULL, FALSE };
-  GpufftBatch batch = { 0 };
-  GError *err = NULL;
-  gint64 end;
-  gsize i;
-  guint b, n_batches;
 
   if (ctx == NULL)
     return;
@@ -258,38 +268,11 @@ test_free_while_running (void)
     g_test_skip ("a GPU finishes the batches within the deadline");
     return;
   }
-  gpufft_plan_config_init (&cfg);
-  cfg.fft_size = BIG_N;
-  cfg.hop = BIG_N / 8;
-  cfg.channels = BIG_CHANNELS;
-  cfg.downmix = FALSE;
-  cfg.max_frames = BIG_FRAMES;
-  plan = gpufft_plan_new (ctx, &cfg, &err);
-  g_assert_no_error (err);
-  n_batches = gpufft_plan_get_n_slots (plan);
-  samples = g_new (gfloat, span * BIG_CHANNELS);
-  for (i = 0; i < span * BIG_CHANNELS; i++)
-    samples[i] = (gfloat) ((i * 40503u) % 65536) / 32768.0f - 1.0f;
-  seg.data = samples;
-  seg.n_samples = span;
-  batch.segments = &seg;
-  batch.n_segments = 1;
-  batch.n_frames = BIG_FRAMES;
-  batch.groups = &group;
-  batch.n_groups = 1;
-  for (b = 0; b < n_batches; b++)
-    if (!gpufft_plan_submit (plan, &batch, &err))
-      break;
-  g_clear_error (&err);
-  g_free (samples);
+  plan = big_plan_submitted (ctx, 40503u);
   gpufft_plan_free (plan);
   gpufft_context_unref (ctx);
 
-  end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-  while ((threads_named ("gpufft-complete") > 0
-          || threads_named ("gpufft-submit") > 0)
-      && g_get_monotonic_time () < end)
-    g_usleep (20 * 1000);
+  wait_scheduler_gone (30);
   g_assert_cmpuint (threads_named ("gpufft-submit"), ==, 0);
   check_fresh_context ();
 }
