@@ -369,7 +369,8 @@ freq_ticks (const GstGpuFftFreqAxis * a, const GstGpuFftBands * bands,
   gboolean *keep = g_new0 (gboolean, n_c);
   gint *pix = g_new (gint, n_c);
 
-  qsort (c, n_c, sizeof (gdouble), cmp_double);
+  if (n_c > 1)
+    qsort (c, n_c, sizeof (gdouble), cmp_double);
   for (i = 0; i < n_c; i++) {
     gdouble p = floor (gst_gpu_fft_layout_axis_u (a, c[i]) * n);
 
