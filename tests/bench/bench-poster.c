@@ -58,6 +58,8 @@ static GstBusSyncReply
 on_message (GstBus * bus, GstMessage * m, gpointer data)
 {
   g_atomic_int_inc (&dropped_by_handler);
+  /* (a sync handler that drops a message unrefs it) */
+  gst_message_unref (m);
   return GST_BUS_DROP;
 }
 

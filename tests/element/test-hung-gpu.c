@@ -115,6 +115,8 @@ hung_stream_handler (GstBus * bus, GstMessage * msg, gpointer data)
     g_free (dbg);
     g_atomic_int_inc (&s->errors);
   }
+  /* (a sync handler that drops a message unrefs it) */
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 
@@ -246,9 +248,11 @@ GST_START_TEST (test_hung_default_deadlines)
   guint i, ready;
 
   fail_unless (hang != NULL, "vk-hang-shim is not preloaded");
-  /* the defaults: no fence timeout of the test's; gpuloudness on the
-   * device (CPU devices measure on the host) */
+  /* the defaults: no fence timeout or stall deadline of the test's or
+   * the environment's; gpuloudness on the device (CPU devices measure on
+   * the host) */
   g_unsetenv ("GPUFFT_FENCE_TIMEOUT");
+  g_unsetenv ("GPUFFT_STALL");
   g_setenv ("GPUFFT_LOUDNESS_PATH", "chunks", TRUE);
 
   for (i = 0; i < N_HUNG; i++) {
