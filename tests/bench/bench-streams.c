@@ -57,13 +57,20 @@
  * per sample: elem_threads_ns is their sum less identity's in the same
  * run, a figure without the sources' run-to-run spread, which the
  * whole-process elem_ns carries. The probes add two clock reads a
- * buffer to every element alike. */
+ * buffer to every element alike.
+ * --source=appsrc replaces the S audiotestsrc with S appsrc fed by one
+ * thread of the benchmark's: one pre-filled buffer of silence shared by
+ * every push (no memory written per buffer), contiguous timestamps, and
+ * for live runs one push round every buffer's duration on the monotonic
+ * clock (a source that costs less than audiotestsrc's clock wait per
+ * buffer, for the largest stream counts). Everything else is the same. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
 
 #include "bench-common.h"
 
@@ -79,6 +86,8 @@ static gint hop_opt = 0;
 static gchar **set_props = NULL;
 static gint bands_opt = 0;
 static const gchar *loudness_path = "auto";
+static gchar *source_opt = NULL;
+static gboolean use_appsrc = FALSE;
 
 /* --loudness-path: the plugin's variables set while the options are
  * parsed, before GStreamer starts (and before any thread reads them) */
@@ -141,6 +150,9 @@ static const GOptionEntry entries[] = {
         "device), device (the device's kernels) or auto (default: the "
         "element's choice); sets GPUFFT_HOST_START, GPUFFT_HOST_BUDGET and "
         "GPUFFT_LOUDNESS_PATH for the whole process", "P"},
+  {"source", 0, 0, G_OPTION_ARG_STRING, &source_opt,
+      "audiotestsrc (default) or appsrc (every stream fed by one thread "
+        "of the benchmark's, from one buffer of silence)", "S"},
   {"bands", 0, 0, G_OPTION_ARG_INT, &bands_opt,
       "spectrum's and gpuspectrum's bands (default: fft / 2 + 1, 513 in "
         "the stereo cases; 128 is their own default, fft 254)", "B"},
@@ -516,6 +528,111 @@ print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
   g_hash_table_unref (by_name);
 }
 
+/* --source=appsrc: one thread pushes every stream's buffers */
+typedef struct
+{
+  const Case *c;
+  guint n_buffers;
+  GstAppSrc **src;              /* [streams] */
+  GMutex lock;
+  GCond cond;
+  gboolean stop;                /* under lock */
+  GThread *thread;
+} Feeder;
+
+static gpointer
+feed (gpointer data)
+{
+  Feeder *f = data;
+  const Case *c = f->c;
+  gsize bytes = (gsize) c->buffer * c->channels * sizeof (gfloat);
+  GstClockTime dur = gst_util_uint64_scale_int (c->buffer, GST_SECOND, RATE);
+  GstBuffer *tmpl = gst_buffer_new_allocate (NULL, bytes, NULL);
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean stop = FALSE;
+  guint b, i;
+
+  gst_buffer_memset (tmpl, 0, 0, bytes);
+  for (b = 0; b < f->n_buffers && !stop; b++) {
+    if (c->live) {
+      /* (this round's time: the round pushes buffer b, which starts at
+       * b durations) */
+      gint64 due = t0 + (gint64) (b * (dur / 1000));
+
+      g_mutex_lock (&f->lock);
+      while (!f->stop && g_cond_wait_until (&f->cond, &f->lock, due));
+      stop = f->stop;
+      g_mutex_unlock (&f->lock);
+    }
+    for (i = 0; i < c->streams && !stop; i++) {
+      /* (a new buffer on the same memory: only its metadata is written) */
+      GstBuffer *buf = gst_buffer_copy (tmpl);
+
+      GST_BUFFER_PTS (buf) = b * dur;
+      GST_BUFFER_DURATION (buf) = dur;
+      GST_BUFFER_OFFSET (buf) = (guint64) b * c->buffer;
+      GST_BUFFER_OFFSET_END (buf) = (guint64) (b + 1) * c->buffer;
+      if (b == 0)
+        GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+      if (gst_app_src_push_buffer (f->src[i], buf) != GST_FLOW_OK) {
+        g_mutex_lock (&f->lock);
+        stop = f->stop = TRUE;
+        g_mutex_unlock (&f->lock);
+      }
+    }
+  }
+  for (i = 0; i < c->streams; i++)
+    gst_app_src_end_of_stream (f->src[i]);
+  gst_buffer_unref (tmpl);
+  return NULL;
+}
+
+static Feeder *
+feeder_new (const Case * c, guint n_buffers, GstElement * pipe)
+{
+  Feeder *f = g_new0 (Feeder, 1);
+  guint i;
+
+  f->c = c;
+  f->n_buffers = n_buffers;
+  f->src = g_new0 (GstAppSrc *, c->streams);
+  g_mutex_init (&f->lock);
+  g_cond_init (&f->cond);
+  for (i = 0; i < c->streams; i++) {
+    gchar name[32];
+
+    g_snprintf (name, sizeof (name), "s%u", i);
+    f->src[i] = GST_APP_SRC (gst_bin_get_by_name (GST_BIN (pipe), name));
+  }
+  return f;
+}
+
+static void
+feeder_start (Feeder * f)
+{
+  f->thread = g_thread_new ("bench-feed", feed, f);
+}
+
+/* Stops the pushes (the run is over: EOS or an error) and frees f */
+static void
+feeder_free (Feeder * f)
+{
+  guint i;
+
+  g_mutex_lock (&f->lock);
+  f->stop = TRUE;
+  g_cond_signal (&f->cond);
+  g_mutex_unlock (&f->lock);
+  if (f->thread)
+    g_thread_join (f->thread);
+  for (i = 0; i < f->c->streams; i++)
+    gst_object_unref (f->src[i]);
+  g_free (f->src);
+  g_mutex_clear (&f->lock);
+  g_cond_clear (&f->cond);
+  g_free (f);
+}
+
 static gboolean
 run_case (const Case * c, const gchar * el, Result * res)
 {
@@ -526,6 +643,7 @@ run_case (const Case * c, const gchar * el, Result * res)
   GstMessage *msg;
   GError *err = NULL;
   Run r = { 0 };
+  Feeder *feeder;
   gint64 t0, t1;
   gdouble cpu0, cpu1;
   guint i;
@@ -544,11 +662,21 @@ run_case (const Case * c, const gchar * el, Result * res)
   for (i = 0; i < c->streams; i++) {
     gchar *e = element_desc (c, el, i);
 
-    g_string_append_printf (desc, "audiotestsrc wave=silence is-live=%s "
-        "samplesperbuffer=%u num-buffers=%u ! audio/x-raw,format=F32LE,"
-        "rate=%d,channels=%u ! %s ! fakesink sync=false ",
-        c->live ? "true" : "false", c->buffer, r.n_buffers, RATE,
-        c->channels, e);
+    if (use_appsrc)
+      /* (block: the fast runs' feeder waits for a full queue; 4 buffers
+       * queued at most a stream) */
+      g_string_append_printf (desc, "appsrc name=s%u is-live=%s format=time "
+          "block=true max-bytes=%" G_GSIZE_FORMAT " caps=audio/x-raw,"
+          "format=F32LE,rate=%d,channels=%u,layout=interleaved ! %s ! "
+          "fakesink sync=false ", i, c->live ? "true" : "false",
+          (gsize) 4 * c->buffer * c->channels * sizeof (gfloat), RATE,
+          c->channels, e);
+    else
+      g_string_append_printf (desc, "audiotestsrc wave=silence is-live=%s "
+          "samplesperbuffer=%u num-buffers=%u ! audio/x-raw,format=F32LE,"
+          "rate=%d,channels=%u ! %s ! fakesink sync=false ",
+          c->live ? "true" : "false", c->buffer, r.n_buffers, RATE,
+          c->channels, e);
     g_free (e);
   }
   /* (fatal errors: a property --set misspells fails the run) */
@@ -585,9 +713,12 @@ run_case (const Case * c, const gchar * el, Result * res)
   bus = gst_element_get_bus (pipe);
   gst_bus_set_sync_handler (bus, on_message, &r, NULL);
 
+  feeder = use_appsrc ? feeder_new (c, r.n_buffers, pipe) : NULL;
   t0 = r.t_play = g_get_monotonic_time ();
   cpu0 = bench_cpu_seconds ();
   gst_element_set_state (pipe, GST_STATE_PLAYING);
+  if (feeder)
+    feeder_start (feeder);
   msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   t1 = g_get_monotonic_time ();
@@ -648,7 +779,10 @@ run_case (const Case * c, const gchar * el, Result * res)
   }
   if (msg)
     gst_message_unref (msg);
+  /* (before the NULL: a blocked push returns FLUSHING there) */
   gst_element_set_state (pipe, GST_STATE_NULL);
+  if (feeder)
+    feeder_free (feeder);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);
@@ -821,6 +955,12 @@ main (int argc, char **argv)
     g_printerr ("--bands: 2 or more (spectrum's range)\n");
     return 2;
   }
+  if (source_opt && !g_str_equal (source_opt, "audiotestsrc")
+      && !g_str_equal (source_opt, "appsrc")) {
+    g_printerr ("--source: audiotestsrc or appsrc\n");
+    return 2;
+  }
+  use_appsrc = source_opt && g_str_equal (source_opt, "appsrc");
   hop = hop_opt ? (guint) hop_opt : 512;
   wide_hop = hop_opt ? 4 * (guint) hop_opt : 1024;
   for (i = 0; elements[i]; i++) {
@@ -861,8 +1001,9 @@ main (int argc, char **argv)
   }
 
   printf ("# bench-streams (%s, %d cores; gpufftspectrum stereo fft 1024 "
-      "hop %u, 64 channels fft 4096 hop %u)\n", g_get_host_name (),
-      g_get_num_processors (), hop, wide_hop);
+      "hop %u, 64 channels fft 4096 hop %u; source %s)\n",
+      g_get_host_name (), g_get_num_processors (), hop, wide_hop,
+      use_appsrc ? "appsrc, one feeding thread" : "audiotestsrc");
   printf ("| streams x ch | mode | element | audio/wall | wall s | cores | "
       "elem ns/sample | M samples/s | subs/s | msgs | dropped | "
       "latency p50/p99 ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
