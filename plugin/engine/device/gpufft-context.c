@@ -44,12 +44,10 @@
 
 #include "gpufft-context-private.h"
 #include "gpufft-extension.h"
+#include "gpufft-instance.h"
 #include "gpufft-memory.h"
 #include "gpufft-pipeline-stats.h"
 #include "gpufft-vk-error.h"
-
-#define DRIVER_ADVICE "install your GPU's Vulkan driver, or " \
-  "mesa-vulkan-drivers for the CPU implementation (lavapipe)"
 
 /* Resolved device index -> GpufftContext (not owning a reference). */
 static GMutex registry_lock;
@@ -60,185 +58,6 @@ static GHashTable *registry;
  * element's opening may be making the next one): recursive, as a context
  * that fails to be made is destroyed under it. */
 static GRecMutex driver_lock;
-/* The process's one Vulkan instance, made at the first use and never
- * destroyed (under driver_lock): every context's devices are made on it.
- * NVIDIA's driver (580) refuses vkCreateInstance after 30 instances were
- * made and destroyed in a process (VK_ERROR_INCOMPATIBLE_DRIVER), so an
- * application that starts and stops its pipelines, one element at a
- * time, failed at its 31st start; devices it makes and destroys without
- * end. */
-static VkInstance process_instance;
-
-static gboolean
-create_instance (VkInstance * out, GError ** error)
-{
-  VkApplicationInfo app = {
-    .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-    .pApplicationName = "gst-gpufft",
-    .applicationVersion = 1,
-    .pEngineName = "gpufft",
-    .engineVersion = 1,
-    .apiVersion = VK_API_VERSION_1_1,
-  };
-  VkInstanceCreateInfo info = {
-    .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-    .pApplicationInfo = &app,
-  };
-  VkResult res;
-
-  *out = VK_NULL_HANDLE;
-  res = vkCreateInstance (&info, NULL, out);
-  if (res == VK_SUCCESS)
-    return TRUE;
-
-  *out = VK_NULL_HANDLE;
-  if (res == VK_ERROR_INCOMPATIBLE_DRIVER
-      || res == VK_ERROR_INITIALIZATION_FAILED)
-    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_VULKAN,
-        "no Vulkan driver found: " DRIVER_ADVICE " (vkCreateInstance: %s)",
-        gpufft_vk_result_string (res));
-  else
-    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_VULKAN,
-        "could not create a Vulkan 1.1 instance (vkCreateInstance: %s)",
-        gpufft_vk_result_string (res));
-  return FALSE;
-}
-
-/* The process's instance (made now if need be); with driver_lock held. */
-static gboolean
-shared_instance (VkInstance * out, GError ** error)
-{
-  if (process_instance == VK_NULL_HANDLE
-      && !create_instance (&process_instance, error))
-    return FALSE;
-  *out = process_instance;
-  return TRUE;
-}
-
-/* Enumerates the physical devices of instance; *out freed with g_free. */
-static gboolean
-enumerate_devices (VkInstance instance, VkPhysicalDevice ** out,
-    guint32 * n_out, GError ** error)
-{
-  VkPhysicalDevice *devs = NULL;
-  guint32 n = 0;
-  VkResult res;
-
-  *out = NULL;
-  *n_out = 0;
-  res = vkEnumeratePhysicalDevices (instance, &n, NULL);
-  if (!gpufft_vk_check (res, "vkEnumeratePhysicalDevices", error))
-    return FALSE;
-  if (n == 0) {
-    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_DEVICE,
-        "no Vulkan device found: " DRIVER_ADVICE);
-    return FALSE;
-  }
-  devs = g_new0 (VkPhysicalDevice, n);
-  res = vkEnumeratePhysicalDevices (instance, &n, devs);
-  if (res == VK_INCOMPLETE)
-    res = VK_SUCCESS;           /* a device vanished in between: use those */
-  if (!gpufft_vk_check (res, "vkEnumeratePhysicalDevices", error)) {
-    g_free (devs);
-    return FALSE;
-  }
-  if (n == 0) {
-    g_free (devs);
-    g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_NO_DEVICE,
-        "no Vulkan device found: " DRIVER_ADVICE);
-    return FALSE;
-  }
-  *out = devs;
-  *n_out = n;
-  return TRUE;
-}
-
-static gint
-type_rank (VkPhysicalDeviceType type)
-{
-  switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-      return 4;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-      return 3;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-      return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
-/* Maps the requested index (-1 = automatic) to a physical device. */
-static GpufftContext *registry_lookup (gint index);
-
-/* References held on device `index`'s context (0 if none); under
- * registry_lock. */
-static gint
-device_load (gint index)
-{
-  GpufftContext *ctx = registry_lookup (index);
-
-  return ctx ? g_atomic_int_get (&ctx->ref_count) : 0;
-}
-
-static gboolean
-resolve_device (VkInstance instance, gint requested,
-    VkPhysicalDevice * phys_out, gint * index_out, GError ** error)
-{
-  VkPhysicalDevice *devs;
-  VkPhysicalDeviceProperties props;
-  guint32 n, i;
-  gint best = -1, best_rank = -1;
-
-  if (!enumerate_devices (instance, &devs, &n, error))
-    return FALSE;
-
-  if (requested >= 0) {
-    if ((guint32) requested >= n) {
-      GString *s = g_string_new (NULL);
-
-      g_string_append_printf (s, "device index %d out of range: %u Vulkan "
-          "device(s):", requested, n);
-      for (i = 0; i < n; i++) {
-        vkGetPhysicalDeviceProperties (devs[i], &props);
-        g_string_append_printf (s, "%s %u '%s'", i ? "," : "", i,
-            props.deviceName);
-      }
-      g_set_error_literal (error, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_INDEX,
-          s->str);
-      g_string_free (s, TRUE);
-      g_free (devs);
-      return FALSE;
-    }
-    best = requested;
-  } else {
-    /* The best type; among devices of that type the least used one (its
-     * context's references: one per element and plan), so that elements
-     * spread over several GPUs. */
-    gint best_load = 0;
-
-    for (i = 0; i < n; i++) {
-      gint rank, load;
-
-      vkGetPhysicalDeviceProperties (devs[i], &props);
-      rank = type_rank (props.deviceType);
-      load = device_load (i);
-      if (rank > best_rank || (rank == best_rank && load < best_load)) {
-        best_rank = rank;
-        best = i;
-        best_load = load;
-      }
-    }
-  }
-
-  *phys_out = devs[best];
-  *index_out = best;
-  g_free (devs);
-  return TRUE;
-}
-
 static void context_destroy (GpufftContext * ctx);
 
 #define RELEASE_EXIT_WAIT_MS 10000
@@ -842,6 +661,16 @@ registry_any (void)
   return NULL;
 }
 
+/* References held on device `index`'s context (0 if none); under
+ * registry_lock. */
+static gint
+device_load (gint index)
+{
+  GpufftContext *ctx = registry_lookup (index);
+
+  return ctx ? g_atomic_int_get (&ctx->ref_count) : 0;
+}
+
 GpufftContext *
 gpufft_context_get (gint device_index, GError ** error)
 {
@@ -868,7 +697,8 @@ gpufft_context_get (gint device_index, GError ** error)
     ctx = registry_lookup (device_index);
   } else if ((any = registry_any ()) != NULL) {
     /* Resolve "automatic" with an existing instance: no new instance. */
-    if (resolve_device (any->instance, -1, &phys, &index, NULL))
+    if (gpufft_instance_pick_device (any->instance, -1, device_load, &phys,
+            &index, NULL))
       ctx = registry_lookup (index);
   }
   if (ctx != NULL) {
@@ -880,10 +710,11 @@ gpufft_context_get (gint device_index, GError ** error)
   t1 = g_get_monotonic_time ();
   g_rec_mutex_lock (&driver_lock);
   locked = TRUE;
-  if (!shared_instance (&instance, error))
+  if (!gpufft_instance_get (&instance, error))
     goto out;
   t2 = g_get_monotonic_time ();
-  if (!resolve_device (instance, device_index, &phys, &index, error))
+  if (!gpufft_instance_pick_device (instance, device_index, device_load,
+          &phys, &index, error))
     goto out;
   t3 = g_get_monotonic_time ();
   ctx = registry_lookup (index);
@@ -983,9 +814,9 @@ gpufft_list_devices (GError ** error)
     return NULL;
   g_mutex_lock (&registry_lock);
   g_rec_mutex_lock (&driver_lock);
-  if (!shared_instance (&instance, error))
+  if (!gpufft_instance_get (&instance, error))
     goto out;
-  if (!enumerate_devices (instance, &devs, &n, error))
+  if (!gpufft_instance_devices (instance, &devs, &n, error))
     goto out;
 
   names = g_new0 (gchar *, n + 1);
@@ -1151,121 +982,4 @@ gpufft_context_wait_fence (GpufftContext * ctx, VkFence fence,
     if (res != VK_TIMEOUT || left <= 0)
       return res;
   }
-}
-
-typedef struct
-{
-  GDestroyNotify release;
-  gpointer data;
-} Late;
-
-/* Submits an empty batch with a fence behind everything submitted so far
- * and waits for it, 1 s at a time, up to the fence timeout. */
-static gboolean
-late_fence_signals (GpufftContext * ctx)
-{
-  VkFenceCreateInfo finfo = {
-    .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
-  };
-  VkFence fence = VK_NULL_HANDLE;
-  VkResult res;
-  guint64 waited = 0, step = 1000000000ull;
-  gboolean done = FALSE;
-
-  if (vkCreateFence (ctx->device, &finfo, NULL, &fence) != VK_SUCCESS)
-    return FALSE;
-  g_mutex_lock (&ctx->queue_lock);
-  res = vkQueueSubmit (ctx->queue, 0, NULL, fence);
-  g_mutex_unlock (&ctx->queue_lock);
-  if (res == VK_SUCCESS) {
-    while (!done && waited < ctx->fence_timeout_ns) {
-      res = vkWaitForFences (ctx->device, 1, &fence, VK_TRUE, step);
-      done = res == VK_SUCCESS;
-      if (res != VK_SUCCESS && res != VK_TIMEOUT)
-        break;
-      waited += step;
-    }
-  }
-  /* (not signalled: the fence may still be pending; it stays, a leak of
-   * the hung device's) */
-  if (done || res != VK_SUCCESS)
-    vkDestroyFence (ctx->device, fence, NULL);
-  return done;
-}
-
-static gpointer
-late_thread (gpointer data)
-{
-  GpufftContext *ctx = data;
-
-  for (;;) {
-    GSList *items, *l;
-    gboolean done;
-
-    g_mutex_lock (&ctx->late_lock);
-    items = ctx->late;
-    ctx->late = NULL;
-    if (items == NULL)
-      ctx->late_running = FALSE;
-    g_mutex_unlock (&ctx->late_lock);
-    if (items == NULL)
-      break;
-    done = late_fence_signals (ctx);
-    for (l = items; l; l = l->next) {
-      Late *it = l->data;
-
-      if (done)
-        it->release (it->data);
-      g_free (it);
-    }
-    g_slist_free (items);
-    if (!done) {
-      /* the device is really hung: whatever comes is leaked at once */
-      g_mutex_lock (&ctx->late_lock);
-      g_slist_free_full (ctx->late, g_free);
-      ctx->late = NULL;
-      g_mutex_unlock (&ctx->late_lock);
-      g_warning ("gpufft: Vulkan device '%s' did not finish its work "
-          "within %.0f s: the memory it may still read stays allocated",
-          ctx->device_name, ctx->fence_timeout_ns / 1e9);
-      g_mutex_lock (&ctx->late_lock);
-      ctx->late_running = FALSE;
-      g_mutex_unlock (&ctx->late_lock);
-      break;
-    }
-  }
-  gpufft_context_unref (ctx);
-  return NULL;
-}
-
-void
-gpufft_context_release_later (GpufftContext * ctx, GDestroyNotify release,
-    gpointer data)
-{
-  Late *it = g_new (Late, 1);
-  gboolean start;
-  GThread *thread;
-
-  it->release = release;
-  it->data = data;
-  g_mutex_lock (&ctx->late_lock);
-  ctx->late = g_slist_append (ctx->late, it);
-  start = !ctx->late_running;
-  ctx->late_running = TRUE;
-  g_mutex_unlock (&ctx->late_lock);
-  if (!start)
-    return;
-  thread = g_thread_try_new ("gpufft-late", late_thread,
-      gpufft_context_ref (ctx), NULL);
-  if (thread) {
-    g_thread_unref (thread);
-    return;
-  }
-  /* (no thread: leaked, as on a hung device) */
-  g_mutex_lock (&ctx->late_lock);
-  g_slist_free_full (ctx->late, g_free);
-  ctx->late = NULL;
-  ctx->late_running = FALSE;
-  g_mutex_unlock (&ctx->late_lock);
-  gpufft_context_unref (ctx);
 }

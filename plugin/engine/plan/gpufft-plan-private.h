@@ -477,6 +477,34 @@ guint64 gpufft_plan_plane_stride (guint64 span);
 void gpufft_plan_slot_signature (GpufftPlan * plan, GpufftSlot * s,
     GByteArray * sig);
 
+/* The fused kernel's shape (fft.comp): elements per thread (16, or 8
+ * with twice the threads), lanes per workgroup for small sizes, padding,
+ * whole-complex exchanges and where the post-processing reads its pairs;
+ * -1: chosen from the device's limits. GPUFFT_FFT_TUNE overrides them
+ * for benchmarks: comma-separated e=8|16, lanes=N (a power of two),
+ * pad=0|1, vec2=0|1, direct=0|1, chunk=F (most frames a chunk sums, 1 to
+ * 256), slice=MIB (the four-step's slice of temporary results, 1 to
+ * 1024). */
+typedef struct
+{
+  gint e, lanes, pad, vec2, direct, chunk, slice_mib;
+} GpufftPlanShape;
+
+/* gpufft-plan-size.c: the shape a plan of this process takes (the
+ * defaults, or GPUFFT_FFT_TUNE's entries; a bad entry is left out with a
+ * warning naming the valid ones). */
+void gpufft_plan_size_shape (GpufftPlanShape * shape);
+/* gpufft-plan-size.c: the bytes of the input (and staging) buffer for a
+ * span of `span` instants: planar planes start every
+ * gpufft_plan_plane_stride() samples. */
+guint64 gpufft_plan_size_input_bytes (const GpufftPlan * plan, guint64 span);
+/* gpufft-plan-size.c: the batch limits (max_frames, max_groups,
+ * max_chunks, max_span, and the four-step's slice_frames) within the
+ * device's limits `lim` (a host plan's: no limits but 32-bit sizes);
+ * FALSE with error set where one frame's data cannot fit. */
+gboolean gpufft_plan_size_batch (GpufftPlan * plan,
+    const VkPhysicalDeviceLimits * lim, GError ** error);
+
 /* gpufft-plan-input.c: the smallest segment in the engine's mapped memory
  * that the device reads in place (smaller ones are copied: a copy of a few
  * KiB costs less than the command buffer it would keep from being reused,
@@ -503,7 +531,7 @@ void gpufft_plan_device_get_timings (GpufftPlan * plan,
     GpufftTimings * timings);
 
 /* gpufft-plan-host.c: the host backend of a plan that check_config and
- * size_plan have prepared: sets plan->ops and plan->host_plan (the
+ * gpufft_plan_size_batch have prepared: sets plan->ops and plan->host_plan (the
  * configuration's arrays copied); FALSE with error set where the host plan
  * cannot be made (the caller frees the GpufftPlan). */
 gboolean gpufft_plan_host_init (GpufftPlan * plan, GError ** error);
