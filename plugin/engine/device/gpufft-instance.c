@@ -8,12 +8,9 @@
 
 /* The process's one Vulkan instance, made at the first use and never
  * destroyed (made under the caller's lock): every context's devices are
- * made on it.
- * NVIDIA's driver (580) refuses vkCreateInstance after 30 instances were
- * made and destroyed in a process (VK_ERROR_INCOMPATIBLE_DRIVER), so an
- * application that starts and stops its pipelines, one element at a
- * time, failed at its 31st start; devices it makes and destroys without
- * end. */
+ * made on it, since a driver may refuse new instances after some were
+ * made and destroyed in the process (docs/design.md, "Threads and who
+ * owns what"). */
 static VkInstance process_instance;
 
 static gboolean
