@@ -30,10 +30,9 @@
 # each other), the Python tests that load the plugin (element-pulsesrc,
 # element-ebu-files, docs-reference, demo: the interpreter is not
 # instrumented, and glibc's free aborts on ASan's blocks), the tools'
-# self-tests, spirv-val and
-# the layer check (no code of ours runs), watch-clock (its clock-shifting
-# preload would have to come before ASan's runtime: it skips under ASan, and
-# CI counts a skip as a failure).
+# self-tests, spirv-val and the layer check (no code of ours runs), and
+# watch-clock (its clock-shifting preload would have to come before ASan's
+# runtime: it skips under ASan, and CI counts a skip as a failure).
 #
 # Runtime options: ASan stops at the first error and LeakSanitizer reports
 # leaks at exit (suppressions: tests/lsan.supp, GLib, GStreamer and Mesa
@@ -181,9 +180,8 @@ run_asan () {
 }
 
 run_tsan () {
-  local tests
+  local tests wrapper
   tsan_env
-  local wrapper
   tests="${*:-element-concurrency element-stress element-hung-gpu}"
   # (the concurrency stress for longer than in the plain suite)
   export GPUFFT_CONCURRENCY_SECONDS=${GPUFFT_CONCURRENCY_SECONDS:-20}
