@@ -93,7 +93,7 @@ void gst_gpu_fft_device_close (GstGpuFftDevice * dev);
 
 /* TRUE once an element of the process has opened a device
  * (the process then keeps a Vulkan instance, and a GPU driver its own
- * threads, for good: gpufft-context.c). */
+ * threads, for good: gpufft-instance.c). */
 gboolean gst_gpu_fft_device_any_opened (void);
 
 /* TRUE once an element of the process has opened a device that is not a

@@ -779,7 +779,8 @@ run_case (const Case * c, const gchar * el, Result * res)
   }
   if (msg)
     gst_message_unref (msg);
-  /* (before the NULL: a blocked push returns FLUSHING there) */
+  /* (NULL first: a push blocked on a full queue returns FLUSHING; then
+   * the feeder is joined) */
   gst_element_set_state (pipe, GST_STATE_NULL);
   if (feeder)
     feeder_free (feeder);

@@ -4,7 +4,8 @@
  * on it, waits for an empty batch behind everything submitted (1 s at a
  * time, up to the fence timeout) and then releases what was queued; a
  * device that does not finish leaks what it may read, with one warning.
- * Lock: the context's late_lock, around its list only. */
+ * Locks: the context's late_lock, around its list and late_running only;
+ * its queue_lock around the empty batch's submission. */
 #include "gpufft-context-private.h"
 
 typedef struct

@@ -1,4 +1,6 @@
-/* One Vulkan instance + device + compute queue per device per process.
+/* One Vulkan device and compute queue per device per process, on the
+ * process's one instance (gpufft-instance.c); the memory a hung device
+ * may still read is released by gpufft-context-late.c.
  *
  * Contexts are shared (gpufft_context_get() hands out the registered one
  * of a device) and reference counted; the last unref destroys one: its

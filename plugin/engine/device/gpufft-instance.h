@@ -1,11 +1,14 @@
 /* The process's one Vulkan instance, and the physical devices on it.
  *
  * The instance is made at the first gpufft_instance_get() and never
- * destroyed. Threads: the callers serialise every call (the context's
- * driver lock); the Vulkan functions must be loaded (gpufft_vk_load).
- * Errors: GPUFFT_ERROR_NO_VULKAN (no driver), GPUFFT_ERROR_NO_DEVICE (no
- * device), GPUFFT_ERROR_DEVICE_INDEX (an index out of range, naming the
- * devices there are). */
+ * destroyed. Threads: gpufft_instance_get() is called under one lock of
+ * the caller's (the context's driver lock); the others read an existing
+ * instance and need none (the load function is called on the caller's
+ * thread, under what the caller holds). The Vulkan functions must be
+ * loaded (gpufft_vk_load). Errors: GPUFFT_ERROR_NO_VULKAN (no driver),
+ * GPUFFT_ERROR_NO_DEVICE (no device), GPUFFT_ERROR_DEVICE_INDEX (an index
+ * out of range, naming the devices there are), and the enumeration's own
+ * failures (gpufft_vk_check's codes). */
 #ifndef __GPUFFT_INSTANCE_H__
 #define __GPUFFT_INSTANCE_H__
 

@@ -1,7 +1,9 @@
 /* The plan's insides, shared by the engine files that make up a plan:
  *
- *   gpufft-plan.c           configuration, sizing, creation and
- *                           destruction; the slots' scheduler jobs
+ *   gpufft-plan.c           configuration, creation and destruction;
+ *                           the slots' scheduler jobs
+ *   gpufft-plan-size.c      the kernel's shape (GPUFFT_FFT_TUNE) and the
+ *                           batch limits within the device's limits
  *   gpufft-plan-any.c       the sizes the power-of-two kernels do not take
  *   gpufft-plan-cpu.c       the kernel for CPU devices (lavapipe)
  *   gpufft-plan-input.c     the input path (caller's thread): batch checks,
@@ -492,7 +494,7 @@ typedef struct
 
 /* gpufft-plan-size.c: the shape a plan of this process takes (the
  * defaults, or GPUFFT_FFT_TUNE's entries; a bad entry is left out with a
- * warning naming the valid ones). */
+ * warning). */
 void gpufft_plan_size_shape (GpufftPlanShape * shape);
 /* gpufft-plan-size.c: the bytes of the input (and staging) buffer for a
  * span of `span` instants: planar planes start every
@@ -500,8 +502,11 @@ void gpufft_plan_size_shape (GpufftPlanShape * shape);
 guint64 gpufft_plan_size_input_bytes (const GpufftPlan * plan, guint64 span);
 /* gpufft-plan-size.c: the batch limits (max_frames, max_groups,
  * max_chunks, max_span, and the four-step's slice_frames) within the
- * device's limits `lim` (a host plan's: no limits but 32-bit sizes);
- * FALSE with error set where one frame's data cannot fit. */
+ * device's limits `lim` (a host plan's: no limits but 32-bit sizes), once
+ * the geometry is set (setup_geometry; a device plan's pipelines made:
+ * the four-step's columns and row blocks, the CPU kernel's chunk cap);
+ * FALSE with error set where a frame's input, a group's results, the
+ * partial or phase rows or the workgroup counts cannot fit. */
 gboolean gpufft_plan_size_batch (GpufftPlan * plan,
     const VkPhysicalDeviceLimits * lim, GError ** error);
 

@@ -82,11 +82,13 @@ gpufft_plan_size_batch (GpufftPlan * plan, const VkPhysicalDeviceLimits * lim,
   /* The input must fit one storage-buffer binding (and 32-bit indices). */
   for (;;) {
     span = (frames - 1) * c->hop + c->fft_size;
-    if (gpufft_plan_size_input_bytes (plan, span) <= MIN (in_range, G_MAXUINT32) || frames == 1)
+    if (gpufft_plan_size_input_bytes (plan, span) <= MIN (in_range,
+            G_MAXUINT32) || frames == 1)
       break;
     frames = MAX (1, frames / 2);
   }
-  if (gpufft_plan_size_input_bytes (plan, span) > MIN (in_range, G_MAXUINT32)) {
+  if (gpufft_plan_size_input_bytes (plan, span) > MIN (in_range,
+          G_MAXUINT32)) {
     g_set_error (error, GPUFFT_ERROR, GPUFFT_ERROR_UNSUPPORTED,
         "one frame of %u samples x %u channels does not fit the device's "
         "largest storage buffer (%" G_GUINT64_FORMAT " bytes)",

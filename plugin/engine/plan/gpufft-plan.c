@@ -1,9 +1,9 @@
-/* A plan: configuration checks, sizing against the device's limits, and
- * every GPU object of one analysis geometry, allocated once (see
+/* A plan: configuration checks, and every GPU object of one analysis
+ * geometry, allocated once at the sizes gpufft-plan-size.c gives (see
  * gpufft-plan-private.h for how the plan's files divide the work), and
  * the device backend's table (GpufftPlanOps). A host plan
- * (gpufft_plan_new_host()) is checked and sized here the same way, its
- * work done by the host backend, gpufft-plan-host.c.
+ * (gpufft_plan_new_host()) is checked and sized the same way, its work
+ * done by the host backend, gpufft-plan-host.c.
  *
  * Per batch the GPU runs:
  *   copy staging -> input            (transfer; skipped by rerun)
@@ -566,8 +566,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
   row_bytes = (guint64) plan->nb * plan->out_ch * sizeof (gfloat);
   part_bytes = (guint64) (plan->nb + 1) * plan->out_ch * sizeof (gfloat);
   out_bytes = plan->max_groups * row_bytes;
-  if (!gpufft_buffer_init (&plan->input, ctx, gpufft_plan_size_input_bytes (plan,
-              plan->max_span), GPUFFT_MEMORY_DEVICE, error)
+  if (!gpufft_buffer_init (&plan->input, ctx,
+          gpufft_plan_size_input_bytes (plan, plan->max_span),
+          GPUFFT_MEMORY_DEVICE, error)
       || (plan->cpu && !gpufft_plan_cpu_input_views (plan, &plan->input, error))
       || !gpufft_buffer_init (&plan->partial, ctx,
           plan->max_chunks * part_bytes, GPUFFT_MEMORY_DEVICE, error)
@@ -600,8 +601,9 @@ gpufft_plan_new (GpufftContext * ctx, const GpufftPlanConfig * config,
 
   plan->mergeable = gpufft_scheduler_round_data (sched) != NULL
       && gpufft_merge_plan_ok (plan);
-  plan->n_slots = CLAMP (STAGING_BUDGET / MAX (gpufft_plan_size_input_bytes (plan,
-              plan->max_span), 1), 2, N_SLOTS);
+  plan->n_slots = CLAMP (STAGING_BUDGET /
+      MAX (gpufft_plan_size_input_bytes (plan, plan->max_span), 1), 2,
+      N_SLOTS);
   for (i = 0; i < plan->n_slots; i++)
     if (!make_slot (plan, &plan->slots[i], error))
       goto fail;
