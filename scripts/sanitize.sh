@@ -187,9 +187,11 @@ run_tsan () {
   export GPUFFT_CONCURRENCY_SECONDS=${GPUFFT_CONCURRENCY_SECONDS:-20}
   # (GLib's futex locks, reference counts and g_once made visible to TSan:
   # preloaded into the tests, not into meson, before the test's own
-  # preloads, such as element-hung-gpu's fault shim)
+  # preloads, such as element-hung-gpu's fault shim; the wrapper starts
+  # with env, after which meson names the run's log testlog-env, the name
+  # .ci/run reads)
   # shellcheck disable=SC2016
-  wrapper="sh -c 'LD_PRELOAD=\"\$0\${LD_PRELOAD:+:\$LD_PRELOAD}\" exec \"\$@\"' $src/$tsan_build/tests/element/libtsan-glib.so"
+  wrapper="env sh -c 'LD_PRELOAD=\"\$0\${LD_PRELOAD:+:\$LD_PRELOAD}\" exec \"\$@\"' $src/$tsan_build/tests/element/libtsan-glib.so"
   echo "sanitize: TSan tests: $tests"
   warm_registry "$tsan_build" TSAN_OPTIONS="$TSAN_OPTIONS:exitcode=0" -- \
     --wrapper "$wrapper"
