@@ -235,16 +235,20 @@ copy_frame (GstGpuFftSpectrogram * self, GstVideoFrame * frame)
 static guint64
 memory_key (GstMemory * mem)
 {
-  static GQuark quark;
+  static gsize quark = 0;
   static gint counter;
   gpointer key;
 
-  if (!quark)
-    quark = g_quark_from_static_string ("gpufftspectrogram-render-key");
-  key = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), quark);
+  /* (once: the streaming threads of several spectrograms get here at
+   * once) */
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark,
+        g_quark_from_static_string ("gpufftspectrogram-render-key"));
+  key = gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), (GQuark) quark);
   if (!key) {
     key = GSIZE_TO_POINTER ((gsize) g_atomic_int_add (&counter, 1) + 1);
-    gst_mini_object_set_qdata (GST_MINI_OBJECT (mem), quark, key, NULL);
+    gst_mini_object_set_qdata (GST_MINI_OBJECT (mem), (GQuark) quark, key,
+        NULL);
   }
   return GPOINTER_TO_SIZE (key);
 }
