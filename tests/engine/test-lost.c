@@ -84,6 +84,16 @@ open_context (void)
   return ctx;
 }
 
+/* The small plan's configuration: 4 frames of 1024, hop 512 */
+static void
+small_config (GpufftPlanConfig * cfg)
+{
+  gpufft_plan_config_init (cfg);
+  cfg->fft_size = 1024;
+  cfg->hop = 512;
+  cfg->max_frames = 4;
+}
+
 /* A small batch on a fresh context: 4 frames of 1024, one group, against
  * the reference. */
 static void
@@ -103,10 +113,7 @@ check_fresh_context (void)
 
   if (ctx == NULL)
     return;
-  gpufft_plan_config_init (&cfg);
-  cfg.fft_size = 1024;
-  cfg.hop = 512;
-  cfg.max_frames = 4;
+  small_config (&cfg);
   plan = gpufft_plan_new (ctx, &cfg, &err);
   g_assert_no_error (err);
   in = et_input_new (GPUFFT_FORMAT_F32, FALSE, 1, 3 * 512 + 1024, 0.1, 0.5,
@@ -222,10 +229,7 @@ test_lost_while_running (void)
     GpufftPlanConfig small;
     GpufftPlan *p2;
 
-    gpufft_plan_config_init (&small);
-    small.fft_size = 1024;
-    small.hop = 512;
-    small.max_frames = 4;
+    small_config (&small);
     p2 = gpufft_plan_new (ctx, &small, &err);
     g_assert_null (p2);
     g_assert_error (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST);
