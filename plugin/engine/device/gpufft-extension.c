@@ -12,7 +12,8 @@ gpufft_extension_offered (VkPhysicalDevice phys, const gchar * name)
       VK_SUCCESS || n == 0)
     return FALSE;
   exts = g_new0 (VkExtensionProperties, n);
-  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, exts) == VK_SUCCESS) {
+  if (vkEnumerateDeviceExtensionProperties (phys, NULL, &n, exts) ==
+      VK_SUCCESS) {
     for (i = 0; i < n && !found; i++)
       found = g_strcmp0 (exts[i].extensionName, name) == 0;
   }

@@ -154,7 +154,7 @@ gpufft_instance_pick_device (VkInstance instance, gint requested,
 
       vkGetPhysicalDeviceProperties (devs[i], &props);
       rank = type_rank (props.deviceType);
-      load = load_of ? load_of (i) : 0;
+      load = load_of (i);
       if (rank > best_rank || (rank == best_rank && load < best_load)) {
         best_rank = rank;
         best = i;

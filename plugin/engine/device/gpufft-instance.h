@@ -32,8 +32,8 @@ typedef gint (*GpufftDeviceLoad) (gint index);
 
 /* Device `requested`, or for -1 the best type (discrete, integrated,
  * virtual, CPU) and among devices of that type the least loaded
- * (load_of: NULL counts all as idle), so that elements spread over
- * several GPUs. */
+ * (load_of, asked of each device), so that elements
+ * spread over several GPUs. */
 gboolean gpufft_instance_pick_device (VkInstance instance, gint requested,
     GpufftDeviceLoad load_of, VkPhysicalDevice * phys_out, gint * index_out,
     GError ** error);
