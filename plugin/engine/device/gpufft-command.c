@@ -252,8 +252,8 @@ gpufft_command_elapsed_ns (GpufftCommand * c, GpufftContext * ctx,
 void
 gpufft_command_clear (GpufftCommand * c, GpufftContext * ctx)
 {
-  /* bounded: a hung GPU must not hang the caller (its objects are then
-   * destroyed anyway: the device is unusable) */
+  /* bounded: a hung GPU must not hang the caller (a wait that does not
+   * end marks the device lost, and the objects below are then kept) */
   if (c->pending && c->fence != VK_NULL_HANDLE
       && !g_atomic_int_get (&ctx->lost)
       && vkWaitForFences (ctx->device, 1, &c->fence, VK_TRUE,
