@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "engine-test.h"
+#include "gpufft-context-private.h"
 
 #define BIG_N 65536
 #define BIG_CHANNELS 8
@@ -141,10 +142,11 @@ check_fresh_context (void)
 }
 
 /* A plan of 65536 points on 8 channels, with a batch of 64 frames
- * submitted into each of its slots (fewer where a submit fails: the
- * device may declare itself hung before the last one). */
+ * submitted into each of its slots, or into the first max_batches of them
+ * where that is not 0 (fewer where a submit fails: the device may declare
+ * itself hung before the last one). */
 static GpufftPlan *
-big_plan_submitted (GpufftContext * ctx, guint32 mul)
+big_plan_submitted (GpufftContext * ctx, guint32 mul, guint max_batches)
 {
   GpufftPlanConfig cfg;
   GpufftPlan *plan;
@@ -170,6 +172,8 @@ big_plan_submitted (GpufftContext * ctx, guint32 mul)
   g_test_message ("plan made in %.2f s", (g_get_monotonic_time () - t0) / 1e6);
 
   n_batches = gpufft_plan_get_n_slots (plan);
+  if (max_batches > 0)
+    n_batches = MIN (n_batches, max_batches);
   samples = g_new (gfloat, span * BIG_CHANNELS);
   for (i = 0; i < span * BIG_CHANNELS; i++)
     samples[i] = (gfloat) ((i * mul) % 65536) / 32768.0f - 1.0f;
@@ -205,7 +209,7 @@ test_lost_while_running (void)
     return;
   /* every slot of the plan: the device has several times the deadline's
    * work queued */
-  plan = big_plan_submitted (ctx, 2654435761u);
+  plan = big_plan_submitted (ctx, 2654435761u, 0);
 
   t0 = g_get_monotonic_time ();
   n = gpufft_plan_collect (plan, TRUE, count_result, counts, &err);
@@ -272,7 +276,7 @@ test_free_while_running (void)
     g_test_skip ("a GPU finishes the batches within the deadline");
     return;
   }
-  plan = big_plan_submitted (ctx, 40503u);
+  plan = big_plan_submitted (ctx, 40503u, 0);
   gpufft_plan_free (plan);
   gpufft_context_unref (ctx);
 
@@ -281,11 +285,75 @@ test_free_while_running (void)
   check_fresh_context ();
 }
 
+/* The process's exit while a waiter of the engine's (a late release,
+ * gpufft_context_release_later) waits for the device: the exit waits for
+ * it (within its bound, 10 s), so the release runs before the process's
+ * exit handlers reach the driver's teardown, no thread of the engine's is
+ * inside the driver then, and the context is destroyed (nothing left for
+ * LeakSanitizer). In a subprocess, as an application meets it: its device
+ * computes one batch of 64 frames of 65536 points on 8 channels (a CPU
+ * device: seconds; the fence timeout is not reached) when the device is
+ * declared hung; the plan is freed, an import released late and the
+ * context dropped, and the application exits at once. It registers an
+ * exit handler after the driver was loaded and before the release is
+ * asked for (exit handlers run in the reverse order: after the engine's,
+ * before the driver's), which says whether the release has run. */
+static gint late_done;
+
+static void
+late_released (gpointer data)
+{
+  g_atomic_int_set (&late_done, 1);
+}
+
+static void
+before_driver_teardown (void)
+{
+  g_print ("at the driver's teardown the late release had %s\n",
+      g_atomic_int_get (&late_done) ? "run" : "not run");
+}
+
+static void
+test_exit_waits_for_late_release (void)
+{
+  GpufftContext *ctx;
+
+  if (g_test_subprocess ()) {
+    GpufftPlan *plan;
+
+    g_setenv ("GPUFFT_FENCE_TIMEOUT", "60", TRUE);
+    ctx = open_context ();
+    g_assert_nonnull (ctx);
+    plan = big_plan_submitted (ctx, 69069u, 1);
+    atexit (before_driver_teardown);
+    gpufft_context_set_lost (ctx);
+    gpufft_plan_free (plan);
+    g_assert_true (gpufft_wait_released (10000));
+    gpufft_context_release_later (ctx, late_released, NULL);
+    gpufft_context_unref (ctx);
+    exit (0);
+  }
+  ctx = open_context ();
+  if (ctx == NULL)
+    return;
+  if (!gpufft_context_is_cpu (ctx)) {
+    gpufft_context_unref (ctx);
+    g_test_skip ("a GPU finishes the batch before the exit begins");
+    return;
+  }
+  gpufft_context_unref (ctx);
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, 0);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*late release had run*");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/lost/while-running", test_lost_while_running);
   g_test_add_func ("/lost/free-while-running", test_free_while_running);
+  g_test_add_func ("/lost/exit-waits-for-late-release",
+      test_exit_waits_for_late_release);
   return g_test_run ();
 }

@@ -123,6 +123,37 @@ gboolean gpufft_context_in_worker (void);
 gboolean gpufft_context_reap (const gchar * name, GThreadFunc func,
     gpointer data);
 
+/* Runs func (data) on a new thread of the engine's that waits for a
+ * device with a deadline (a waiter: the destruction of a lost context, a
+ * late release), counted until it returns by the process's exit, not by
+ * gpufft_wait_released() (a hung device would hold its callers up to the
+ * deadline). The exit waits for the waiters at most RELEASE_EXIT_WAIT_MS
+ * (gpufft-context.c), then sets *gpufft_context_exiting(): each must then
+ * give up its wait (pass it as the cancel flag of
+ * gpufft_context_wait_fence or gpufft_context_drain), leaving what it
+ * holds allocated, and return; the exit waits for that, again within the
+ * bound. FALSE when no thread could be started (func is not called). */
+gboolean gpufft_context_start_waiter (const gchar * name, GThreadFunc func,
+    gpointer data);
+
+/* The process's exit flag: non-zero once the exit has stopped waiting for
+ * the waiters (gpufft_context_start_waiter). */
+const gint *gpufft_context_exiting (void);
+
+/* Submits an empty batch with a fence behind everything submitted so far
+ * (queues execute in order: once it signals, the device has finished all
+ * of that) and waits for it, at most timeout_ns, giving up when *cancel
+ * (may be NULL) becomes non-zero. VK_SUCCESS: the device has finished;
+ * VK_ERROR_DEVICE_LOST: the driver reports the device lost; in both the
+ * fence is destroyed. VK_TIMEOUT: the device is declared hung (the
+ * context lost: gpufft_context_set_lost) and the fence, which it may still
+ * signal, is kept with the context's objects (gpufft_context_keep);
+ * VK_NOT_READY (cancelled): the same, but a context that is not lost
+ * leaves the fence allocated; another error: the submit's or the wait's
+ * (a fence never submitted is destroyed). */
+VkResult gpufft_context_drain (GpufftContext * ctx, guint64 timeout_ns,
+    const gint * cancel);
+
 /* Adds delta's counters to the context's (max_batches: the larger). */
 void gpufft_context_add_stats (GpufftContext * ctx,
     const GpufftContextStats * delta);
@@ -143,15 +174,14 @@ void gpufft_context_set_stall_error (GpufftContext * ctx, GError ** error,
     const gchar * doing, guint64 waited_ns);
 
 /* What a device declared hung (lost) may still read, such as an imported
- * segment in flight at a stall: release (data) is called on a thread of
- * the engine's once a fence submitted after this call signals (the device
- * has then finished everything submitted before it), waited for in
- * blocking waits of 1 s up to the fence timeout; if it does not signal by
- * then (the device is really hung) or cannot be submitted (lost), never:
- * the memory stays referenced, a deliberate leak. That thread holds a
- * reference on the context meanwhile; it is not counted by
- * gpufft_wait_released() (a hung device would hold its callers up to the
- * fence timeout). Thread-safe. */
+ * segment in flight at a stall: release (data) is called on a waiter of
+ * the context's (gpufft_context_start_waiter: the process's exit waits
+ * for it) once the device has finished everything submitted before this
+ * call (gpufft_context_drain, up to the fence timeout); if it does not
+ * finish by then (the device is really hung), the device reports itself
+ * lost, or the process's exit stops the wait, never: the memory stays
+ * referenced, a deliberate leak. That thread holds a reference on the
+ * context meanwhile. Thread-safe. */
 void gpufft_context_release_later (GpufftContext * ctx,
     GDestroyNotify release, gpointer data);
 

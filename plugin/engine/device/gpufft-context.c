@@ -67,15 +67,15 @@ static void context_destroy (GpufftContext * ctx);
  * finish what it was running (LOST_WAIT_MIN_S, or the context's fence
  * timeout where that is longer), then leaks the device. */
 #define LOST_WAIT_MIN_S 10
-/* Threads started by gpufft_context_reap (reap_running) and by the
- * destruction of a lost context (lost_running) that have not returned
- * yet. */
+/* Threads started by gpufft_context_reap (reap_running) and by
+ * gpufft_context_start_waiter (waiter_running: the destruction of a lost
+ * context, the late releases) that have not returned yet. */
 static GMutex reap_lock;
 static GCond reap_cond;
 static guint reap_running;
-static guint lost_running;
-/* Set (atomically) when the process's exit has waited long enough: a lost
- * context's destruction stops waiting for its device (it is leaked). */
+static guint waiter_running;
+/* Set (atomically) when the process's exit has waited long enough: the
+ * waiters stop waiting for their devices (what they hold is leaked). */
 static gint process_exiting;
 
 static void
@@ -91,16 +91,18 @@ typedef struct
 {
   GThreadFunc func;
   gpointer data;
+  guint *counter;
 } Reap;
 
 static gpointer
 reap_thread (gpointer data)
 {
   Reap *r = data;
+  guint *counter = r->counter;
 
   r->func (r->data);
   g_free (r);
-  reap_count (&reap_running, -1);
+  reap_count (counter, -1);
   return NULL;
 }
 
@@ -108,12 +110,12 @@ reap_thread (gpointer data)
  * driver is not torn down under them (on NVIDIA's a vkDestroyDevice() on
  * such a thread crashed the exit; a CPU device still computing, or
  * compiling, when the process's libraries are torn down crashed it too),
- * and for the destructions of lost contexts, at most
- * RELEASE_EXIT_WAIT_MS in all; then the lost contexts' destructions stop
- * waiting for their devices (within GPUFFT_CANCEL_POLL_MS; the contexts
- * are leaked) and the exit goes on once they have returned, again at most
+ * and for the waiters (the destructions of lost contexts, the late
+ * releases), at most RELEASE_EXIT_WAIT_MS in all; then the waiters stop
+ * waiting for their devices (within GPUFFT_CANCEL_POLL_MS; what they hold
+ * is leaked) and the exit goes on once they have returned, again at most
  * RELEASE_EXIT_WAIT_MS (one whose device had finished before the exit
- * began is destroying it). Registered at the first release,
+ * began is destroying it). Registered at the first release or waiter,
  * after the driver was loaded: exit handlers run in the reverse order of
  * their registration, so it runs before the driver's own. */
 static void
@@ -127,13 +129,13 @@ reap_at_exit (void)
     return;
   }
   g_mutex_lock (&reap_lock);
-  while (reap_running + lost_running > 0
+  while (reap_running + waiter_running > 0
       && g_cond_wait_until (&reap_cond, &reap_lock, end));
   g_atomic_int_set (&process_exiting, 1);
-  /* (a lost context's destruction gives up within GPUFFT_CANCEL_POLL_MS,
-   * unless it is destroying its device: that one is waited for) */
+  /* (a waiter gives up within GPUFFT_CANCEL_POLL_MS, unless it is
+   * destroying its device: that one is waited for) */
   end = g_get_monotonic_time () + (gint64) RELEASE_EXIT_WAIT_MS * 1000;
-  while (lost_running > 0
+  while (waiter_running > 0
       && g_cond_wait_until (&reap_cond, &reap_lock, end));
   g_mutex_unlock (&reap_lock);
 }
@@ -149,8 +151,10 @@ install_exit_hook (void)
   }
 }
 
-gboolean
-gpufft_context_reap (const gchar * name, GThreadFunc func, gpointer data)
+/* func (data) on a new thread counted in *counter until it returns */
+static gboolean
+start_counted (const gchar * name, GThreadFunc func, gpointer data,
+    guint * counter)
 {
   Reap *r = g_new (Reap, 1);
   GThread *thread;
@@ -158,15 +162,35 @@ gpufft_context_reap (const gchar * name, GThreadFunc func, gpointer data)
   install_exit_hook ();
   r->func = func;
   r->data = data;
-  reap_count (&reap_running, 1);
+  r->counter = counter;
+  reap_count (counter, 1);
   thread = g_thread_try_new (name, reap_thread, r, NULL);
   if (thread) {
     g_thread_unref (thread);
     return TRUE;
   }
   g_free (r);
-  reap_count (&reap_running, -1);
+  reap_count (counter, -1);
   return FALSE;
+}
+
+gboolean
+gpufft_context_reap (const gchar * name, GThreadFunc func, gpointer data)
+{
+  return start_counted (name, func, data, &reap_running);
+}
+
+gboolean
+gpufft_context_start_waiter (const gchar * name, GThreadFunc func,
+    gpointer data)
+{
+  return start_counted (name, func, data, &waiter_running);
+}
+
+const gint *
+gpufft_context_exiting (void)
+{
+  return &process_exiting;
 }
 
 gboolean
@@ -297,17 +321,9 @@ context_free (GpufftContext * ctx)
   g_free (ctx);
 }
 
-/* Submits an empty batch with a fence behind everything submitted so far
- * (queues execute in order: once it signals, the device has finished all
- * of that) and waits for it, at most timeout_ns, giving up when *cancel
- * (may be NULL) becomes non-zero. VK_SUCCESS: signalled (the fence
- * destroyed); VK_ERROR_DEVICE_LOST: the driver reports the device lost
- * (the fence destroyed); anything else (VK_TIMEOUT, VK_NOT_READY for
- * cancelled, another error of the submit or the wait): the device may
- * still run what was submitted, and the fence, which it may still signal,
- * stays (a leak of the device's). */
-static VkResult
-queue_drain (GpufftContext * ctx, guint64 timeout_ns, const gint * cancel)
+VkResult
+gpufft_context_drain (GpufftContext * ctx, guint64 timeout_ns,
+    const gint * cancel)
 {
   VkFenceCreateInfo finfo = {
     .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
@@ -328,17 +344,24 @@ queue_drain (GpufftContext * ctx, guint64 timeout_ns, const gint * cancel)
     vkDestroyFence (ctx->device, fence, NULL);
     return res;
   }
-  if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST)
+  if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST) {
     vkDestroyFence (ctx->device, fence, NULL);
+    return res;
+  }
+  /* the device may still signal it: kept with the lost context's objects
+   * (the device declared hung when the deadline passed) */
+  if (res == VK_TIMEOUT)
+    gpufft_context_set_lost (ctx);
+  gpufft_context_keep (ctx, VK_OBJECT_TYPE_FENCE, GPUFFT_VK_TO_U64 (fence));
   return res;
 }
 
-/* A thread of its own (counted in lost_running): a lost context is
- * destroyed once its device has finished what it was running (declared
- * hung by a stall deadline, a slow device, such as a CPU device, may
- * still be computing a batch: its memory must not be freed, nor its
- * device destroyed, under it), or once the driver reports the device
- * lost; if it has not finished within LOST_WAIT_MIN_S (or the fence
+/* A thread of its own (a waiter, gpufft_context_start_waiter): a lost
+ * context is destroyed once its device has finished what it was running
+ * (declared hung by a stall deadline, a slow device, such as a CPU
+ * device, may still be computing a batch: its memory must not be freed,
+ * nor its device destroyed, under it), or once the driver reports the
+ * device lost; if it has not finished within LOST_WAIT_MIN_S (or the fence
  * timeout where that is longer), or the process exits first, the context
  * is leaked: its services, threads, memory and device stay. */
 static gpointer
@@ -350,7 +373,7 @@ lost_thread (gpointer data)
   gint64 t0 = g_get_monotonic_time ();
   VkResult res;
 
-  res = queue_drain (ctx, wait_ns, &process_exiting);
+  res = gpufft_context_drain (ctx, wait_ns, &process_exiting);
   if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST) {
     /* (the exit, once it has begun, no longer waits: left to it) */
     g_mutex_lock (&reap_lock);
@@ -373,7 +396,6 @@ lost_thread (gpointer data)
         "allocated", ctx->device_name, wait_ns / 1e9,
         gpufft_vk_result_string (res));
   }
-  reap_count (&lost_running, -1);
   return NULL;
 }
 
@@ -391,16 +413,8 @@ context_destroy (GpufftContext * ctx)
     /* Nothing waits for a lost device on the caller's thread: a thread of
      * its own destroys the context once the device has finished (an
      * element's stop returns at once whatever the device does). */
-    GThread *thread;
-
-    install_exit_hook ();
-    reap_count (&lost_running, 1);
-    thread = g_thread_try_new ("gpufft-lost", lost_thread, ctx, NULL);
-    if (thread) {
-      g_thread_unref (thread);
+    if (gpufft_context_start_waiter ("gpufft-lost", lost_thread, ctx))
       return;
-    }
-    reap_count (&lost_running, -1);
     g_warning ("gpufft: no thread to destroy the context of Vulkan device "
         "'%s', declared hung: its context, memory and device stay "
         "allocated", ctx->device_name);

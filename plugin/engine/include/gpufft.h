@@ -90,7 +90,7 @@
  *   results never come go to the plan's tag_free
  *   (gpufft_plan_set_tag_free()). gpufft_wait_released() waits for what
  *   was abandoned (not for such late releases); the process's exit waits
- *   for it too (at most 10 s).
+ *   for both (at most 10 s).
  *   (A host plan, gpufft_plan_new_host(), has no device: its free waits
  *   for its own thread's CPU work, as described there.)
  *
