@@ -286,23 +286,24 @@ test_free_while_running (void)
 }
 
 /* The process's exit while a waiter of the engine's (a late release,
- * gpufft_context_release_later) waits for the device: the exit waits for
- * it (within its bound, 10 s), so the release runs before the process's
- * exit handlers reach the driver's teardown, no thread of the engine's is
- * inside the driver then, and the context is destroyed (nothing left for
- * LeakSanitizer). In a subprocess, as an application meets it: its device
- * computes one batch of 64 frames of 65536 points on 8 channels (a CPU
- * device: seconds; the fence timeout is not reached) when the device is
- * declared hung; the plan is freed, an import released late and the
- * context dropped, and the application exits at once. It registers an
- * exit handler after the driver was loaded and before the release is
- * asked for (exit handlers run in the reverse order: after the engine's,
+ * gpufft_context_release_later) still runs: the exit waits for it (within
+ * its bound, 10 s), so the release has run before the process's exit
+ * handlers reach the driver's teardown, no thread of the engine's is
+ * inside the driver then, and the context, whose last reference the
+ * release held, is destroyed (nothing left for LeakSanitizer). In a
+ * subprocess, as an application meets it: a batch of 64 frames of 65536
+ * points on 8 channels in flight when the device is declared hung; the
+ * plan freed (and its release waited for), then an import released late
+ * (the release itself takes 0.3 s), the context dropped, and the
+ * application exits at once. It registers an exit handler once the driver
+ * is loaded (exit handlers run in the reverse order: after the engine's,
  * before the driver's), which says whether the release has run. */
 static gint late_done;
 
 static void
 late_released (gpointer data)
 {
+  g_usleep (G_USEC_PER_SEC * 3 / 10);
   g_atomic_int_set (&late_done, 1);
 }
 
@@ -324,11 +325,11 @@ test_exit_waits_for_late_release (void)
     g_setenv ("GPUFFT_FENCE_TIMEOUT", "60", TRUE);
     ctx = open_context ();
     g_assert_nonnull (ctx);
-    plan = big_plan_submitted (ctx, 69069u, 1);
     atexit (before_driver_teardown);
+    plan = big_plan_submitted (ctx, 69069u, 1);
     gpufft_context_set_lost (ctx);
     gpufft_plan_free (plan);
-    g_assert_true (gpufft_wait_released (10000));
+    g_assert_true (gpufft_wait_released (60000));
     gpufft_context_release_later (ctx, late_released, NULL);
     gpufft_context_unref (ctx);
     exit (0);

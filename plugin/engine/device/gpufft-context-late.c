@@ -8,6 +8,7 @@
  * Locks: the context's late_lock, around its list and late_running only.
  */
 #include "gpufft-context-private.h"
+#include "gpufft-vk-error.h"
 
 typedef struct
 {
@@ -22,6 +23,7 @@ late_thread (gpointer data)
 
   for (;;) {
     GSList *items, *l;
+    VkResult res;
     gboolean done;
 
     g_mutex_lock (&ctx->late_lock);
@@ -32,8 +34,12 @@ late_thread (gpointer data)
     g_mutex_unlock (&ctx->late_lock);
     if (items == NULL)
       break;
-    done = gpufft_context_drain (ctx, ctx->fence_timeout_ns,
-        gpufft_context_exiting ()) == VK_SUCCESS;
+    res = gpufft_context_drain (ctx, ctx->fence_timeout_ns,
+        gpufft_context_exiting ());
+    /* (a device its driver reports lost runs nothing any more) */
+    if (res == VK_ERROR_DEVICE_LOST)
+      gpufft_context_set_lost (ctx);
+    done = res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST;
     for (l = items; l; l = l->next) {
       Late *it = l->data;
 
@@ -50,9 +56,10 @@ late_thread (gpointer data)
       ctx->late = NULL;
       g_mutex_unlock (&ctx->late_lock);
       if (!g_atomic_int_get (gpufft_context_exiting ()))
-        g_warning ("gpufft: Vulkan device '%s' did not finish its work "
-            "within %.0f s: the memory it may still read stays allocated",
-            ctx->device_name, ctx->fence_timeout_ns / 1e9);
+        g_warning ("gpufft: Vulkan device '%s' was not seen to finish its "
+            "work (%s; waited up to %.0f s): the memory it may still read "
+            "stays allocated", ctx->device_name,
+            gpufft_vk_result_string (res), ctx->fence_timeout_ns / 1e9);
       g_mutex_lock (&ctx->late_lock);
       ctx->late_running = FALSE;
       g_mutex_unlock (&ctx->late_lock);

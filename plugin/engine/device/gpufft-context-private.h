@@ -145,12 +145,13 @@ const gint *gpufft_context_exiting (void);
  * of that) and waits for it, at most timeout_ns, giving up when *cancel
  * (may be NULL) becomes non-zero. VK_SUCCESS: the device has finished;
  * VK_ERROR_DEVICE_LOST: the driver reports the device lost; in both the
- * fence is destroyed. VK_TIMEOUT: the device is declared hung (the
- * context lost: gpufft_context_set_lost) and the fence, which it may still
- * signal, is kept with the context's objects (gpufft_context_keep);
- * VK_NOT_READY (cancelled): the same, but a context that is not lost
- * leaves the fence allocated; another error: the submit's or the wait's
- * (a fence never submitted is destroyed). */
+ * fence is destroyed. VK_TIMEOUT, VK_NOT_READY (cancelled, before or
+ * during the wait) or another error of the wait: the device may still run
+ * what was submitted; the context is marked lost
+ * (gpufft_context_set_lost) and the fence, which the device may still
+ * signal, kept with its objects (gpufft_context_keep). Another error of
+ * the fence's creation or the submit: returned (a fence never submitted
+ * is destroyed). */
 VkResult gpufft_context_drain (GpufftContext * ctx, guint64 timeout_ns,
     const gint * cancel);
 
@@ -177,9 +178,9 @@ void gpufft_context_set_stall_error (GpufftContext * ctx, GError ** error,
  * segment in flight at a stall: release (data) is called on a waiter of
  * the context's (gpufft_context_start_waiter: the process's exit waits
  * for it) once the device has finished everything submitted before this
- * call (gpufft_context_drain, up to the fence timeout); if it does not
- * finish by then (the device is really hung), the device reports itself
- * lost, or the process's exit stops the wait, never: the memory stays
+ * call, or its driver reports it lost (gpufft_context_drain, up to the
+ * fence timeout); if it does not finish by then (the device is really
+ * hung), or the process's exit stops the wait, never: the memory stays
  * referenced, a deliberate leak. That thread holds a reference on the
  * context meanwhile. Thread-safe. */
 void gpufft_context_release_later (GpufftContext * ctx,

@@ -132,8 +132,8 @@ reap_at_exit (void)
   while (reap_running + waiter_running > 0
       && g_cond_wait_until (&reap_cond, &reap_lock, end));
   g_atomic_int_set (&process_exiting, 1);
-  /* (a waiter gives up within GPUFFT_CANCEL_POLL_MS, unless it is
-   * destroying its device: that one is waited for) */
+  /* (a waiter gives up its wait within GPUFFT_CANCEL_POLL_MS; one that
+   * is past its wait, releasing or destroying, is waited for) */
   end = g_get_monotonic_time () + (gint64) RELEASE_EXIT_WAIT_MS * 1000;
   while (waiter_running > 0
       && g_cond_wait_until (&reap_cond, &reap_lock, end));
@@ -184,6 +184,10 @@ gboolean
 gpufft_context_start_waiter (const gchar * name, GThreadFunc func,
     gpointer data)
 {
+  /* (none once the exit has stopped waiting: it would wait for the
+   * device while the driver is torn down) */
+  if (g_atomic_int_get (&process_exiting))
+    return FALSE;
   return start_counted (name, func, data, &waiter_running);
 }
 
@@ -331,6 +335,8 @@ gpufft_context_drain (GpufftContext * ctx, guint64 timeout_ns,
   VkFence fence = VK_NULL_HANDLE;
   VkResult res;
 
+  if (cancel && g_atomic_int_get (cancel))
+    return VK_NOT_READY;
   res = vkCreateFence (ctx->device, &finfo, NULL, &fence);
   if (res != VK_SUCCESS)
     return res;
@@ -348,10 +354,9 @@ gpufft_context_drain (GpufftContext * ctx, guint64 timeout_ns,
     vkDestroyFence (ctx->device, fence, NULL);
     return res;
   }
-  /* the device may still signal it: kept with the lost context's objects
-   * (the device declared hung when the deadline passed) */
-  if (res == VK_TIMEOUT)
-    gpufft_context_set_lost (ctx);
+  /* the device may still signal it: the device counts as hung, and the
+   * fence is kept with the lost context's objects */
+  gpufft_context_set_lost (ctx);
   gpufft_context_keep (ctx, VK_OBJECT_TYPE_FENCE, GPUFFT_VK_TO_U64 (fence));
   return res;
 }
@@ -413,7 +418,8 @@ context_destroy (GpufftContext * ctx)
     /* Nothing waits for a lost device on the caller's thread: a thread of
      * its own destroys the context once the device has finished (an
      * element's stop returns at once whatever the device does). */
-    if (gpufft_context_start_waiter ("gpufft-lost", lost_thread, ctx))
+    if (gpufft_context_start_waiter ("gpufft-lost", lost_thread, ctx)
+        || g_atomic_int_get (&process_exiting))
       return;
     g_warning ("gpufft: no thread to destroy the context of Vulkan device "
         "'%s', declared hung: its context, memory and device stay "

@@ -86,11 +86,13 @@
  *   used again; memory handed in with a release function (GpufftSegment)
  *   is released when the device no longer reads it (where it was declared
  *   hung with the read in flight: once it has finished it after all,
- *   within the fence timeout; else never); the tags of the groups whose
- *   results never come go to the plan's tag_free
- *   (gpufft_plan_set_tag_free()). gpufft_wait_released() waits for what
- *   was abandoned (not for such late releases); the process's exit waits
- *   for both (at most 10 s).
+ *   within the fence timeout, or its driver reports it lost; else, or if
+ *   the process exits first, never); the tags of the groups whose results
+ *   never come go to the plan's tag_free (gpufft_plan_set_tag_free()).
+ *   gpufft_wait_released() waits for what was abandoned (not for such
+ *   late releases); the process's exit waits for both, at most 10 s, then
+ *   tells the late releases to give up and waits for them to return
+ *   (again at most 10 s).
  *   (A host plan, gpufft_plan_new_host(), has no device: its free waits
  *   for its own thread's CPU work, as described there.)
  *
