@@ -334,14 +334,10 @@ test_exit_waits_for_late_release (void)
     gpufft_context_unref (ctx);
     exit (0);
   }
+  /* (any device: the release, not the batch, is under way at the exit) */
   ctx = open_context ();
   if (ctx == NULL)
     return;
-  if (!gpufft_context_is_cpu (ctx)) {
-    gpufft_context_unref (ctx);
-    g_test_skip ("a GPU finishes the batch before the exit begins");
-    return;
-  }
   gpufft_context_unref (ctx);
   g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, 0);
   g_test_trap_assert_passed ();
