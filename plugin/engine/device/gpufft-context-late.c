@@ -36,9 +36,6 @@ late_thread (gpointer data)
       break;
     res = gpufft_context_drain (ctx, ctx->fence_timeout_ns,
         gpufft_context_exiting ());
-    /* (a device its driver reports lost runs nothing any more) */
-    if (res == VK_ERROR_DEVICE_LOST)
-      gpufft_context_set_lost (ctx);
     done = res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST;
     for (l = items; l; l = l->next) {
       Late *it = l->data;

@@ -144,8 +144,8 @@ const gint *gpufft_context_exiting (void);
  * (queues execute in order: once it signals, the device has finished all
  * of that) and waits for it, at most timeout_ns, giving up when *cancel
  * (may be NULL) becomes non-zero. VK_SUCCESS: the device has finished;
- * VK_ERROR_DEVICE_LOST: the driver reports the device lost; in both the
- * fence is destroyed. VK_TIMEOUT, VK_NOT_READY (cancelled, before or
+ * VK_ERROR_DEVICE_LOST: the driver reports the device lost (the context
+ * is marked lost); in both the fence is destroyed. VK_TIMEOUT, VK_NOT_READY (cancelled, before or
  * during the wait) or another error of the wait: the device may still run
  * what was submitted; the context is marked lost
  * (gpufft_context_set_lost) and the fence, which the device may still

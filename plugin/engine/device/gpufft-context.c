@@ -352,6 +352,9 @@ gpufft_context_drain (GpufftContext * ctx, guint64 timeout_ns,
   }
   if (res == VK_SUCCESS || res == VK_ERROR_DEVICE_LOST) {
     vkDestroyFence (ctx->device, fence, NULL);
+    /* (a device its driver reports lost runs nothing any more) */
+    if (res == VK_ERROR_DEVICE_LOST)
+      gpufft_context_set_lost (ctx);
     return res;
   }
   /* the device may still signal it: the device counts as hung, and the
