@@ -1,8 +1,10 @@
 /* A device declared hung while it still runs a batch: a CPU device
- * (lavapipe) is slow, not hung, so with a fence timeout of 0.3 s
- * (GPUFFT_FENCE_TIMEOUT, meson.build: the stall deadline is never longer)
- * batches of 64 frames of 65536 points on 8 channels, one in every slot of
- * the plan, are declared hung while the device still computes them. The plan's error says so, the plan's free and
+ * (lavapipe) is slow, not hung, so with a fence timeout of 0.05 s (set on
+ * the context once the plan's kernels are made under its own deadlines: a
+ * cold shader cache compiles them for longer; the stall deadline is never
+ * longer) batches of 64 frames of 65536 points on 8 channels, one in
+ * every slot of the plan, are declared hung while the device still
+ * computes them. The plan's error says so, the plan's free and
  * the context's last unref return at once, and the lost context is
  * destroyed only once the device has finished the batch (nothing freed
  * under it: under AddressSanitizer a device that reads or writes freed
@@ -141,12 +143,26 @@ check_fresh_context (void)
   gpufft_context_unref (ctx);
 }
 
-/* A plan of 65536 points on 8 channels, with a batch of 64 frames
- * submitted into each of its slots, or into the first max_batches of them
- * where that is not 0 (fewer where a submit fails: the device may declare
- * itself hung before the last one). */
+/* The context's fence timeout and stall deadline from here on: at most
+ * SHORT_NS. (Written before the next submission, which hands them to the
+ * device's threads under their locks.) */
+#define SHORT_NS (G_GUINT64_CONSTANT (50) * 1000 * 1000)
+
+static void
+shorten_deadlines (GpufftContext * ctx)
+{
+  ctx->fence_timeout_ns = MIN (ctx->fence_timeout_ns, SHORT_NS);
+  ctx->stall_ns = MIN (ctx->stall_ns, SHORT_NS);
+}
+
+/* A plan of 65536 points on 8 channels, made under the context's own
+ * deadlines, then (short) the deadlines shortened to 0.05 s, and a batch of
+ * 64 frames submitted into each of its slots, or into the first
+ * max_batches of them where that is not 0 (fewer where a submit fails:
+ * the device may declare itself hung before the last one). */
 static GpufftPlan *
-big_plan_submitted (GpufftContext * ctx, guint32 mul, guint max_batches)
+big_plan_submitted (GpufftContext * ctx, guint32 mul, guint max_batches,
+    gboolean short_deadlines)
 {
   GpufftPlanConfig cfg;
   GpufftPlan *plan;
@@ -170,6 +186,32 @@ big_plan_submitted (GpufftContext * ctx, guint32 mul, guint max_batches)
   plan = gpufft_plan_new (ctx, &cfg, &err);
   g_assert_no_error (err);
   g_test_message ("plan made in %.2f s", (g_get_monotonic_time () - t0) / 1e6);
+  t0 = g_get_monotonic_time ();
+  if (short_deadlines) {
+    /* one frame through the plan first, under the same deadlines: what a
+     * cold shader cache still compiles at the first dispatch */
+    GpufftGroup one = { 1, TRUE, NULL, FALSE };
+    guint warm_counts[2] = { 0, 0 };
+
+    samples = g_new0 (gfloat, (gsize) BIG_N * BIG_CHANNELS);
+    seg.data = samples;
+    seg.n_samples = BIG_N;
+    batch.segments = &seg;
+    batch.n_segments = 1;
+    batch.n_frames = 1;
+    batch.groups = &one;
+    batch.n_groups = 1;
+    g_assert_true (gpufft_plan_submit (plan, &batch, &err));
+    g_assert_no_error (err);
+    g_assert_cmpint (gpufft_plan_collect (plan, TRUE, count_result,
+            warm_counts, &err), >=, 0);
+    g_assert_no_error (err);
+    g_assert_cmpuint (warm_counts[1], ==, 1);
+    g_free (samples);
+    g_test_message ("a frame through it in %.2f s",
+        (g_get_monotonic_time () - t0) / 1e6);
+    shorten_deadlines (ctx);
+  }
 
   n_batches = gpufft_plan_get_n_slots (plan);
   if (max_batches > 0)
@@ -209,7 +251,7 @@ test_lost_while_running (void)
     return;
   /* every slot of the plan: the device has several times the deadline's
    * work queued */
-  plan = big_plan_submitted (ctx, 2654435761u, 0);
+  plan = big_plan_submitted (ctx, 2654435761u, 0, TRUE);
 
   t0 = g_get_monotonic_time ();
   n = gpufft_plan_collect (plan, TRUE, count_result, counts, &err);
@@ -222,7 +264,7 @@ test_lost_while_running (void)
   }
   g_test_message ("declared hung after %.2f s: %s", took / 1e6,
       err ? err->message : "(no error)");
-  /* (a CPU device takes far longer than 0.3 s for 2^25 samples' FFTs) */
+  /* (a CPU device takes far longer than 0.05 s for 2^28 samples' FFTs) */
   g_assert_error (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST);
   g_assert_nonnull (strstr (err->message, "stopped responding"));
   g_clear_error (&err);
@@ -276,7 +318,7 @@ test_free_while_running (void)
     g_test_skip ("a GPU finishes the batches within the deadline");
     return;
   }
-  plan = big_plan_submitted (ctx, 40503u, 0);
+  plan = big_plan_submitted (ctx, 40503u, 0, TRUE);
   gpufft_plan_free (plan);
   gpufft_context_unref (ctx);
 
@@ -326,7 +368,7 @@ test_exit_waits_for_late_release (void)
     ctx = open_context ();
     g_assert_nonnull (ctx);
     atexit (before_driver_teardown);
-    plan = big_plan_submitted (ctx, 69069u, 1);
+    plan = big_plan_submitted (ctx, 69069u, 1, FALSE);
     gpufft_context_set_lost (ctx);
     gpufft_plan_free (plan);
     g_assert_true (gpufft_wait_released (60000));
@@ -344,6 +386,103 @@ test_exit_waits_for_late_release (void)
   g_test_trap_assert_stdout ("*late release had run*");
 }
 
+/* A late release queued while the waiter gives up on a device that does
+ * not finish (its warning is the moment: the waiter has left the
+ * releases it had and not yet ended) is not left behind in the context's
+ * list with no waiter to come: it is taken by a waiter of its own, which
+ * gives up on it in turn (the device still computes), and the list ends
+ * empty with no waiter running. CPU device only (a GPU finishes within
+ * the 0.05 s deadline). */
+static GpufftContext *late_ctx;
+static gint late_b_queued;
+
+static void
+never_released (gpointer data)
+{
+  g_atomic_int_set ((gint *) data, 1);
+}
+
+static gint late_a_done, late_b_done;
+
+static gboolean
+is_give_up (const gchar * msg)
+{
+  return strstr (msg, "was not seen to finish") != NULL;
+}
+
+/* (the engine's warnings: the give-up queues the second release) */
+static void
+on_warning (const gchar * domain, GLogLevelFlags level, const gchar * msg,
+    gpointer data)
+{
+  if (!is_give_up (msg)) {
+    g_log_default_handler (domain, level, msg, data);
+    return;
+  }
+  g_test_message ("warned: %s", msg);
+  if (!g_atomic_int_get (&late_b_queued)) {
+    gpufft_context_release_later (late_ctx, never_released, &late_b_done);
+    g_atomic_int_set (&late_b_queued, 1);
+  }
+}
+
+/* (the give-up's warning is expected: not fatal) */
+static gboolean
+on_fatal (const gchar * domain, GLogLevelFlags level, const gchar * msg,
+    gpointer data)
+{
+  return !is_give_up (msg);
+}
+
+static void
+test_release_during_give_up (void)
+{
+  GpufftContext *ctx = open_context ();
+  GpufftPlan *plan;
+  gint64 end;
+  gboolean running = TRUE;
+  GSList *left = NULL;
+  guint handler;
+
+  if (ctx == NULL)
+    return;
+  if (!gpufft_context_is_cpu (ctx)) {
+    gpufft_context_unref (ctx);
+    g_test_skip ("a GPU finishes the batches within the deadline");
+    return;
+  }
+  plan = big_plan_submitted (ctx, 2246822519u, 0, TRUE);
+  late_ctx = ctx;
+  handler = g_log_set_handler ("gpufft", G_LOG_LEVEL_WARNING
+      | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION, on_warning, NULL);
+  g_test_log_set_fatal_handler (on_fatal, NULL);
+  gpufft_context_release_later (ctx, never_released, &late_a_done);
+
+  end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < end) {
+    g_mutex_lock (&ctx->late_lock);
+    running = ctx->late_running;
+    left = ctx->late;
+    g_mutex_unlock (&ctx->late_lock);
+    if (g_atomic_int_get (&late_b_queued) && !running)
+      break;
+    g_usleep (20 * 1000);
+  }
+  g_assert_true (g_atomic_int_get (&late_b_queued));
+  g_assert_false (running);
+  /* (before: the second release stayed in the list, no waiter to come) */
+  g_assert_null (left);
+  /* neither was released under a device still computing */
+  g_assert_false (g_atomic_int_get (&late_a_done));
+  g_assert_false (g_atomic_int_get (&late_b_done));
+
+  gpufft_plan_free (plan);
+  gpufft_context_unref (ctx);
+  wait_scheduler_gone (30);
+  g_test_log_set_fatal_handler (NULL, NULL);
+  g_log_remove_handler ("gpufft", handler);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -352,5 +491,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lost/free-while-running", test_free_while_running);
   g_test_add_func ("/lost/exit-waits-for-late-release",
       test_exit_waits_for_late_release);
+  g_test_add_func ("/lost/release-during-give-up",
+      test_release_during_give_up);
   return g_test_run ();
 }

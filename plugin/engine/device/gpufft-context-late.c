@@ -46,20 +46,19 @@ late_thread (gpointer data)
     }
     g_slist_free (items);
     if (!done) {
-      /* the device is really hung (or the process exits): whatever comes
-       * is leaked at once */
+      /* the device is really hung (or the process exits): what was queued
+       * meanwhile is leaked at once, in the same locked section that ends
+       * this waiter (a release queued after it starts the next one) */
       g_mutex_lock (&ctx->late_lock);
       g_slist_free_full (ctx->late, g_free);
       ctx->late = NULL;
+      ctx->late_running = FALSE;
       g_mutex_unlock (&ctx->late_lock);
       if (!g_atomic_int_get (gpufft_context_exiting ()))
         g_warning ("gpufft: Vulkan device '%s' was not seen to finish its "
             "work (%s; waited up to %.0f s): the memory it may still read "
             "stays allocated", ctx->device_name,
             gpufft_vk_result_string (res), ctx->fence_timeout_ns / 1e9);
-      g_mutex_lock (&ctx->late_lock);
-      ctx->late_running = FALSE;
-      g_mutex_unlock (&ctx->late_lock);
       break;
     }
   }
