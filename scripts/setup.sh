@@ -10,6 +10,7 @@ packages=(
   meson ninja-build pkg-config gcc libc6-dev
   glslc spirv-tools                     # shaders -> SPIR-V at build time, spirv-val
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
+  vulkan-validationlayers               # the Vulkan calls checked (scripts/sanitize.sh vklayer)
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev   # includes gstreamer-check-1.0
   # run and demo
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
