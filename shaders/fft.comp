@@ -44,6 +44,10 @@ layout (constant_id = 8) const uint LOG2_P = 0;
 // partner from shared memory as it needs them, instead of holding every
 // partner in registers.
 layout (constant_id = 9) const uint DIRECT = 0;
+// 1: the window's and the post-processing's twiddles of the thread's
+// elements are read once a chunk and held in registers across its frames,
+// instead of read for every frame.
+layout (constant_id = 10) const uint HOLD = 0;
 
 layout (local_size_x_id = 1) in;
 
@@ -298,6 +302,13 @@ void main ()
   float acc[E];
   [[unroll]] for (uint e = 0u; e < E; e++)
     acc[e] = 0.0;
+  vec2 win_held[E];
+  vec2 tw_held[E];
+  if (HOLD != 0u)
+    [[unroll]] for (uint e = 0u; e < E; e++) {
+      win_held[e] = win2[NCOL * (t + e * T) + n1];
+      tw_held[e] = tw[t + e * T];
+    }
   float acc_nyq = 0.0;
   float used = 0.0;             // frames summed
   if (t == 0u) {
@@ -339,7 +350,7 @@ void main ()
     }
     if (live)
       [[unroll]] for (uint e = 0u; e < E; e++) {
-        v[e] *= win2[NCOL * (t + e * T) + n1];
+        v[e] *= HOLD != 0u ? win_held[e] : win2[NCOL * (t + e * T) + n1];
       }
 
     // Complex FFT of M points: radix-16 passes, then one radix-8, -4 or -2
@@ -413,7 +424,7 @@ void main ()
         z0 = a;
       vec2 fe = 0.5 * (a + b);
       vec2 fo = 0.5 * mul_mi (a - b);
-      vec2 x = fe + cmul (tw[k], fo);
+      vec2 x = fe + cmul (HOLD != 0u ? tw_held[e] : tw[k], fo);
       vec2 xs = x * s;
       float p = min (dot (xs, xs), FLT_MAX_HALF);
       pw[e] = k == 0u ? pc.edge * p : 2.0 * p;

@@ -489,7 +489,7 @@ void gpufft_plan_slot_signature (GpufftPlan * plan, GpufftSlot * s,
  * 1024). */
 typedef struct
 {
-  gint e, lanes, pad, vec2, direct, chunk, slice_mib;
+  gint e, lanes, pad, vec2, direct, chunk, slice_mib, hold;
 } GpufftPlanShape;
 
 /* gpufft-plan-size.c: the shape a plan of this process takes (the

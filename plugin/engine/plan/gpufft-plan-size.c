@@ -25,6 +25,7 @@ gpufft_plan_size_shape (GpufftPlanShape * sh)
   sh->direct = 1;
   sh->chunk = FRAMES_PER_CHUNK;
   sh->slice_mib = SLICE_BYTES >> 20;
+  sh->hold = 0;
   if (!env)
     return;
   kv = g_strsplit (env, ",", 16);     /* (at most 16 entries) */
@@ -52,10 +53,12 @@ gpufft_plan_size_shape (GpufftPlanShape * sh)
       sh->chunk = (gint) val;
     else if (strcmp (*it, "slice") == 0 && val >= 1 && val <= 1024)
       sh->slice_mib = (gint) val;
+    else if (strcmp (*it, "hold") == 0 && val <= 1)
+      sh->hold = (gint) val;
     else
       g_warning ("GPUFFT_FFT_TUNE: '%s=%" G_GUINT64_FORMAT "' left out: "
           "valid are e=8|16, lanes=N (a power of two), pad=0|1, vec2=0|1, "
-          "direct=0|1, chunk=1..256, slice=1..1024", *it, val);
+          "direct=0|1, chunk=1..256, slice=1..1024, hold=0|1", *it, val);
   }
   g_strfreev (kv);
 }

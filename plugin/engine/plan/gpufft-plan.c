@@ -312,7 +312,7 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   guint log2_sh = MIN (ilog2 (shared_floats), 16);
   guint t, fpw = 1, lane_floats, pad, vec2;
   guint log2_fft, rows_t = ROWS_T;
-  guint32 fft_spec[10], rows_spec[4];
+  guint32 fft_spec[11], rows_spec[4];
   const guint32 *spv;
   gsize spv_size;
   GpufftPlanShape shape;
@@ -380,10 +380,11 @@ make_pipelines (GpufftPlan * plan, GError ** error)
   fft_spec[7] = plan->four_step ? 1 : 0;
   fft_spec[8] = plan->four_step ? plan->log2_m - plan->log2_q : 0;
   fft_spec[9] = vec2 && shape.direct == 1 ? 1 : 0;
+  fft_spec[10] = shape.hold == 1 ? 1 : 0;
   spv = shape.e == 8 ? fft_e8_spv : fft_spv;
   spv_size = shape.e == 8 ? sizeof (fft_e8_spv) : sizeof (fft_spv);
   plan->fft = gpufft_cache_pipeline (plan->ctx, spv, spv_size,
-      6, NULL, sizeof (FftParams), fft_spec, 10, error);
+      6, NULL, sizeof (FftParams), fft_spec, 11, error);
   if (!plan->fft || !make_reduce (plan, max_t, error))
     return FALSE;
   if (!plan->four_step)
