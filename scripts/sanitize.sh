@@ -251,7 +251,8 @@ case "${1:-}" in
     ( run_tsan ) || rc=1
     echo "sanitize: TSan run took $(( $(date +%s) - t )) s"
     t=$(date +%s)
-    rm -f "${BUILD_DIR:-build}/meson-logs/testlog-vk-validation.sh.json"
+    rm -f "${BUILD_DIR:-build}/meson-logs/testlog-vk-validation.sh.json" \
+      "${BUILD_DIR:-build}/meson-logs/testlog-vk-validation.sh.junit.xml"
     ( run_vklayer ) || rc=1
     echo "sanitize: validation-layer run took $(( $(date +%s) - t )) s;" \
       "sanitizers in all $(( $(date +%s) - start )) s"

@@ -95,7 +95,7 @@ for line in open(log, errors="replace"):
         runs.setdefault(cur, []).append(
             (samples / float(kv["gpu_ns"]), samples / float(kv["fft_ns"])))
     elif line.startswith("gpufft-pipeline-stats:") and ",9=" in line:
-        # the FFT kernel: the modules with ten constants (fft.comp's, or
+        # the FFT kernel: the modules with ten constants or more (fft.comp's, or
         # fft_any.comp's at a size that is not a power of two)
         r = re.search(r"\b(Register_Count|Registers?)=(\d+)", line)
         sp = re.search(r"\b(\w*[Ss]pill\w*)=(\d+)", line)

@@ -264,7 +264,8 @@ test_lost_while_running (void)
   }
   g_test_message ("declared hung after %.2f s: %s", took / 1e6,
       err ? err->message : "(no error)");
-  /* (a CPU device takes far longer than 0.05 s for 2^28 samples' FFTs) */
+  /* (a CPU device takes far longer than 0.05 s for a submission's 2^25
+   * samples' FFTs) */
   g_assert_error (err, GPUFFT_ERROR, GPUFFT_ERROR_DEVICE_LOST);
   g_assert_nonnull (strstr (err->message, "stopped responding"));
   g_clear_error (&err);
@@ -397,7 +398,7 @@ static GpufftContext *late_ctx;
 static gint late_b_queued;
 
 static void
-never_released (gpointer data)
+note_released (gpointer data)
 {
   g_atomic_int_set ((gint *) data, 1);
 }
@@ -422,7 +423,7 @@ on_warning (const gchar * domain, GLogLevelFlags level, const gchar * msg,
   g_test_message ("warned: %s", msg);
   g_atomic_int_inc (&give_ups);
   if (!g_atomic_int_get (&late_b_queued)) {
-    gpufft_context_release_later (late_ctx, never_released, &late_b_done);
+    gpufft_context_release_later (late_ctx, note_released, &late_b_done);
     g_atomic_int_set (&late_b_queued, 1);
   }
 }
@@ -457,7 +458,7 @@ test_release_during_give_up (void)
   handler = g_log_set_handler ("gpufft", G_LOG_LEVEL_WARNING
       | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION, on_warning, NULL);
   g_test_log_set_fatal_handler (on_fatal, NULL);
-  gpufft_context_release_later (ctx, never_released, &late_a_done);
+  gpufft_context_release_later (ctx, note_released, &late_a_done);
 
   end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
   while (g_get_monotonic_time () < end) {
@@ -489,6 +490,8 @@ test_release_during_give_up (void)
   gpufft_plan_free (plan);
   gpufft_context_unref (ctx);
   wait_scheduler_gone (30);
+  g_assert_cmpuint (threads_named ("gpufft-complete"), ==, 0);
+  g_assert_cmpuint (threads_named ("gpufft-submit"), ==, 0);
   g_test_log_set_fatal_handler (NULL, NULL);
   g_log_remove_handler ("gpufft", handler);
 }

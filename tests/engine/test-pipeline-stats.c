@@ -178,10 +178,10 @@ test_on (void)
   run_child ("1");
   start = fft_line_start ();
   if (shim ())
-    pattern = g_strdup_printf ("*%s*,8=0,9=1 " SHIM_STATS "\n*", start);
+    pattern = g_strdup_printf ("*%s*,8=0,9=1,10=0 " SHIM_STATS "\n*", start);
   else
-    pattern = g_strdup_printf ("*%s*,8=0,9=1 executable=\"*\" subgroup_size=* "
-        "?*=?*\n*", start);
+    pattern = g_strdup_printf ("*%s*,8=0,9=1,10=0 executable=\"*\" "
+        "subgroup_size=* ?*=?*\n*", start);
   g_test_trap_assert_stderr (pattern);
   g_test_message ("%s", pattern);
   g_free (pattern);
@@ -257,7 +257,7 @@ test_failure (void)
     g_setenv ("VK_EXEC_STATS_SHIM_FAIL", "1", TRUE);
     /* the FFT's, then the reduce kernel's */
     g_test_expect_message ("gpufft", G_LOG_LEVEL_WARNING,
-        "gpufft-pipeline-stats: module=spirv-* spec=0=5,*,9=1: executable "
+        "gpufft-pipeline-stats: module=spirv-* spec=0=5,*,9=1,10=0: executable "
         "0: statistics not read (vkGetPipelineExecutableStatisticsKHR: "
         "VK_ERROR_OUT_OF_HOST_MEMORY)");
     g_test_expect_message ("gpufft", G_LOG_LEVEL_WARNING,

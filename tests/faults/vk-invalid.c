@@ -1,8 +1,8 @@
 /* A program for the validation layer's own check (tests/vk-validation.sh,
  * the meson test vk-validation-self): it opens the first Vulkan device and
- * creates one buffer, of 4 bytes (`vk-invalid valid`) or of 0 bytes (`vk-invalid
- * invalid`: against VUID-VkBufferCreateInfo-size-00912, which the layer
- * reports; lavapipe itself accepts it). Exits 0 when every call it needs
+ * creates one buffer, of 4 bytes (`vk-invalid valid`) or of 0 bytes
+ * (`vk-invalid invalid`: against VUID-VkBufferCreateInfo-size-00912, which
+ * the layer reports; lavapipe itself accepts it). Exits 0 when every call it needs
  * succeeded, 77 when no device can be opened, 2 on a bad argument. */
 #include <stdio.h>
 #include <string.h>

@@ -1,12 +1,14 @@
 /* GpufftContext: memory the device may still read, released once it has
  * finished (gpufft_context_release_later, gpufft-context-private.h). One
  * waiter of the context's ("gpufft-late", gpufft_context_start_waiter) at
- * a time, holding a reference on it, waits for an empty batch behind
- * everything submitted (gpufft_context_drain, up to the fence timeout,
- * given up at the process's exit) and then releases what was queued; a
- * device that does not finish leaks what it may read, with one warning.
- * Locks: the context's late_lock, around its list and late_running only.
- */
+ * a time takes the queued releases, holding a reference on the context,
+ * waits for an empty batch behind everything submitted
+ * (gpufft_context_drain, up to the fence timeout, given up at the
+ * process's exit) and then releases them; on a device that does not
+ * finish it leaks what it took and what was queued meanwhile, with a
+ * warning, and ends (a release queued after that starts the next waiter,
+ * which may start while the last one is still warning). Locks: the
+ * context's late_lock, around its list and late_running only. */
 #include "gpufft-context-private.h"
 #include "gpufft-vk-error.h"
 
@@ -56,7 +58,7 @@ late_thread (gpointer data)
       g_mutex_unlock (&ctx->late_lock);
       if (!g_atomic_int_get (gpufft_context_exiting ()))
         g_warning ("gpufft: Vulkan device '%s' was not seen to finish its "
-            "work (%s; waited up to %.0f s): the memory it may still read "
+            "work (%s; waited up to %.3g s): the memory it may still read "
             "stays allocated", ctx->device_name,
             gpufft_vk_result_string (res), ctx->fence_timeout_ns / 1e9);
       break;
