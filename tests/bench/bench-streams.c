@@ -59,8 +59,9 @@
  * whole-process elem_ns carries. The probes add two clock reads a
  * buffer to every element alike.
  * --source=appsrc replaces the S audiotestsrc with S appsrc fed by one
- * thread of the benchmark's: one pre-filled buffer of silence shared by
- * every push (no memory written per buffer), contiguous timestamps, and
+ * thread of the benchmark's: pre-filled buffers of silence, one shared by
+ * every push of up to 64 streams (no memory written per buffer; a
+ * GstMemory counts at most 255 maps at once), contiguous timestamps, and
  * for live runs one push round every buffer's duration on the monotonic
  * clock (a source that costs less than audiotestsrc's clock wait per
  * buffer, for the largest stream counts). Everything else is the same. */
@@ -529,6 +530,8 @@ print_thread_cpu (const Case * c, const gchar * el, GHashTable * a,
 }
 
 /* --source=appsrc: one thread pushes every stream's buffers */
+#define STREAMS_PER_MEMORY 64
+
 typedef struct
 {
   const Case *c;
@@ -547,12 +550,18 @@ feed (gpointer data)
   const Case *c = f->c;
   gsize bytes = (gsize) c->buffer * c->channels * sizeof (gfloat);
   GstClockTime dur = gst_util_uint64_scale_int (c->buffer, GST_SECOND, RATE);
-  GstBuffer *tmpl = gst_buffer_new_allocate (NULL, bytes, NULL);
+  /* (one buffer's memory for every STREAMS_PER_MEMORY streams: a
+   * GstMemory's lock counts at most 255 maps at once) */
+  guint n_tmpl = (c->streams + STREAMS_PER_MEMORY - 1) / STREAMS_PER_MEMORY;
+  GstBuffer **tmpl = g_new (GstBuffer *, n_tmpl);
   gint64 t0 = g_get_monotonic_time ();
   gboolean stop = FALSE;
   guint b, i;
 
-  gst_buffer_memset (tmpl, 0, 0, bytes);
+  for (i = 0; i < n_tmpl; i++) {
+    tmpl[i] = gst_buffer_new_allocate (NULL, bytes, NULL);
+    gst_buffer_memset (tmpl[i], 0, 0, bytes);
+  }
   for (b = 0; b < f->n_buffers && !stop; b++) {
     if (c->live) {
       /* (this round's time: the round pushes buffer b, which starts at
@@ -566,7 +575,7 @@ feed (gpointer data)
     }
     for (i = 0; i < c->streams && !stop; i++) {
       /* (a new buffer on the same memory: only its metadata is written) */
-      GstBuffer *buf = gst_buffer_copy (tmpl);
+      GstBuffer *buf = gst_buffer_copy (tmpl[i / STREAMS_PER_MEMORY]);
 
       GST_BUFFER_PTS (buf) = b * dur;
       GST_BUFFER_DURATION (buf) = dur;
@@ -583,7 +592,9 @@ feed (gpointer data)
   }
   for (i = 0; i < c->streams; i++)
     gst_app_src_end_of_stream (f->src[i]);
-  gst_buffer_unref (tmpl);
+  for (i = 0; i < n_tmpl; i++)
+    gst_buffer_unref (tmpl[i]);
+  g_free (tmpl);
   return NULL;
 }
 
