@@ -235,18 +235,37 @@ offered_allocator (GstPad * pad, GstCaps * caps)
   return allocator;
 }
 
+/* pushes tmpl's memory (shared) as the frames from *offset on */
+static GstFlowReturn
+push_copy (GstElement * src, GstBuffer * tmpl, guint64 * offset, guint64 frames)
+{
+  GstBuffer *b = gst_buffer_copy (tmpl);        /* shares the memory */
+
+  GST_BUFFER_PTS (b) = gst_util_uint64_scale (*offset, GST_SECOND, RATE);
+  GST_BUFFER_DURATION (b) = gst_util_uint64_scale (*offset + frames,
+      GST_SECOND, RATE) - GST_BUFFER_PTS (b);
+  GST_BUFFER_OFFSET (b) = *offset;
+  GST_BUFFER_OFFSET_END (b) = *offset + frames;
+  *offset += frames;
+  return gst_app_src_push_buffer (GST_APP_SRC (src), b);
+}
+
 /* tmpl's bytes in memory of the allocator the analyser offers upstream
  * once its device is open; tmpl itself when it offers none. Before the
  * first buffer's caps, GstBaseTransform leaves the analyser's ALLOCATION
  * query unanswered (not negotiated, not passthrough); when those caps
  * reach the sink, the analyser is passthrough (the same caps on both
- * sides) and answers. Its automatic device opens at the first buffer (at
- * once where the process has one open); an analyser asked before that
- * sends a RECONFIGURE upstream once it is open. So: waits for the caps to
- * reach the sink, asks, and if there is no allocator yet waits for the
- * RECONFIGURE and asks again (up to 60 s in all, less on an error). */
+ * sides) and answers. Its device opens at the first buffer (at once where
+ * the process has one open), or, for a stream that starts on the host
+ * (GPUFFT_HOST_LEAD), once a quarter of the lead's audio has come; an
+ * analyser asked before that sends a RECONFIGURE upstream once it is
+ * open. So: waits for the caps to reach the sink, asks, and if there is
+ * no allocator yet pushes tmpl's buffers (from *offset on, frames each)
+ * until the RECONFIGURE comes, then asks again (up to 60 s in all, less
+ * on an error). */
 static GstBuffer *
-in_element_memory (Run * r, GstElement * ana, GstCaps * caps, GstBuffer * tmpl)
+in_element_memory (Run * r, GstElement * ana, GstCaps * caps, GstBuffer * tmpl,
+    GstElement * src, guint64 * offset, guint64 frames)
 {
   GstPad *pad = gst_element_get_static_pad (ana, "sink");
   GstAllocator *allocator;
@@ -260,10 +279,16 @@ in_element_memory (Run * r, GstElement * ana, GstCaps * caps, GstBuffer * tmpl)
   g_mutex_unlock (&r->lock);
   allocator = offered_allocator (pad, caps);
   if (allocator == NULL) {
-    g_mutex_lock (&r->lock);
-    while (!r->reconfigured && !r->failed
-        && g_cond_wait_until (&r->cond, &r->lock, until));
-    g_mutex_unlock (&r->lock);
+    gboolean done = FALSE;
+
+    while (!done) {
+      g_mutex_lock (&r->lock);
+      done = r->reconfigured || r->failed
+          || g_get_monotonic_time () >= until;
+      g_mutex_unlock (&r->lock);
+      if (!done && push_copy (src, tmpl, offset, frames) != GST_FLOW_OK)
+        done = TRUE;
+    }
     allocator = offered_allocator (pad, caps);
   }
   if (allocator) {
@@ -278,21 +303,6 @@ in_element_memory (Run * r, GstElement * ana, GstCaps * caps, GstBuffer * tmpl)
   }
   gst_object_unref (pad);
   return out;
-}
-
-/* pushes tmpl's memory (shared) as the frames from *offset on */
-static GstFlowReturn
-push_copy (GstElement * src, GstBuffer * tmpl, guint64 * offset, guint64 frames)
-{
-  GstBuffer *b = gst_buffer_copy (tmpl);        /* shares the memory */
-
-  GST_BUFFER_PTS (b) = gst_util_uint64_scale (*offset, GST_SECOND, RATE);
-  GST_BUFFER_DURATION (b) = gst_util_uint64_scale (*offset + frames,
-      GST_SECOND, RATE) - GST_BUFFER_PTS (b);
-  GST_BUFFER_OFFSET (b) = *offset;
-  GST_BUFFER_OFFSET_END (b) = *offset + frames;
-  *offset += frames;
-  return gst_app_src_push_buffer (GST_APP_SRC (src), b);
 }
 
 /* One run of factory (gpufftspectrum, spectrum or identity); prints its
@@ -392,7 +402,8 @@ run_one (const gchar * factory, gboolean alloc, guint channels,
     /* the first buffer (one of the WARM) opens the analyser's device;
      * the rest are in its allocator's memory */
     if (alloc && push_copy (src, tmpl, &offset, frames_per_buf) == GST_FLOW_OK)
-      tmpl = in_element_memory (&r, ana, caps, tmpl);
+      tmpl = in_element_memory (&r, ana, caps, tmpl, src, &offset,
+          frames_per_buf);
     t0 = bench_now_ns ();
     for (;;) {
       guint64 n_bufs = offset / frames_per_buf;
