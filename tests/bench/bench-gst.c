@@ -399,8 +399,8 @@ run_one (const gchar * factory, gboolean alloc, guint channels,
       GST_STATE_CHANGE_FAILURE) {
     ok = FALSE;
   } else {
-    /* the first buffer (one of the WARM) opens the analyser's device;
-     * the rest are in its allocator's memory */
+    /* the first buffers (of the WARM) open the analyser's device; the
+     * rest are in its allocator's memory */
     if (alloc && push_copy (src, tmpl, &offset, frames_per_buf) == GST_FLOW_OK)
       tmpl = in_element_memory (&r, ana, caps, tmpl, src, &offset,
           frames_per_buf);

@@ -48,16 +48,24 @@ threads_named (const gchar * prefix)
   return n;
 }
 
+/* Waits at most `seconds` for the threads whose name starts with prefix,
+ * or with other (may be NULL), to end. */
+static void
+wait_threads_gone (const gchar * prefix, const gchar * other, guint seconds)
+{
+  gint64 end = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while ((threads_named (prefix) > 0
+          || (other != NULL && threads_named (other) > 0))
+      && g_get_monotonic_time () < end)
+    g_usleep (20 * 1000);
+}
+
 /* Waits at most `seconds` for the devices' scheduler threads to end. */
 static void
 wait_scheduler_gone (guint seconds)
 {
-  gint64 end = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
-
-  while ((threads_named ("gpufft-complete") > 0
-          || threads_named ("gpufft-submit") > 0)
-      && g_get_monotonic_time () < end)
-    g_usleep (20 * 1000);
+  wait_threads_gone ("gpufft-complete", "gpufft-submit", seconds);
 }
 
 /* Counts the results: failed ones in [0], the others in [1]. */
@@ -480,9 +488,7 @@ test_release_during_give_up (void)
   /* (before: the second release stayed in the list, no waiter to come) */
   g_assert_null (left);
   /* (the waiter warns once it has ended its part: its thread gone) */
-  end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-  while (threads_named ("gpufft-late") > 0 && g_get_monotonic_time () < end)
-    g_usleep (20 * 1000);
+  wait_threads_gone ("gpufft-late", NULL, 30);
   g_assert_cmpuint (threads_named ("gpufft-late"), ==, 0);
   /* the first was given up on; the second was released once the device
    * had finished, or given up on in turn: never released under it */

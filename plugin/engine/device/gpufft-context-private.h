@@ -145,11 +145,11 @@ const gint *gpufft_context_exiting (void);
  * of that) and waits for it, at most timeout_ns, giving up when *cancel
  * (may be NULL) becomes non-zero. VK_SUCCESS: the device has finished;
  * VK_ERROR_DEVICE_LOST: the driver reports the device lost (the context
- * is marked lost); in both the fence is destroyed. VK_TIMEOUT, VK_NOT_READY (cancelled, before or
- * during the wait) or another error of the wait: the device may still run
- * what was submitted; the context is marked lost
- * (gpufft_context_set_lost) and the fence, which the device may still
- * signal, kept with its objects (gpufft_context_keep). Another error of
+ * is marked lost); in both the fence is destroyed. VK_TIMEOUT,
+ * VK_NOT_READY (cancelled, before or during the wait) or another error of
+ * the wait: the device may still run what was submitted; the context is
+ * marked lost (gpufft_context_set_lost) and the fence, which the device
+ * may still signal, kept with its objects (gpufft_context_keep). Another error of
  * the fence's creation or the submit: returned (a fence never submitted
  * is destroyed). */
 VkResult gpufft_context_drain (GpufftContext * ctx, guint64 timeout_ns,
